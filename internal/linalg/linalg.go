@@ -1,0 +1,207 @@
+// Package linalg is rlskit's numerical layer: every O(n³) step of the learners
+// (symmetric eigendecomposition, thin SVD, Cholesky, gemm, syrk, triangular solves)
+// goes through it, so that one build tag switches the whole library to a fast backend.
+//
+// Two builds share this API:
+//   - default (pure Go, CGO_ENABLED=0 works): gonum's BLAS and LAPACK;
+//   - build tag openblas: OpenBLAS is registered as gonum's BLAS and LAPACK, and the
+//     symmetric eigendecomposition uses LAPACKE dsyevd (divide and conquer), the thin
+//     SVD dgesdd and Cholesky dpotrf. It links with -lopenblas -llapacke (Debian
+//     packages libopenblas-dev and liblapacke-dev); the flags live in this package.
+//
+// All matrices are *mat.Dense (general, row-major storage). Symmetric operands are
+// kept dense on purpose: gonum's Dense×SymDense product takes a slow generic path.
+package linalg
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+var (
+	// ErrNotPosDef is returned by Cholesky when the matrix is not positive definite.
+	ErrNotPosDef = errors.New("linalg: matrix is not positive definite")
+	// ErrNoConvergence is returned when an eigen or singular value iteration fails.
+	ErrNoConvergence = errors.New("linalg: no convergence")
+	// ErrShape is returned for operands whose dimensions do not fit.
+	ErrShape = errors.New("linalg: dimension mismatch")
+)
+
+// EigSym computes the eigendecomposition A = V diag(w) Vᵀ of the symmetric n×n
+// matrix A (both triangles must hold A; only one is read). The eigenvalues w are
+// ascending; column j of V is the unit eigenvector of w[j]. A is not modified.
+// O(n³): dsyevd in the openblas build, gonum's Dsyev otherwise.
+func EigSym(a *mat.Dense) (w []float64, v *mat.Dense, err error) {
+	n, c := a.Dims()
+	if n != c {
+		return nil, nil, fmt.Errorf("%w: EigSym of %d×%d matrix", ErrShape, n, c)
+	}
+	v = mat.DenseCopyOf(a)
+	w = make([]float64, n)
+	if err := eigSym(v.RawMatrix(), w); err != nil {
+		return nil, nil, err
+	}
+	return w, v, nil
+}
+
+// SVD computes the thin singular value decomposition A = U diag(s) Vᵀ of the m×n
+// matrix A, with k = min(m, n): U is m×k, V is n×k, both with orthonormal columns,
+// and s (length k) is descending. A is not modified. O(m·n·k): dgesdd in the
+// openblas build, gonum's Dgesvd otherwise.
+func SVD(a *mat.Dense) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
+	m, n := a.Dims()
+	k := min(m, n)
+	work := mat.DenseCopyOf(a)
+	u = mat.NewDense(m, k, nil)
+	vt := mat.NewDense(k, n, nil)
+	s = make([]float64, k)
+	if err := svdThin(work.RawMatrix(), s, u.RawMatrix(), vt.RawMatrix()); err != nil {
+		return nil, nil, nil, err
+	}
+	return u, s, mat.DenseCopyOf(vt.T()), nil
+}
+
+// Cholesky returns the lower-triangular L with A = L Lᵀ (strict upper part zero)
+// for the symmetric positive definite A, or ErrNotPosDef. A is not modified. O(n³/3).
+func Cholesky(a *mat.Dense) (*mat.Dense, error) {
+	n, c := a.Dims()
+	if n != c {
+		return nil, fmt.Errorf("%w: Cholesky of %d×%d matrix", ErrShape, n, c)
+	}
+	l := mat.DenseCopyOf(a)
+	if n == 0 {
+		return l, nil
+	}
+	if !potrfLower(l.RawMatrix()) {
+		return nil, ErrNotPosDef
+	}
+	raw := l.RawMatrix()
+	for i := 0; i < n; i++ {
+		clear(raw.Data[i*raw.Stride+i+1 : i*raw.Stride+n])
+	}
+	return l, nil
+}
+
+// SolveLower solves op(L) X = B in place (B becomes X) for lower-triangular L,
+// op(L) = Lᵀ when trans. O(n²·t) for B n×t.
+func SolveLower(l *mat.Dense, trans bool, b *mat.Dense) {
+	n, _ := l.Dims()
+	if n == 0 {
+		return
+	}
+	t := blas.NoTrans
+	if trans {
+		t = blas.Trans
+	}
+	r := l.RawMatrix()
+	blas64.Trsm(blas.Left, t, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: r.Stride, Data: r.Data}, b.RawMatrix())
+}
+
+// SolveLowerRight solves X op(L) = B in place (B becomes X), op(L) = Lᵀ when trans.
+func SolveLowerRight(l *mat.Dense, trans bool, b *mat.Dense) {
+	n, _ := l.Dims()
+	if n == 0 {
+		return
+	}
+	t := blas.NoTrans
+	if trans {
+		t = blas.Trans
+	}
+	r := l.RawMatrix()
+	blas64.Trsm(blas.Right, t, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: r.Stride, Data: r.Data}, b.RawMatrix())
+}
+
+// Gemm computes C = alpha·op(A)·op(B) + beta·C, op(X) = Xᵀ when the flag is set.
+// C must be allocated with the right shape. O(m·n·k) through the backend's BLAS.
+func Gemm(transA, transB bool, alpha float64, a, b *mat.Dense, beta float64, c *mat.Dense) {
+	ta, tb := blas.NoTrans, blas.NoTrans
+	if transA {
+		ta = blas.Trans
+	}
+	if transB {
+		tb = blas.Trans
+	}
+	ar, ac := a.Dims()
+	if transA {
+		ar, ac = ac, ar
+	}
+	br, bc := b.Dims()
+	if transB {
+		br, bc = bc, br
+	}
+	cr, cc := c.Dims()
+	if ac != br || cr != ar || cc != bc {
+		panic(fmt.Sprintf("linalg: Gemm shapes %d×%d · %d×%d into %d×%d", ar, ac, br, bc, cr, cc))
+	}
+	if ar == 0 || bc == 0 {
+		return
+	}
+	if ac == 0 {
+		c.Scale(beta, c)
+		return
+	}
+	blas64.Gemm(ta, tb, alpha, a.RawMatrix(), b.RawMatrix(), beta, c.RawMatrix())
+}
+
+// Mul returns op(A)·op(B) as a new matrix.
+func Mul(transA, transB bool, a, b *mat.Dense) *mat.Dense {
+	r, _ := a.Dims()
+	if transA {
+		_, r = a.Dims()
+	}
+	_, c := b.Dims()
+	if transB {
+		c, _ = b.Dims()
+	}
+	out := newDense(r, c)
+	Gemm(transA, transB, 1, a, b, 0, out)
+	return out
+}
+
+// Syrk returns the symmetric product A·Aᵀ (trans false) or Aᵀ·A (trans true) with
+// both triangles filled, as a dense matrix. O(n²k) at half the flops of Gemm.
+func Syrk(trans bool, a *mat.Dense) *mat.Dense {
+	n, k := a.Dims()
+	t := blas.NoTrans
+	if trans {
+		n, k = k, n
+		t = blas.Trans
+	}
+	out := newDense(n, n)
+	if n == 0 || k == 0 {
+		return out
+	}
+	r := out.RawMatrix()
+	blas64.Syrk(t, 1, a.RawMatrix(), 0, blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: r.Stride, Data: r.Data})
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			r.Data[i*r.Stride+j] = r.Data[j*r.Stride+i]
+		}
+	}
+	return out
+}
+
+// SolveSPD solves A X = B for symmetric positive definite A by Cholesky, returning X.
+// O(n³/3 + n²t).
+func SolveSPD(a, b *mat.Dense) (*mat.Dense, error) {
+	l, err := Cholesky(a)
+	if err != nil {
+		return nil, err
+	}
+	x := mat.DenseCopyOf(b)
+	SolveLower(l, false, x)
+	SolveLower(l, true, x)
+	return x, nil
+}
+
+// newDense allocates an r×c matrix, allowing zero dimensions (mat.NewDense panics on them).
+func newDense(r, c int) *mat.Dense {
+	if r == 0 || c == 0 {
+		return &mat.Dense{}
+	}
+	return mat.NewDense(r, c, nil)
+}

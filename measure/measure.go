@@ -1,0 +1,176 @@
+// Package measure provides performance measures for regression and ranking:
+// mean squared error, area under the ROC curve, concordance index, pairwise
+// disagreement over queries, sign accuracy and Spearman's rank correlation.
+//
+// Each measure is available as a plain function of a label vector y and a
+// prediction vector p of equal length, and as a named Measure that scores
+// multi-output predictions held in m×t *mat.Dense matrices column by column,
+// averaging over the t outputs. ByName looks a Measure up by its name, as used
+// on the command line and in model selection.
+//
+// Errors wrap the sentinels ErrUndefined, ErrShape, ErrUnknown and
+// ErrNoQueries; test for them with errors.Is. The functions never panic on
+// user input.
+package measure
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+var (
+	// ErrUndefined is returned (wrapped) when a measure is not defined for the
+	// input, such as AUC with a single class, an empty input, or a NaN where a
+	// ranking measure needs an ordering.
+	ErrUndefined = errors.New("measure: undefined")
+	// ErrShape is returned (wrapped) when the lengths or dimensions of labels,
+	// predictions and query ids do not agree.
+	ErrShape = errors.New("measure: shape mismatch")
+	// ErrUnknown is returned (wrapped) by ByName for a name that is not a
+	// known measure, and by a zero Measure.
+	ErrUnknown = errors.New("measure: unknown measure")
+	// ErrNoQueries is returned (wrapped) when a measure that needs query ids,
+	// such as disagreement, is scored without them.
+	ErrNoQueries = errors.New("measure: needs query ids")
+)
+
+// A Measure is a named performance measure that scores multi-output
+// predictions. Obtain one from ByName; the zero
+// Measure is not usable and its Score returns an error wrapping ErrUnknown.
+type Measure struct {
+	// Name is the measure's name as accepted by ByName.
+	Name string
+	// HigherIsBetter is true for measures to maximise (auc, cindex,
+	// accuracy, spearman) and false for errors to minimise (mse,
+	// disagreement).
+	HigherIsBetter bool
+	// Pairwise is true for measures defined as an average over pairs of
+	// examples (auc, cindex), which can be estimated with leave-pair-out
+	// cross-validation.
+	Pairwise bool
+	// NeedsQueries is true if Score requires a query id per row
+	// (disagreement).
+	NeedsQueries bool
+
+	fn func(y, p []float64, q []int) (float64, error)
+}
+
+// all returns the available measures in the order Names reports them. It
+// builds them afresh so callers cannot alter the registry.
+func all() []Measure {
+	return []Measure{
+		{Name: "mse", fn: noQueries(MSE)},
+		{Name: "auc", HigherIsBetter: true, Pairwise: true, fn: noQueries(AUC)},
+		{Name: "cindex", HigherIsBetter: true, Pairwise: true, fn: noQueries(CIndex)},
+		{Name: "disagreement", NeedsQueries: true, fn: Disagreement},
+		{Name: "accuracy", HigherIsBetter: true, fn: noQueries(Accuracy)},
+		{Name: "spearman", HigherIsBetter: true, fn: noQueries(Spearman)},
+	}
+}
+
+// noQueries adapts a single-output function to the query-aware signature.
+func noQueries(f func(y, p []float64) (float64, error)) func(y, p []float64, q []int) (float64, error) {
+	return func(y, p []float64, _ []int) (float64, error) { return f(y, p) }
+}
+
+// Names returns the names of the available measures, in a fixed order:
+// mse, auc, cindex, disagreement, accuracy, spearman. The caller owns the
+// returned slice. Time O(1).
+func Names() []string {
+	ms := all()
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// ByName returns the measure called name. Matching ignores case and
+// surrounding space. For an unknown name it returns an error wrapping
+// ErrUnknown that quotes name and lists the valid names. Time O(1).
+func ByName(name string) (Measure, error) {
+	key := strings.ToLower(strings.TrimSpace(name))
+	for _, m := range all() {
+		if m.Name == key {
+			return m, nil
+		}
+	}
+	return Measure{}, fmt.Errorf("%w %q (valid: %s)", ErrUnknown, name, strings.Join(Names(), ", "))
+}
+
+// Score computes the measure for each of the t columns of the labels Y and the
+// predictions P, both m×t, and returns the mean over the outputs,
+//
+//	Score = (1/t) Σ_j f(Y[:, j], P[:, j]).
+//
+// q holds a query id per row; it is ignored unless m.NeedsQueries, in which
+// case a nil q yields an error wrapping ErrNoQueries and len(q) ≠ m one
+// wrapping ErrShape. Mismatched dimensions (or a nil matrix) yield an error
+// wrapping ErrShape, an empty matrix one wrapping ErrUndefined. If the measure
+// is undefined for some output, the error wraps ErrUndefined and names the
+// 0-based column ("output 2: ...").
+//
+// The time is t times that of the underlying function, plus O(m·t) to copy the
+// columns.
+func (m Measure) Score(Y, P *mat.Dense, q []int) (float64, error) {
+	if m.fn == nil {
+		return math.NaN(), fmt.Errorf("%w: zero Measure", ErrUnknown)
+	}
+	if Y == nil || P == nil {
+		return math.NaN(), fmt.Errorf("%w: %s: nil matrix", ErrShape, m.Name)
+	}
+	r, c := Y.Dims()
+	pr, pc := P.Dims()
+	if r != pr || c != pc {
+		return math.NaN(), fmt.Errorf("%w: %s: labels %d×%d, predictions %d×%d", ErrShape, m.Name, r, c, pr, pc)
+	}
+	if r == 0 || c == 0 {
+		return math.NaN(), fmt.Errorf("%w: %s: empty matrix", ErrUndefined, m.Name)
+	}
+	if m.NeedsQueries {
+		if q == nil {
+			return math.NaN(), fmt.Errorf("%w: %s", ErrNoQueries, m.Name)
+		}
+		if len(q) != r {
+			return math.NaN(), fmt.Errorf("%w: %s: %d rows, %d query ids", ErrShape, m.Name, r, len(q))
+		}
+	} else {
+		q = nil
+	}
+	y := make([]float64, r)
+	p := make([]float64, r)
+	var sum float64
+	for j := range c {
+		mat.Col(y, j, Y)
+		mat.Col(p, j, P)
+		v, err := m.fn(y, p, q)
+		if err != nil {
+			return math.NaN(), fmt.Errorf("%s: output %d: %w", m.Name, j, err)
+		}
+		sum += v
+	}
+	return sum / float64(c), nil
+}
+
+// Better reports whether the value a is strictly better than b under the
+// measure: a > b if m.HigherIsBetter, else a < b. NaN is never better, and
+// any non-NaN value is better than NaN. Time O(1).
+func (m Measure) Better(a, b float64) bool {
+	switch {
+	case math.IsNaN(a):
+		return false
+	case math.IsNaN(b):
+		return true
+	case m.HigherIsBetter:
+		return a > b
+	default:
+		return a < b
+	}
+}
+
+// String returns the measure's name.
+func (m Measure) String() string { return m.Name }
