@@ -333,11 +333,16 @@ func Rows(points mat.Matrix, rows []int) mat.Matrix {
 		return p.RowSubset(rows)
 	default:
 		_, d := p.Dims()
-		out := mat.NewDense(max(len(rows), 1), max(d, 1), nil)
 		if len(rows) == 0 || d == 0 {
 			return &mat.Dense{}
 		}
+		out := mat.NewDense(len(rows), d, nil)
+		pd, ok := p.(*mat.Dense)
 		for k, r := range rows {
+			if ok {
+				copy(out.RawRowView(k), pd.RawRowView(r))
+				continue
+			}
 			for j := 0; j < d; j++ {
 				out.Set(k, j, p.At(r, j))
 			}

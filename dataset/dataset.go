@@ -1,0 +1,258 @@
+// Package dataset reads and writes the files rlskit works with: labelled data
+// sets in CSV and svmlight/libsvm format, cross-validation fold files, row
+// index files, and prediction files.
+//
+// All readers stream their input line by line and accumulate values directly
+// into the backing arrays of the returned matrices, so the file text is never
+// held in memory. Readers never panic on malformed input; every error they
+// return is a *ParseError naming the file, line and, where it applies, the
+// 1-based column (field) and offending token, and wraps one of the sentinel
+// errors below so callers can test it with errors.Is.
+//
+// CSV files have a header row naming the columns. The columns named in
+// CSVOptions.Labels become the label matrix Y (in the order given), an optional
+// query column gives per-row query ids, and every other column is a feature.
+//
+// svmlight files have one row per line:
+//
+//	label [qid:Q] index:value index:value ... [# comment]
+//
+// Feature indices are 1-based and strictly increasing within a line; they are
+// stored 0-based (index-1). A multi-output label is written as comma-separated
+// numbers, e.g. "1.5,2,3"; all rows must then carry the same number of labels.
+// Blank lines and comment-only lines are skipped.
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Data is a labelled data set.
+type Data struct {
+	// X holds the features, one row per example: a *mat.Dense for CSV files
+	// (and svmlight files read with SVMLightOptions.Dense), otherwise a
+	// *matrix.CSR.
+	X mat.Matrix
+	// Y holds the m×t labels (t >= 1), or is nil when the file has no labels
+	// (a CSV file read without CSVOptions.Labels).
+	Y *mat.Dense
+	// LabelNames names the columns of Y: the CSV label columns, or ["label"]
+	// for svmlight files ("label1", "label2", ... for multi-output svmlight
+	// files). It is nil when Y is nil.
+	LabelNames []string
+	// FeatureNames holds the CSV header names of the feature columns, in
+	// column order. It is nil for svmlight files.
+	FeatureNames []string
+	// Queries is nil, or holds for every row its query code 0..q-1, codes
+	// assigned in order of first appearance.
+	Queries []int
+	// QueryNames holds the original query id strings, indexed by code.
+	QueryNames []string
+}
+
+// Rows returns the number of examples (rows) in d.
+func (d *Data) Rows() int {
+	switch {
+	case d == nil:
+		return 0
+	case d.X != nil:
+		r, _ := d.X.Dims()
+		return r
+	case d.Y != nil:
+		r, _ := d.Y.Dims()
+		return r
+	default:
+		return len(d.Queries)
+	}
+}
+
+// Sentinel errors. Errors returned by this package wrap one of them, so they
+// can be tested with errors.Is.
+var (
+	// ErrSyntax reports a malformed token or a value that is not a number.
+	ErrSyntax = errors.New("dataset: syntax error")
+	// ErrNonFinite reports a NaN or ±Inf value, or one overflowing float64.
+	ErrNonFinite = errors.New("dataset: non-finite value")
+	// ErrIndex reports an svmlight feature index that is <= 0, not strictly
+	// increasing, duplicated, or above the given width.
+	ErrIndex = errors.New("dataset: bad feature index")
+	// ErrRagged reports a row with the wrong number of fields (CSV) or of
+	// labels (svmlight multi-output).
+	ErrRagged = errors.New("dataset: wrong number of fields")
+	// ErrUnknownColumn reports a label or query column not found, or found
+	// more than once, in the CSV header.
+	ErrUnknownColumn = errors.New("dataset: unknown column")
+	// ErrQid reports query ids given on some rows only, or an empty query id.
+	ErrQid = errors.New("dataset: inconsistent qid")
+	// ErrEmpty reports an empty file, a file without data rows, or one
+	// without folds or indices.
+	ErrEmpty = errors.New("dataset: empty input")
+	// ErrOutOfRange reports a fold or index file entry outside [0,m).
+	ErrOutOfRange = errors.New("dataset: index out of range")
+	// ErrDuplicate reports a row index given twice in a fold or index file.
+	ErrDuplicate = errors.New("dataset: duplicate index")
+	// ErrOptions reports invalid reader or writer arguments.
+	ErrOptions = errors.New("dataset: invalid options")
+)
+
+// ParseError describes an error at a position in an input file. Its Error
+// method gives, for example,
+//
+//	train.svm:17: column 3 (token "4:abc"): not a number: dataset: syntax error
+type ParseError struct {
+	File   string // name of the input, as given to the reader
+	Line   int    // 1-based line number, 0 if not applicable
+	Column int    // 1-based field number within the line, 0 if not applicable
+	Token  string // the offending field (possibly shortened), if Column > 0
+	Err    error  // the underlying error; wraps one of the sentinel errors
+}
+
+// Error returns "file:line: column c (token "t"): message", omitting the
+// parts that do not apply.
+func (e *ParseError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(e.Line))
+	}
+	b.WriteString(": ")
+	switch {
+	case e.Column > 0:
+		b.WriteString("column ")
+		b.WriteString(strconv.Itoa(e.Column))
+		b.WriteString(" (token ")
+		b.WriteString(strconv.Quote(e.Token))
+		b.WriteString("): ")
+	case e.Token != "":
+		b.WriteString("token ")
+		b.WriteString(strconv.Quote(e.Token))
+		b.WriteString(": ")
+	}
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString("unknown error")
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// perr builds a *ParseError whose Err reads "message: sentinel".
+func perr(file string, line, col int, tok string, sentinel error, format string, args ...any) *ParseError {
+	return &ParseError{
+		File:   file,
+		Line:   line,
+		Column: col,
+		Token:  clip(tok),
+		Err:    fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), sentinel),
+	}
+}
+
+// readErr wraps an I/O error met while reading the given line.
+func readErr(file string, line int, err error) *ParseError {
+	return &ParseError{File: file, Line: line, Err: fmt.Errorf("read: %w", err)}
+}
+
+// clip returns a copy of s that does not share s's memory, shortened to a
+// reasonable length for an error message.
+func clip(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return strings.Clone(s)
+	}
+	k := max
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	return s[:k] + "..."
+}
+
+// inputName returns the name used for r in error messages.
+func inputName(name string) string {
+	if name == "" {
+		return "<input>"
+	}
+	return name
+}
+
+var (
+	errNotNumber = fmt.Errorf("not a number: %w", ErrSyntax)
+	errEmptyVal  = fmt.Errorf("empty value: %w", ErrSyntax)
+	errNaN       = fmt.Errorf("NaN not allowed: %w", ErrNonFinite)
+	errInf       = fmt.Errorf("infinite value not allowed: %w", ErrNonFinite)
+	errOverflow  = fmt.Errorf("value overflows float64: %w", ErrNonFinite)
+)
+
+// parseValue parses a finite float64. The returned error carries a short
+// message and wraps ErrSyntax or ErrNonFinite.
+func parseValue(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		switch {
+		case errors.As(err, &ne) && ne.Err == strconv.ErrRange && math.IsInf(v, 0):
+			return 0, errOverflow
+		case s == "":
+			return 0, errEmptyVal
+		default:
+			return 0, errNotNumber
+		}
+	}
+	if math.IsNaN(v) {
+		return 0, errNaN
+	}
+	if math.IsInf(v, 0) {
+		return 0, errInf
+	}
+	return v, nil
+}
+
+// ReadFile reads a data set from the named file, or from standard input when
+// path is "-". The format is "csv", "svmlight", or "" to choose by the file
+// extension: ".csv" (any case) means CSV, anything else svmlight. The options
+// for the format not used are ignored.
+func ReadFile(path string, format string, csv CSVOptions, svm SVMLightOptions) (*Data, error) {
+	switch strings.ToLower(format) {
+	case "":
+		if strings.EqualFold(filepath.Ext(path), ".csv") {
+			format = "csv"
+		} else {
+			format = "svmlight"
+		}
+	case "csv", "svmlight":
+		format = strings.ToLower(format)
+	default:
+		return nil, fmt.Errorf("%w: unknown format %q (want csv or svmlight)", ErrOptions, format)
+	}
+	var (
+		r    io.Reader
+		name = path
+	)
+	if path == "-" {
+		r, name = os.Stdin, "<stdin>"
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	if format == "csv" {
+		return ReadCSV(r, name, csv)
+	}
+	return ReadSVMLight(r, name, svm)
+}

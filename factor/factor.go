@@ -1,0 +1,209 @@
+// Package factor builds the one low-rank factor every rlskit learner works on:
+//
+//	K ≈ U diag(E) Uᵀ,   U ∈ ℝ^{m×r} with orthonormal columns,
+//
+// together with the map T from U-coordinates to the model's coefficients, so that
+// for any regularization parameter λ the coefficients are T diag(ψ(λ)) UᵀY.
+//
+// Three forms (paper 001, "Varying λ", "Linear kernel, SVD approach", subset of regressors):
+//   - Dual: K = U diag(e) Uᵀ, the eigendecomposition of the m×m kernel matrix (r = m);
+//     coefficients a = U diag(1/(e+λ)) UᵀY over all training points. O(m³).
+//   - Linear: X̃ = [X, √bias·1] = U diag(s) Vᵀ, thin SVD (r = d+1 ≤ m), E = s²;
+//     primal weights w̃ = V diag(s/(s²+λ)) UᵀY. O(m·r²).
+//   - Sparse (subset of regressors, basis B of n rows): K_BB = Q diag(μ) Qᵀ,
+//     Φ = K_{·B} Q diag(μ)^{-1/2} (eigenvalues μ ≤ tol dropped), Φ = U diag(s) Vᵀ, E = s²;
+//     basis coefficients a = Q diag(μ)^{-1/2} V diag(s/(s²+λ)) UᵀY. O(m·n²).
+//
+// When r < m the factor has a complement P⊥ = I − UUᵀ: the kernel is zero there.
+package factor
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"rlskit/internal/linalg"
+)
+
+// ErrShape is returned when inputs do not fit together.
+var ErrShape = errors.New("factor: dimension mismatch")
+
+// ErrNotSymmetric is returned when a kernel matrix is not symmetric.
+var ErrNotSymmetric = errors.New("factor: kernel matrix is not symmetric")
+
+// Form names how a factor was obtained.
+type Form int
+
+const (
+	// Dual is the eigendecomposition of the full kernel matrix.
+	Dual Form = iota
+	// Linear is the thin SVD of the data with a bias feature.
+	Linear
+	// Sparse is the subset-of-regressors (Nyström) factor over a basis.
+	Sparse
+)
+
+func (f Form) String() string {
+	switch f {
+	case Dual:
+		return "dual"
+	case Linear:
+		return "linear"
+	case Sparse:
+		return "sparse"
+	}
+	return fmt.Sprintf("Form(%d)", int(f))
+}
+
+// Factor is K ≈ U diag(E) Uᵀ with the coefficient map T.
+type Factor struct {
+	Form Form
+	// U is m×r with orthonormal columns.
+	U *mat.Dense
+	// E holds the r eigenvalues of K along U (s² for the SVD forms).
+	E []float64
+	// S holds the singular values (Linear, Sparse); nil for Dual.
+	S []float64
+	// T maps U-coordinates to coefficients: Dual: nil (T = U), Linear: V
+	// ((d+1)×r), Sparse: Q diag(μ)^{-1/2} V (n×r).
+	T *mat.Dense
+	// Lev holds ‖U_i‖², the leverage of row i; 1 for every row of a Dual factor.
+	Lev []float64
+	// U2 is U∘U (elementwise square), m×r: diag(U diag(φ) Uᵀ) = U2·φ.
+	U2 *mat.Dense
+}
+
+// Rows returns m, the number of training rows.
+func (f *Factor) Rows() int { r, _ := f.U.Dims(); return r }
+
+// Rank returns r, the number of columns of U.
+func (f *Factor) Rank() int { return len(f.E) }
+
+// Complement reports whether P⊥ = I − UUᵀ is non-zero (r < m).
+func (f *Factor) Complement() bool { return f.Form != Dual }
+
+// NewDual eigendecomposes the symmetric m×m kernel matrix K (not modified). It
+// fails with ErrNotSymmetric when |K_ij − K_ji| > 1e-10·max|K|. O(m³) through linalg.
+func NewDual(k *mat.Dense) (*Factor, error) {
+	m, c := k.Dims()
+	if m != c {
+		return nil, fmt.Errorf("%w: kernel matrix is %d×%d", ErrShape, m, c)
+	}
+	if err := checkSymmetric(k); err != nil {
+		return nil, err
+	}
+	e, u, err := linalg.EigSym(k)
+	if err != nil {
+		return nil, fmt.Errorf("factor: eigendecomposition of the %d×%d kernel matrix: %w", m, m, err)
+	}
+	f := &Factor{Form: Dual, U: u, E: e}
+	f.Lev = make([]float64, m)
+	for i := range f.Lev {
+		f.Lev[i] = 1
+	}
+	f.U2 = square(u)
+	return f, nil
+}
+
+func checkSymmetric(k *mat.Dense) error {
+	m, _ := k.Dims()
+	scale := 0.0
+	for i := 0; i < m; i++ {
+		for _, v := range k.RawRowView(i) {
+			scale = math.Max(scale, math.Abs(v))
+		}
+	}
+	tol := 1e-10 * scale
+	for i := 0; i < m; i++ {
+		for j := 0; j < i; j++ {
+			if d := math.Abs(k.At(i, j) - k.At(j, i)); d > tol || math.IsNaN(d) {
+				return fmt.Errorf("%w: K[%d,%d] = %v but K[%d,%d] = %v", ErrNotSymmetric, i, j, k.At(i, j), j, i, k.At(j, i))
+			}
+		}
+	}
+	return nil
+}
+
+// NewLinear factors the m×r feature matrix F (for the linear kernel, the data
+// with the bias column appended) by a thin SVD: F = U diag(s) Vᵀ, T = V. O(m·r²).
+func NewLinear(features *mat.Dense) (*Factor, error) {
+	u, s, v, err := linalg.SVD(features)
+	if err != nil {
+		return nil, fmt.Errorf("factor: SVD of the data: %w", err)
+	}
+	return lowRank(Linear, u, s, v), nil
+}
+
+// NewSparse builds the subset-of-regressors factor from K_{·B} (m×n, kernel
+// between all rows and the basis) and K_BB (n×n). Eigenvalues of K_BB at or below
+// n·ε·max(μ) are dropped (duplicate or dependent basis vectors). O(m·n² + n³).
+func NewSparse(kmb, kbb *mat.Dense) (*Factor, error) {
+	m, n := kmb.Dims()
+	if r, c := kbb.Dims(); r != n || c != n {
+		return nil, fmt.Errorf("%w: K_BB is %d×%d for %d basis vectors", ErrShape, r, c, n)
+	}
+	if n > m {
+		return nil, fmt.Errorf("%w: %d basis vectors for %d rows", ErrShape, n, m)
+	}
+	if err := checkSymmetric(kbb); err != nil {
+		return nil, err
+	}
+	mu, q, err := linalg.EigSym(kbb)
+	if err != nil {
+		return nil, fmt.Errorf("factor: eigendecomposition of K_BB: %w", err)
+	}
+	tol := float64(n) * 2.2e-16 * math.Max(mu[n-1], 0)
+	var keep []int
+	for j, v := range mu {
+		if v > tol {
+			keep = append(keep, j)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, fmt.Errorf("factor: the basis kernel matrix K_BB is zero")
+	}
+	// W = Q_keep diag(μ_keep)^{-1/2}, n×k
+	w := mat.NewDense(n, len(keep), nil)
+	for c, j := range keep {
+		sc := 1 / math.Sqrt(mu[j])
+		for i := 0; i < n; i++ {
+			w.Set(i, c, q.At(i, j)*sc)
+		}
+	}
+	phi := linalg.Mul(false, false, kmb, w)
+	u, s, v, err := linalg.SVD(phi)
+	if err != nil {
+		return nil, fmt.Errorf("factor: SVD of the basis features: %w", err)
+	}
+	return lowRank(Sparse, u, s, linalg.Mul(false, false, w, v)), nil
+}
+
+func lowRank(form Form, u *mat.Dense, s []float64, t *mat.Dense) *Factor {
+	f := &Factor{Form: form, U: u, S: s, T: t}
+	f.E = make([]float64, len(s))
+	for k, v := range s {
+		f.E[k] = v * v
+	}
+	f.U2 = square(u)
+	m, _ := u.Dims()
+	f.Lev = make([]float64, m)
+	for i := range f.Lev {
+		l := 0.0
+		for _, v := range f.U2.RawRowView(i) {
+			l += v
+		}
+		f.Lev[i] = l
+	}
+	return f
+}
+
+func square(u *mat.Dense) *mat.Dense {
+	out := mat.DenseCopyOf(u)
+	raw := out.RawMatrix()
+	for i := range raw.Data {
+		raw.Data[i] *= raw.Data[i]
+	}
+	return out
+}

@@ -1,0 +1,569 @@
+// Package rls is regularized least-squares regression (kernel ridge regression)
+// with exact, nearly free cross-validation along the whole regularization path.
+//
+// Fit minimizes, for every output column of Y (m×t) at once,
+//
+//	‖Y − f(X)‖² + λ‖f‖²_k
+//
+// over f(x) = Σ_i a_i k(x, x_i) (dual), f(x) = wᵀx + b (linear kernel, primal), or
+// f(x) = Σ_{j∈B} a_j k(x, x_j) over a basis B of training rows (sparse, subset of
+// regressors). Fit factors the (approximated) kernel matrix once,
+// K̃ = U diag(e) Uᵀ (package factor); after that, for any λ,
+//
+//	A(λ) = λ(K̃ + λI)⁻¹ = c₀I + U diag(g) Uᵀ,
+//	  dual:       c₀ = 0, g = λ/(e+λ)        (UUᵀ = I)
+//	  low rank:   c₀ = 1, g = −e/(e+λ)       (the complement I − UUᵀ is kept)
+//
+// and every quantity is a small operation on U's rows (paper 001, "Varying λ" and
+// LOOE; paper 000, Theorem 1):
+//
+//	residuals    R = A·Y = Y − Ŷ                              O(m·r·t)
+//	LOO          Y_i − R_i / A_ii                             O(m·r·t)
+//	hold-out H   Y_H − (A_HH)⁻¹ R_H                           O(|H|²r + |H|³) or, low rank, O(|H|r² + r³)
+//	pair {i,j}   the 2×2 case of the hold-out                 O(t) per pair once A is formed
+//
+// All of them equal retraining on the reduced data (held-out rows dropped from the
+// loss; a sparse basis stays as it is).
+package rls
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"rlskit/factor"
+	"rlskit/internal/linalg"
+	"rlskit/kernel"
+	"rlskit/matrix"
+	"rlskit/model"
+)
+
+var (
+	// ErrLambda is returned for λ ≤ 0, NaN or ±Inf.
+	ErrLambda = errors.New("rls: lambda must be a finite number > 0")
+	// ErrShape is returned when X and Y do not fit together or are empty.
+	ErrShape = errors.New("rls: dimension mismatch")
+	// ErrHoldOut is returned for an invalid hold-out set or pair.
+	ErrHoldOut = errors.New("rls: invalid hold-out set")
+	// ErrBasis is returned for an invalid basis.
+	ErrBasis = errors.New("rls: invalid basis")
+	// ErrIndefinite is returned when K̃ + λI is not positive definite (an indefinite precomputed kernel).
+	ErrIndefinite = errors.New("rls: kernel matrix plus lambda·I is not positive definite")
+)
+
+// Form selects how the kernel matrix is factored.
+type Form int
+
+const (
+	// Auto picks Sparse when a basis is given, Linear for the linear kernel when
+	// the data has fewer features than rows, and Dual otherwise.
+	Auto Form = iota
+	// Dual eigendecomposes the m×m kernel matrix: O(m³).
+	Dual
+	// Linear takes the thin SVD of the data with a bias feature: O(m·d²). Linear kernel only.
+	Linear
+	// Sparse uses the subset-of-regressors approximation over Options.Basis: O(m·n²).
+	Sparse
+)
+
+// Options configure Fit.
+type Options struct {
+	// Kernel is required.
+	Kernel kernel.Kernel
+	// Form defaults to Auto.
+	Form Form
+	// Basis lists the training rows that are basis vectors (sparse form).
+	Basis []int
+	// Outputs names the columns of Y (optional; used by predictors).
+	Outputs []string
+}
+
+// RLS is a trained factorization: it does not depend on λ. Solve gives the model
+// and the cross-validation shortcuts at any λ.
+type RLS struct {
+	f      *factor.Factor
+	y      *mat.Dense // m×t
+	uty    *mat.Dense // r×t, UᵀY
+	kern   kernel.Kernel
+	x      mat.Matrix // training data (needed for linear weights from expansions)
+	points mat.Matrix // expansion points: all training points (dual) or the basis (sparse)
+	basis  []int
+	bias   float64 // linear form: the bias feature is √bias
+	width  int
+	outs   []string
+}
+
+// Fit factors the kernel matrix of X (m×d, *mat.Dense or *matrix.CSR) for the
+// labels Y (m×t). Cost: one kernel block and O(m³) (Dual), O(m·d²) (Linear) or
+// O(m·n²) (Sparse), plus O(m·r·t) for UᵀY.
+func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
+	if opt.Kernel == nil {
+		return nil, errors.New("rls: no kernel given")
+	}
+	m, d := x.Dims()
+	if y == nil || y.IsEmpty() {
+		return nil, fmt.Errorf("%w: no labels", ErrShape)
+	}
+	ym, t := y.Dims()
+	if ym != m {
+		return nil, fmt.Errorf("%w: X has %d rows, Y has %d", ErrShape, m, ym)
+	}
+	if m < 2 {
+		return nil, fmt.Errorf("%w: %d training rows, need at least 2", ErrShape, m)
+	}
+	if err := finite(y); err != nil {
+		return nil, err
+	}
+	outs := opt.Outputs
+	if outs == nil {
+		for c := 0; c < t; c++ {
+			outs = append(outs, fmt.Sprintf("y%d", c))
+		}
+	}
+	if len(outs) != t {
+		return nil, fmt.Errorf("%w: %d output names for %d outputs", ErrShape, len(outs), t)
+	}
+	r := &RLS{y: mat.DenseCopyOf(y), kern: opt.Kernel, x: x, width: d, outs: outs}
+	lin, isLinear := opt.Kernel.(kernel.Linear)
+	form := opt.Form
+	if form == Auto {
+		switch {
+		case opt.Basis != nil:
+			form = Sparse
+		case isLinear && lin.Bias >= 0 && d+1 < m:
+			form = Linear
+		default:
+			form = Dual
+		}
+	}
+	var err error
+	switch form {
+	case Dual:
+		points := opt.Kernel.Points(x)
+		var k *mat.Dense
+		if k, err = opt.Kernel.Block(x, points); err != nil {
+			return nil, err
+		}
+		r.points = points
+		r.f, err = factor.NewDual(k)
+	case Linear:
+		if !isLinear {
+			return nil, fmt.Errorf("rls: the linear form needs the linear kernel, not %s", opt.Kernel.Spec())
+		}
+		if lin.Bias < 0 {
+			return nil, fmt.Errorf("rls: the linear form needs bias ≥ 0, got %g (use the dual form)", lin.Bias)
+		}
+		r.bias = lin.Bias
+		r.f, err = factor.NewLinear(withBias(x, lin.Bias))
+	case Sparse:
+		if err := checkBasis(opt.Basis, m); err != nil {
+			return nil, err
+		}
+		r.basis = append([]int(nil), opt.Basis...)
+		points := kernel.Rows(opt.Kernel.Points(x), r.basis)
+		var kmb *mat.Dense
+		if kmb, err = opt.Kernel.Block(x, points); err != nil {
+			return nil, err
+		}
+		r.points = points
+		r.f, err = factor.NewSparse(kmb, kernel.Rows(kmb, r.basis).(*mat.Dense))
+	default:
+		return nil, fmt.Errorf("rls: unknown form %d", form)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.uty = linalg.Mul(true, false, r.f.U, r.y)
+	return r, nil
+}
+
+func finite(y *mat.Dense) error {
+	m, t := y.Dims()
+	for i := 0; i < m; i++ {
+		for c := 0; c < t; c++ {
+			if v := y.At(i, c); math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%w: label [%d,%d] = %v", ErrShape, i, c, v)
+			}
+		}
+	}
+	return nil
+}
+
+func checkBasis(b []int, m int) error {
+	if len(b) == 0 {
+		return fmt.Errorf("%w: empty basis", ErrBasis)
+	}
+	if len(b) > m {
+		return fmt.Errorf("%w: %d basis vectors for %d rows", ErrBasis, len(b), m)
+	}
+	seen := make(map[int]bool, len(b))
+	for _, i := range b {
+		if i < 0 || i >= m {
+			return fmt.Errorf("%w: basis row %d outside [0,%d)", ErrBasis, i, m)
+		}
+		if seen[i] {
+			return fmt.Errorf("%w: basis row %d given twice", ErrBasis, i)
+		}
+		seen[i] = true
+	}
+	return nil
+}
+
+// withBias returns [X, √bias·1] densely (without the column when bias is 0).
+func withBias(x mat.Matrix, bias float64) *mat.Dense {
+	m, d := x.Dims()
+	cols := d
+	if bias != 0 {
+		cols++
+	}
+	out := mat.NewDense(m, cols, nil)
+	switch xx := x.(type) {
+	case *matrix.CSR:
+		for i := 0; i < m; i++ {
+			idx, val := xx.Row(i)
+			row := out.RawRowView(i)
+			for k, j := range idx {
+				row[j] = val[k]
+			}
+		}
+	default:
+		out.Slice(0, m, 0, d).(*mat.Dense).Copy(x)
+	}
+	if bias != 0 {
+		sb := math.Sqrt(bias)
+		for i := 0; i < m; i++ {
+			out.Set(i, d, sb)
+		}
+	}
+	return out
+}
+
+// Form reports the form the factor was built in.
+func (r *RLS) Form() factor.Form { return r.f.Form }
+
+// Rows returns m.
+func (r *RLS) Rows() int { return r.f.Rows() }
+
+// Outputs returns t.
+func (r *RLS) Outputs() int { _, t := r.y.Dims(); return t }
+
+// Labels returns Y (shared; do not modify).
+func (r *RLS) Labels() *mat.Dense { return r.y }
+
+// Basis returns the basis rows of a sparse model (nil otherwise).
+func (r *RLS) Basis() []int { return r.basis }
+
+// Factor returns the underlying factor (shared; do not modify).
+func (r *RLS) Factor() *factor.Factor { return r.f }
+
+// CheckLambda returns an error wrapping ErrLambda unless λ is finite and > 0.
+func CheckLambda(lambda float64) error {
+	if !(lambda > 0) || math.IsInf(lambda, 1) {
+		return fmt.Errorf("%w: got %v", ErrLambda, lambda)
+	}
+	return nil
+}
+
+// Solution is the model at one λ with its cross-validation shortcuts.
+type Solution struct {
+	r      *RLS
+	Lambda float64
+	c0     float64   // A = c0·I + U diag(g) Uᵀ
+	g      []float64 // r
+	res    *mat.Dense
+	diag   []float64
+}
+
+// Solve returns the solution at λ: O(m·r·t) (O(m²t) dual), no refactorization.
+func (r *RLS) Solve(lambda float64) (*Solution, error) {
+	if err := CheckLambda(lambda); err != nil {
+		return nil, err
+	}
+	f := r.f
+	s := &Solution{r: r, Lambda: lambda, g: make([]float64, f.Rank())}
+	for k, e := range f.E {
+		if !(e+lambda > 0) {
+			return nil, fmt.Errorf("%w: eigenvalue %g with lambda %g", ErrIndefinite, e, lambda)
+		}
+		if f.Complement() {
+			s.g[k] = -e / (e + lambda)
+		} else {
+			s.g[k] = lambda / (e + lambda)
+		}
+	}
+	if f.Complement() {
+		s.c0 = 1
+	}
+	// R = c0·Y + U (g ∘ UᵀY)
+	gu := scaleRows(r.uty, s.g)
+	s.res = linalg.Mul(false, false, f.U, gu)
+	if s.c0 != 0 {
+		s.res.Add(s.res, r.y)
+	}
+	// diag(A) = c0 + (U∘U) g
+	s.diag = make([]float64, f.Rows())
+	gv := mat.NewVecDense(len(s.g), s.g)
+	dv := mat.NewVecDense(len(s.diag), s.diag)
+	dv.MulVec(f.U2, gv)
+	for i := range s.diag {
+		s.diag[i] += s.c0
+	}
+	return s, nil
+}
+
+// scaleRows returns diag(g)·B.
+func scaleRows(b *mat.Dense, g []float64) *mat.Dense {
+	out := mat.DenseCopyOf(b)
+	for i, v := range g {
+		row := out.RawRowView(i)
+		for c := range row {
+			row[c] *= v
+		}
+	}
+	return out
+}
+
+// scaleCols returns B·diag(g).
+func scaleCols(b *mat.Dense, g []float64) *mat.Dense {
+	out := mat.DenseCopyOf(b)
+	r, _ := out.Dims()
+	for i := 0; i < r; i++ {
+		row := out.RawRowView(i)
+		for k := range row {
+			row[k] *= g[k]
+		}
+	}
+	return out
+}
+
+// Residuals returns R = Y − Ŷ on the training data (shared; do not modify).
+func (s *Solution) Residuals() *mat.Dense { return s.res }
+
+// Fitted returns the training predictions Ŷ = Y − R.
+func (s *Solution) Fitted() *mat.Dense {
+	var out mat.Dense
+	out.Sub(s.r.y, s.res)
+	return &out
+}
+
+// LeaveOneOut returns the m×t leave-one-out predictions, f_{−i}(x_i) =
+// y_i − R_i/A_ii (paper 001, LOOE: c_i / (G⁻¹)_ii). O(m·t) after Solve.
+func (s *Solution) LeaveOneOut() *mat.Dense {
+	m, t := s.r.y.Dims()
+	out := mat.NewDense(m, t, nil)
+	for i := 0; i < m; i++ {
+		yr, rr, orow := s.r.y.RawRowView(i), s.res.RawRowView(i), out.RawRowView(i)
+		for c := 0; c < t; c++ {
+			orow[c] = yr[c] - rr[c]/s.diag[i]
+		}
+	}
+	return out
+}
+
+// HoldOut returns the |H|×t predictions for the rows H (in the given order) of
+// the model retrained without them: Y_H − (A_HH)⁻¹ R_H (paper 000, Theorem 1;
+// paper 004, sect. 4). Cost O(|H|²r + |H|³); for a low-rank factor with r < |H|
+// O(|H|r² + r³) through Woodbury.
+func (s *Solution) HoldOut(h []int) (*mat.Dense, error) {
+	if err := checkHoldOut(h, s.r.Rows()); err != nil {
+		return nil, err
+	}
+	u := s.r.f.U
+	uh := kernel.Rows(u, h).(*mat.Dense)
+	rh := kernel.Rows(s.res, h).(*mat.Dense)
+	var z *mat.Dense
+	var err error
+	if s.c0 != 0 && s.r.f.Rank() < len(h) {
+		z, err = s.woodbury(uh, rh)
+	} else {
+		// A_HH = c0 I + U_H diag(g) U_Hᵀ
+		ahh := linalg.Mul(false, true, scaleCols(uh, s.g), uh)
+		for i := range h {
+			ahh.Set(i, i, ahh.At(i, i)+s.c0)
+		}
+		z, err = solveSPD(ahh, rh)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rls: hold-out of %d rows at lambda %g: %w", len(h), s.Lambda, err)
+	}
+	out := kernel.Rows(s.r.y, h).(*mat.Dense)
+	out.Sub(out, z)
+	return out, nil
+}
+
+// woodbury solves (I + U_H diag(g) U_Hᵀ) Z = R_H with g = −h, h ≥ 0:
+// Z = R_H + U_H (D⁻¹ − U_HᵀU_H)⁻¹ U_HᵀR_H, D = diag(h) over the h > 0.
+func (s *Solution) woodbury(uh, rh *mat.Dense) (*mat.Dense, error) {
+	var keep []int
+	for k, g := range s.g {
+		if g < 0 {
+			keep = append(keep, k)
+		}
+	}
+	z := mat.DenseCopyOf(rh)
+	if len(keep) == 0 {
+		return z, nil
+	}
+	nh, _ := uh.Dims()
+	uk := mat.NewDense(nh, len(keep), nil)
+	for i := 0; i < nh; i++ {
+		src, dst := uh.RawRowView(i), uk.RawRowView(i)
+		for c, k := range keep {
+			dst[c] = src[k]
+		}
+	}
+	mm := linalg.Syrk(true, uk)
+	mm.Scale(-1, mm)
+	for c, k := range keep {
+		mm.Set(c, c, mm.At(c, c)-1/s.g[k])
+	}
+	w, err := solveSPD(mm, linalg.Mul(true, false, uk, rh))
+	if err != nil {
+		return nil, err
+	}
+	linalg.Gemm(false, false, 1, uk, w, 1, z)
+	return z, nil
+}
+
+// solveSPD solves A X = B for symmetric positive definite A: Cholesky, falling
+// back to LU when rounding makes the Cholesky factorization fail.
+func solveSPD(a, b *mat.Dense) (*mat.Dense, error) {
+	if x, err := linalg.SolveSPD(a, b); err == nil {
+		return x, nil
+	}
+	var x mat.Dense
+	if err := x.Solve(a, b); err != nil {
+		return nil, fmt.Errorf("singular hold-out system: %w", err)
+	}
+	return &x, nil
+}
+
+func checkHoldOut(h []int, m int) error {
+	if len(h) == 0 {
+		return fmt.Errorf("%w: empty", ErrHoldOut)
+	}
+	if len(h) >= m {
+		return fmt.Errorf("%w: %d of %d rows held out, nothing left to train on", ErrHoldOut, len(h), m)
+	}
+	seen := make(map[int]bool, len(h))
+	for _, i := range h {
+		if i < 0 || i >= m {
+			return fmt.Errorf("%w: row %d outside [0,%d)", ErrHoldOut, i, m)
+		}
+		if seen[i] {
+			return fmt.Errorf("%w: row %d held out twice", ErrHoldOut, i)
+		}
+		seen[i] = true
+	}
+	return nil
+}
+
+// Pair is a pair of training rows held out together.
+type Pair struct{ I, J int }
+
+// LeavePairOut returns, for every pair {i, j}, the predictions for x_i and x_j of
+// the model retrained without both (p×t each): the 2×2 case of HoldOut. When the
+// pairs are many (≥ m²/8) the matrix A is formed once with one gemm, O(m²r), after
+// which each pair costs O(t) (paper 000, Theorem 2); otherwise each pair costs O(r + t).
+func (s *Solution) LeavePairOut(pairs []Pair) (pi, pj *mat.Dense, err error) {
+	m, t := s.r.y.Dims()
+	if len(pairs) == 0 {
+		return nil, nil, fmt.Errorf("%w: no pairs", ErrHoldOut)
+	}
+	if m < 3 {
+		return nil, nil, fmt.Errorf("%w: leave-pair-out needs at least 3 rows, have %d", ErrHoldOut, m)
+	}
+	for _, p := range pairs {
+		if p.I < 0 || p.I >= m || p.J < 0 || p.J >= m || p.I == p.J {
+			return nil, nil, fmt.Errorf("%w: pair (%d, %d) with %d rows", ErrHoldOut, p.I, p.J, m)
+		}
+	}
+	u := s.r.f.U
+	var offDiag func(i, j int) float64
+	if len(pairs) >= m*m/8 {
+		a := linalg.Mul(false, true, scaleCols(u, s.g), u)
+		offDiag = func(i, j int) float64 { return a.At(i, j) }
+	} else {
+		offDiag = func(i, j int) float64 {
+			ui, uj := u.RawRowView(i), u.RawRowView(j)
+			v := 0.0
+			for k, g := range s.g {
+				v += ui[k] * uj[k] * g
+			}
+			return v
+		}
+	}
+	pi, pj = mat.NewDense(len(pairs), t, nil), mat.NewDense(len(pairs), t, nil)
+	for n, p := range pairs {
+		aii, ajj, aij := s.diag[p.I], s.diag[p.J], offDiag(p.I, p.J)
+		det := aii*ajj - aij*aij
+		yi, yj := s.r.y.RawRowView(p.I), s.r.y.RawRowView(p.J)
+		ri, rj := s.res.RawRowView(p.I), s.res.RawRowView(p.J)
+		oi, oj := pi.RawRowView(n), pj.RawRowView(n)
+		for c := 0; c < t; c++ {
+			oi[c] = yi[c] - (ajj*ri[c]-aij*rj[c])/det
+			oj[c] = yj[c] - (aii*rj[c]-aij*ri[c])/det
+		}
+	}
+	return pi, pj, nil
+}
+
+// Coefficients returns the model's coefficients at λ: dual a = U diag(1/(e+λ)) UᵀY
+// (m×t); sparse a over the basis (n×t); linear the primal weights with the bias
+// weight last ((d+1)×t). O(m·r·t) (O(m²t) dual).
+func (s *Solution) Coefficients() *mat.Dense {
+	f := s.r.f
+	psi := make([]float64, f.Rank())
+	for k, e := range f.E {
+		if f.Form == factor.Dual {
+			psi[k] = 1 / (e + s.Lambda)
+		} else {
+			psi[k] = f.S[k] / (e + s.Lambda)
+		}
+	}
+	t := f.T
+	if t == nil {
+		t = f.U
+	}
+	return linalg.Mul(false, false, t, scaleRows(s.r.uty, psi))
+}
+
+// Predictor returns the trained predictor at λ. For the linear kernel it is a
+// weight vector whatever the form (W = Xᵀa, b = bias·Σa for expansions).
+func (s *Solution) Predictor() *model.Predictor {
+	r := s.r
+	a := s.Coefficients()
+	p := &model.Predictor{Learner: "rls", Kernel: r.kern.Spec(), Lambda: s.Lambda, Width: r.width, Outputs: r.outs}
+	_, t := a.Dims()
+	lin, isLinear := r.kern.(kernel.Linear)
+	switch {
+	case r.f.Form == factor.Linear:
+		d := r.width
+		p.W = mat.DenseCopyOf(a.Slice(0, d, 0, t))
+		p.B = make([]float64, t)
+		if r.bias != 0 {
+			sb := math.Sqrt(r.bias)
+			for c := range p.B {
+				p.B[c] = sb * a.At(d, c)
+			}
+		}
+	case isLinear:
+		p.W = mat.NewDense(r.width, t, nil)
+		switch pts := r.points.(type) {
+		case *matrix.CSR:
+			tr := pts.Transpose()
+			tr.MulDense(p.W, a)
+		default:
+			p.W.Mul(pts.T(), a)
+		}
+		p.B = make([]float64, t)
+		for c := range p.B {
+			p.B[c] = lin.Bias * mat.Sum(a.ColView(c))
+		}
+	default:
+		p.Points, p.A = r.points, a
+	}
+	return p
+}
