@@ -20,6 +20,7 @@ import (
 	"math/rand/v2"
 
 	"rlskit/measure"
+	"rlskit/rls"
 )
 
 var (
@@ -256,10 +257,8 @@ func Covered(folds [][]int, m int) bool {
 	return n == m
 }
 
-// Pair is a pair of rows held out together. It has the same fields as
-// rls.Pair, so rls.Pair(p) converts it (and a []Pair converts element by
-// element).
-type Pair struct{ I, J int }
+// Pair is a pair of rows held out together: the learners' pair type.
+type Pair = rls.Pair
 
 // DifferentLabelPairs returns all pairs (i, j), i < j, with y[i] != y[j],
 // ordered by i, then j: the leave-pair-out design for the c-index of a
@@ -278,7 +277,7 @@ func DifferentLabelPairs(y []float64) []Pair {
 	for i := range y {
 		for j := i + 1; j < len(y); j++ {
 			if y[i] != y[j] {
-				pairs = append(pairs, Pair{i, j})
+				pairs = append(pairs, Pair{I: i, J: j})
 			}
 		}
 	}
@@ -302,7 +301,7 @@ func PositiveNegativePairs(y []float64) []Pair {
 	pairs := make([]Pair, 0, len(pos)*len(neg))
 	for _, i := range pos {
 		for _, j := range neg {
-			pairs = append(pairs, Pair{i, j})
+			pairs = append(pairs, Pair{I: i, J: j})
 		}
 	}
 	return pairs
@@ -310,12 +309,12 @@ func PositiveNegativePairs(y []float64) []Pair {
 
 // PairsWithinGroups returns all pairs (i, j), i < j, of rows in the same group
 // (groups[i] == groups[j]) with y[i] != y[j], ordered by i, then j: the
-// leave-pair-out design for a ranking measure within queries. It panics if
-// len(groups) != len(y). O(m + Σ_g m_g²) time for groups of m_g rows,
+// leave-pair-out design for a ranking measure within queries. Labels and groups
+// of different lengths are an error wrapping measure.ErrShape. O(m + Σ_g m_g²) time for groups of m_g rows,
 // O(m + #pairs) memory.
-func PairsWithinGroups(y []float64, groups []int) []Pair {
+func PairsWithinGroups(y []float64, groups []int) ([]Pair, error) {
 	if len(groups) != len(y) {
-		panic(fmt.Sprintf("cv: PairsWithinGroups: %d labels but %d groups", len(y), len(groups)))
+		return nil, fmt.Errorf("cv: PairsWithinGroups: %d labels but %d groups: %w", len(y), len(groups), measure.ErrShape)
 	}
 	id, n := groupIDs(groups)
 	members := byLabel(id, n)  // ascending rows of each group
@@ -337,11 +336,11 @@ func PairsWithinGroups(y []float64, groups []int) []Pair {
 	for i := range y {
 		for _, j := range members[id[i]][pos[i]+1:] {
 			if y[i] != y[j] {
-				pairs = append(pairs, Pair{i, j})
+				pairs = append(pairs, Pair{I: i, J: j})
 			}
 		}
 	}
-	return pairs
+	return pairs, nil
 }
 
 // PairScore returns the share of pairs ordered like their labels, given the

@@ -337,8 +337,8 @@ func TestDifferentLabelPairs(t *testing.T) {
 		{"empty", nil, []cv.Pair{}},
 		{"one", []float64{1}, []cv.Pair{}},
 		{"all equal", []float64{2, 2, 2}, []cv.Pair{}},
-		{"binary", []float64{1, 0, 1, 0}, []cv.Pair{{0, 1}, {0, 3}, {1, 2}, {2, 3}}},
-		{"real", []float64{3, 1, 3, 2}, []cv.Pair{{0, 1}, {0, 3}, {1, 2}, {1, 3}, {2, 3}}},
+		{"binary", []float64{1, 0, 1, 0}, []cv.Pair{{I: 0, J: 1}, {I: 0, J: 3}, {I: 1, J: 2}, {I: 2, J: 3}}},
+		{"real", []float64{3, 1, 3, 2}, []cv.Pair{{I: 0, J: 1}, {I: 0, J: 3}, {I: 1, J: 2}, {I: 1, J: 3}, {I: 2, J: 3}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := cv.DifferentLabelPairs(tc.y); !reflect.DeepEqual(got, tc.want) {
@@ -357,8 +357,8 @@ func TestPositiveNegativePairs(t *testing.T) {
 		{"empty", nil, []cv.Pair{}},
 		{"only positive", []float64{1, 2}, []cv.Pair{}},
 		{"only negative", []float64{0, -1}, []cv.Pair{}},
-		{"mixed", []float64{0, 1, -1, 2, 0}, []cv.Pair{{1, 0}, {1, 2}, {1, 4}, {3, 0}, {3, 2}, {3, 4}}},
-		{"nan skipped", []float64{1, math.NaN(), -1}, []cv.Pair{{0, 2}}},
+		{"mixed", []float64{0, 1, -1, 2, 0}, []cv.Pair{{I: 1, J: 0}, {I: 1, J: 2}, {I: 1, J: 4}, {I: 3, J: 0}, {I: 3, J: 2}, {I: 3, J: 4}}},
+		{"nan skipped", []float64{1, math.NaN(), -1}, []cv.Pair{{I: 0, J: 2}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := cv.PositiveNegativePairs(tc.y); !reflect.DeepEqual(got, tc.want) {
@@ -376,32 +376,30 @@ func TestPairsWithinGroups(t *testing.T) {
 		want   []cv.Pair
 	}{
 		{"empty", nil, nil, []cv.Pair{}},
-		{"one group", []float64{1, 0, 1}, []int{4, 4, 4}, []cv.Pair{{0, 1}, {1, 2}}},
+		{"one group", []float64{1, 0, 1}, []int{4, 4, 4}, []cv.Pair{{I: 0, J: 1}, {I: 1, J: 2}}},
 		{"singletons", []float64{1, 0, 2}, []int{1, 2, 3}, []cv.Pair{}},
 		{
 			"interleaved",
 			[]float64{3, 1, 2, 3, 0, 1},
 			[]int{7, 8, 7, 8, 7, 8},
-			[]cv.Pair{{0, 2}, {0, 4}, {1, 3}, {2, 4}, {3, 5}},
+			[]cv.Pair{{I: 0, J: 2}, {I: 0, J: 4}, {I: 1, J: 3}, {I: 2, J: 4}, {I: 3, J: 5}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := cv.PairsWithinGroups(tc.y, tc.groups); !reflect.DeepEqual(got, tc.want) {
+			if got, err := cv.PairsWithinGroups(tc.y, tc.groups); err != nil || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
 	}
 	// One group gives DifferentLabelPairs.
 	y := []float64{2, 0, 1, 2, 1, 0, 3}
-	if got, want := cv.PairsWithinGroups(y, make([]int, len(y))), cv.DifferentLabelPairs(y); !reflect.DeepEqual(got, want) {
+	got, _ := cv.PairsWithinGroups(y, make([]int, len(y)))
+	if want := cv.DifferentLabelPairs(y); !reflect.DeepEqual(got, want) {
 		t.Errorf("one group: got %v, want %v", got, want)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("no panic for mismatched lengths")
-		}
-	}()
-	cv.PairsWithinGroups([]float64{1, 2}, []int{0})
+	if _, err := cv.PairsWithinGroups([]float64{1, 2}, []int{0}); !errors.Is(err, measure.ErrShape) {
+		t.Errorf("mismatched lengths: err = %v, want measure.ErrShape", err)
+	}
 }
 
 func TestPairScore(t *testing.T) {
@@ -412,15 +410,15 @@ func TestPairScore(t *testing.T) {
 		pi, pj []float64
 		want   float64
 	}{
-		{"all right", []cv.Pair{{0, 1}, {1, 2}}, []float64{0.9, 0.1}, []float64{0.2, 0.8}, 1},
-		{"all wrong", []cv.Pair{{0, 1}, {1, 2}}, []float64{0.1, 0.9}, []float64{0.2, 0.8}, 0},
-		{"tie is half", []cv.Pair{{0, 1}}, []float64{0.5}, []float64{0.5}, 0.5},
+		{"all right", []cv.Pair{{I: 0, J: 1}, {I: 1, J: 2}}, []float64{0.9, 0.1}, []float64{0.2, 0.8}, 1},
+		{"all wrong", []cv.Pair{{I: 0, J: 1}, {I: 1, J: 2}}, []float64{0.1, 0.9}, []float64{0.2, 0.8}, 0},
+		{"tie is half", []cv.Pair{{I: 0, J: 1}}, []float64{0.5}, []float64{0.5}, 0.5},
 		// right, tie, wrong, right: (1 + 1/2 + 0 + 1) / 4.
-		{"mixed", []cv.Pair{{0, 1}, {2, 3}, {0, 3}, {4, 0}}, []float64{3, 1, -1, 5}, []float64{2, 1, 0, 4}, 0.625},
+		{"mixed", []cv.Pair{{I: 0, J: 1}, {I: 2, J: 3}, {I: 0, J: 3}, {I: 4, J: 0}}, []float64{3, 1, -1, 5}, []float64{2, 1, 0, 4}, 0.625},
 		// (0, 2) and (1, 3) have equal labels and are skipped: (1 + 0) / 2.
-		{"equal labels skipped", []cv.Pair{{0, 2}, {0, 1}, {1, 3}, {3, 4}}, []float64{0, 1, 9, 1}, []float64{5, 0, -9, 0}, 0.5},
-		{"label order reversed", []cv.Pair{{1, 0}}, []float64{-1}, []float64{1}, 1},
-		{"nan prediction wrong", []cv.Pair{{0, 1}, {2, 3}}, []float64{math.NaN(), 1}, []float64{0, 0}, 0.5},
+		{"equal labels skipped", []cv.Pair{{I: 0, J: 2}, {I: 0, J: 1}, {I: 1, J: 3}, {I: 3, J: 4}}, []float64{0, 1, 9, 1}, []float64{5, 0, -9, 0}, 0.5},
+		{"label order reversed", []cv.Pair{{I: 1, J: 0}}, []float64{-1}, []float64{1}, 1},
+		{"nan prediction wrong", []cv.Pair{{I: 0, J: 1}, {I: 2, J: 3}}, []float64{math.NaN(), 1}, []float64{0, 0}, 0.5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := cv.PairScore(tc.pairs, y, tc.pi, tc.pj)
@@ -439,11 +437,11 @@ func TestPairScore(t *testing.T) {
 		want   error
 	}{
 		{"no pairs", nil, nil, nil, cv.ErrPairs},
-		{"only equal labels", []cv.Pair{{0, 2}, {1, 3}}, []float64{1, 2}, []float64{0, 0}, cv.ErrPairs},
-		{"short pi", []cv.Pair{{0, 1}}, nil, []float64{0}, measure.ErrShape},
-		{"short pj", []cv.Pair{{0, 1}}, []float64{0}, nil, measure.ErrShape},
-		{"index too big", []cv.Pair{{0, 5}}, []float64{0}, []float64{0}, measure.ErrShape},
-		{"negative index", []cv.Pair{{-1, 0}}, []float64{0}, []float64{0}, measure.ErrShape},
+		{"only equal labels", []cv.Pair{{I: 0, J: 2}, {I: 1, J: 3}}, []float64{1, 2}, []float64{0, 0}, cv.ErrPairs},
+		{"short pi", []cv.Pair{{I: 0, J: 1}}, nil, []float64{0}, measure.ErrShape},
+		{"short pj", []cv.Pair{{I: 0, J: 1}}, []float64{0}, nil, measure.ErrShape},
+		{"index too big", []cv.Pair{{I: 0, J: 5}}, []float64{0}, []float64{0}, measure.ErrShape},
+		{"negative index", []cv.Pair{{I: -1, J: 0}}, []float64{0}, []float64{0}, measure.ErrShape},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := cv.PairScore(tc.pairs, y, tc.pi, tc.pj); !errors.Is(err, tc.want) {

@@ -40,6 +40,10 @@ type Predictor struct {
 	Width int
 	// Outputs names the t outputs (label columns).
 	Outputs []string
+	// Features names the d features (CSV header), when known.
+	Features []string
+	// Scaler, when set, standardizes data rows before the model sees them.
+	Scaler *Scaler
 
 	// Linear predictors: W is d×t, B has length t.
 	W *mat.Dense
@@ -63,6 +67,12 @@ func (p *Predictor) Predict(x mat.Matrix) (*mat.Dense, error) {
 	t := len(p.Outputs)
 	if m == 0 {
 		return &mat.Dense{}, nil
+	}
+	if p.Scaler != nil {
+		var err error
+		if x, err = p.Scaler.Transform(x); err != nil {
+			return nil, err
+		}
 	}
 	if p.IsLinear() {
 		out := mat.NewDense(m, t, nil)
@@ -97,14 +107,16 @@ func (p *Predictor) Predict(x mat.Matrix) (*mat.Dense, error) {
 
 // file is the JSON form.
 type file struct {
-	Format  string      `json:"format"`
-	Version int         `json:"version"`
-	Learner string      `json:"learner"`
-	Kernel  kernel.Spec `json:"kernel"`
-	Lambda  float64     `json:"lambda"`
-	Width   int         `json:"width"`
-	Outputs []string    `json:"outputs"`
-	Type    string      `json:"type"` // "linear" | "kernel"
+	Format   string      `json:"format"`
+	Version  int         `json:"version"`
+	Learner  string      `json:"learner"`
+	Kernel   kernel.Spec `json:"kernel"`
+	Lambda   float64     `json:"lambda"`
+	Width    int         `json:"width"`
+	Outputs  []string    `json:"outputs"`
+	Features []string    `json:"features,omitempty"`
+	Scaler   *Scaler     `json:"scaler,omitempty"`
+	Type     string      `json:"type"` // "linear" | "kernel"
 
 	W [][]float64 `json:"weights,omitempty"` // d rows of t
 	B []float64   `json:"intercept,omitempty"`
@@ -128,7 +140,7 @@ const formatName = "rlskit-model"
 // Save writes the predictor as JSON.
 func (p *Predictor) Save(w io.Writer) error {
 	f := file{Format: formatName, Version: Version, Learner: p.Learner, Kernel: p.Kernel,
-		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs}
+		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs, Features: p.Features, Scaler: p.Scaler}
 	if p.IsLinear() {
 		f.Type = "linear"
 		f.W = rows(p.W)
@@ -192,7 +204,16 @@ func Load(r io.Reader) (*Predictor, error) {
 	if _, err := kernel.New(f.Kernel); err != nil {
 		return bad("kernel: %v", err)
 	}
-	p := &Predictor{Learner: f.Learner, Kernel: f.Kernel, Lambda: f.Lambda, Width: f.Width, Outputs: f.Outputs}
+	if f.Features != nil && len(f.Features) != f.Width {
+		return bad("%d feature names for %d features", len(f.Features), f.Width)
+	}
+	if f.Scaler != nil {
+		if err := f.Scaler.check(f.Width); err != nil {
+			return bad("%v", err)
+		}
+	}
+	p := &Predictor{Learner: f.Learner, Kernel: f.Kernel, Lambda: f.Lambda, Width: f.Width, Outputs: f.Outputs,
+		Features: f.Features, Scaler: f.Scaler}
 	switch f.Type {
 	case "linear":
 		w, err := fromRows(f.W, f.Width, t)

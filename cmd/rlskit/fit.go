@@ -1,0 +1,552 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"gonum.org/v1/gonum/mat"
+
+	"rlskit/cv"
+	"rlskit/dataset"
+	"rlskit/internal/linalg"
+	"rlskit/kernel"
+	"rlskit/measure"
+	"rlskit/model"
+	"rlskit/rls"
+	"rlskit/selection"
+)
+
+type fitFlags struct {
+	data, format, label, qid   string
+	learner, kernel            string
+	gamma, bias, coef0         float64
+	degree                     int
+	gammaGrid, degreeGrid      string
+	coef0Grid                  string
+	basis                      int
+	basisRows                  string
+	seed                       uint64
+	lambda                     float64
+	lambdaGrid                 string
+	cv, folds, measure         string
+	modelOut, cvPredictionsOut string
+	standardize, quiet         bool
+}
+
+func newFit(e *env) *cobra.Command {
+	f := &fitFlags{}
+	cmd := &cobra.Command{
+		Use:   "fit --data FILE --learner rls --kernel KERNEL (--lambda L | --lambda-grid SPEC) [flags]",
+		Short: "Train a model and select λ (and kernel parameters) by exact cross-validation",
+		Long: `fit trains a regularized least-squares model and cross-validates it along a λ grid
+with the exact shortcuts: one factorization, then every λ and every fold is cheap.
+
+It prints one JSON object: learner, kernel, lambda, n_train and
+cv: {strategy, measure, curve: [{lambda, value}], best: {lambda, value}}.
+
+SPEC is comma-separated values (0.1,1,10) or a base-2 range 2^a..2^b.
+--cv is none, loo, kfold:K (seeded by --seed), lgo (leave-group-out over the
+query/group ids) or lpo (leave-pair-out: positive–negative pairs for auc, all
+pairs with different labels for cindex); --folds FILE reads one fold per line.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runFit(cmd, e, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.data, "data", "", "training data file (svmlight or CSV; - for standard input)")
+	fl.StringVar(&f.format, "format", "", "data format: svmlight or csv (default: from the file extension)")
+	fl.StringVar(&f.label, "label", "", "CSV label column(s), comma-separated (several give a multi-output model)")
+	fl.StringVar(&f.qid, "qid", "", "CSV query/group column")
+	fl.StringVar(&f.learner, "learner", "rls", "learner: rls")
+	fl.StringVar(&f.kernel, "kernel", "linear", "kernel: linear, gaussian, polynomial or precomputed")
+	fl.Float64Var(&f.gamma, "gamma", 1, "gamma of the gaussian and polynomial kernels")
+	fl.Float64Var(&f.bias, "bias", 1, "bias of the linear kernel, k(x,z) = x·z + bias")
+	fl.Float64Var(&f.coef0, "coef0", 0, "coef0 of the polynomial kernel")
+	fl.IntVar(&f.degree, "degree", 2, "degree of the polynomial kernel")
+	fl.StringVar(&f.gammaGrid, "gamma-grid", "", "grid SPEC of gamma values searched with λ")
+	fl.StringVar(&f.degreeGrid, "degree-grid", "", "grid of polynomial degrees searched with λ")
+	fl.StringVar(&f.coef0Grid, "coef0-grid", "", "grid SPEC of coef0 values searched with λ")
+	fl.IntVar(&f.basis, "basis", 0, "sparse model: number of basis vectors drawn at random (seeded by --seed)")
+	fl.StringVar(&f.basisRows, "basis-rows", "", "sparse model: file of 0-based basis row indices")
+	fl.Uint64Var(&f.seed, "seed", 1, "random seed (folds, basis)")
+	fl.Float64Var(&f.lambda, "lambda", 0, "regularization parameter λ")
+	fl.StringVar(&f.lambdaGrid, "lambda-grid", "", "grid SPEC of λ values (default 2^-15..2^15)")
+	fl.StringVar(&f.cv, "cv", "", "cross-validation: none, loo, kfold:K, lgo or lpo (default loo)")
+	fl.StringVar(&f.folds, "folds", "", "file of folds, one per line (0-based row indices)")
+	fl.StringVar(&f.measure, "measure", "", "measure: "+strings.Join(measure.Names(), ", ")+" (default mse; auc for lpo)")
+	fl.StringVar(&f.modelOut, "model", "", "write the model selected to this file (JSON)")
+	fl.StringVar(&f.cvPredictionsOut, "cv-predictions", "", "write the CV predictions at the best λ to this file")
+	fl.BoolVar(&f.standardize, "standardize", false, "standardize features (mean 0, sd 1; sparse data: scale only); stored in the model")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	return cmd
+}
+
+// fitOutput is the JSON printed by fit (the CLI contract).
+type fitOutput struct {
+	Learner   string      `json:"learner"`
+	Kernel    kernel.Spec `json:"kernel"`
+	Form      string      `json:"form"`
+	Lambda    float64     `json:"lambda"`
+	NTrain    int         `json:"n_train"`
+	NFeatures int         `json:"n_features"`
+	Outputs   []string    `json:"outputs"`
+	NBasis    int         `json:"n_basis,omitempty"`
+	CV        *cvOutput   `json:"cv"`
+	Timing    timing      `json:"timing"`
+	Backend   string      `json:"backend"`
+}
+
+type cvOutput struct {
+	Strategy string       `json:"strategy"`
+	Measure  string       `json:"measure"`
+	Curve    []curvePoint `json:"curve"`
+	Best     curvePoint   `json:"best"`
+}
+
+type curvePoint struct {
+	Lambda float64  `json:"lambda"`
+	Value  float64  `json:"value"`
+	Gamma  *float64 `json:"gamma,omitempty"`
+	Degree *int     `json:"degree,omitempty"`
+	Coef0  *float64 `json:"coef0,omitempty"`
+}
+
+type timing struct {
+	Load  float64 `json:"load_s"`
+	Train float64 `json:"train_s"`
+	CV    float64 `json:"cv_s"`
+	Total float64 `json:"total_s"`
+}
+
+func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
+	start := time.Now()
+	changed := cmd.Flags().Changed
+	// Check every flag before any work.
+	if f.data == "" {
+		return errors.New("--data is required")
+	}
+	if f.learner != "rls" {
+		return fmt.Errorf("--learner %q: unknown learner (want rls)", f.learner)
+	}
+	specs, err := kernelGrid(f, changed)
+	if err != nil {
+		return err
+	}
+	grid, err := lambdaGrid(f, changed)
+	if err != nil {
+		return err
+	}
+	cvName := f.cv
+	if f.folds != "" {
+		if cvName != "" && cvName != "folds" {
+			return fmt.Errorf("--folds %s and --cv %s: give one of them", f.folds, cvName)
+		}
+		cvName = "folds"
+	}
+	if cvName == "" {
+		cvName = "loo"
+	}
+	kfoldK, err := parseCV(cvName)
+	if err != nil {
+		return err
+	}
+	if cvName == "none" && len(grid) > 1 {
+		return fmt.Errorf("--cv none with %d λ values: a grid needs cross-validation to choose from it", len(grid))
+	}
+	measName := f.measure
+	if measName == "" {
+		measName = "mse"
+		if cvName == "lpo" {
+			measName = "auc"
+		}
+	}
+	meas, err := measure.ByName(measName)
+	if err != nil {
+		return fmt.Errorf("--measure: %w", err)
+	}
+	if cvName == "lpo" && !meas.Pairwise {
+		return fmt.Errorf("--cv lpo needs a pairwise measure (auc, cindex), not --measure %s", meas.Name)
+	}
+	if f.cvPredictionsOut != "" && cvName == "none" {
+		return errors.New("--cv-predictions needs cross-validation (--cv is none)")
+	}
+	if f.basis < 0 {
+		return fmt.Errorf("--basis %d: must be positive", f.basis)
+	}
+	if f.basis > 0 && f.basisRows != "" {
+		return errors.New("--basis and --basis-rows: give one of them")
+	}
+
+	// Data.
+	d, err := readData(e, f.data, f.format, f.label, f.qid, 0)
+	if err != nil {
+		return err
+	}
+	if d.Y == nil {
+		return fmt.Errorf("%s: no labels (name the label column(s) with --label)", f.data)
+	}
+	x := d.X
+	m, width := x.Dims()
+	var scaler *model.Scaler
+	if f.standardize {
+		if specs[0].Name == "precomputed" {
+			return errors.New("--standardize with a precomputed kernel: the data are kernel values")
+		}
+		scaler = model.FitScaler(x)
+		if x, err = scaler.Transform(x); err != nil {
+			return err
+		}
+	}
+	if specs[0].Name == "precomputed" && m != width {
+		return fmt.Errorf("%s: a precomputed kernel matrix must be square, got %d rows and %d columns", f.data, m, width)
+	}
+	basis, err := chooseBasis(f, m)
+	if err != nil {
+		return err
+	}
+	scheme, err := makeScheme(cvName, kfoldK, f, d, m)
+	if err != nil {
+		return err
+	}
+	if meas.NeedsQueries && d.Queries == nil {
+		return fmt.Errorf("--measure %s needs query ids (qid: in svmlight, --qid in CSV)", meas.Name)
+	}
+	loaded := time.Now()
+
+	// Train and cross-validate every kernel setting.
+	prog := newProgress(e.stderr, f.quiet)
+	defer prog.done()
+	out := fitOutput{Learner: f.learner, NTrain: m, NFeatures: width, Outputs: d.LabelNames, NBasis: len(basis), Backend: linalg.Backend}
+	var (
+		best                 *selection.Result
+		bestModel            *rls.RLS
+		bestSpec             kernel.Spec
+		trainTime, totalTime time.Duration
+		curve                []curvePoint
+	)
+	steps := len(specs) * len(grid)
+	for n, spec := range specs {
+		k, err := kernel.New(spec)
+		if err != nil {
+			return err
+		}
+		t0 := time.Now()
+		r, err := rls.Fit(x, d.Y, rls.Options{Kernel: k, Basis: basis, Outputs: d.LabelNames})
+		if err != nil {
+			return fmt.Errorf("training with %s: %w", spec, err)
+		}
+		trainTime += time.Since(t0)
+		prog.step("trained "+spec.String()+"; λ", n*len(grid), steps)
+		var res *selection.Result
+		if cvName == "none" {
+			if _, err := r.Solve(grid[0]); err != nil {
+				return err
+			}
+			res = &selection.Result{Best: selection.Point{Lambda: grid[0], Value: math.NaN()}}
+		} else {
+			res, err = selection.Select(r.Solve, d.Y, grid, scheme, meas, selection.Options{
+				Queries:  d.Queries,
+				Progress: func(done, total int) { prog.step("cross-validating λ", n*len(grid)+done, steps) },
+			})
+			if err != nil {
+				return fmt.Errorf("cross-validation with %s: %w", spec, err)
+			}
+		}
+		for _, p := range res.Curve {
+			curve = append(curve, point(p, spec, len(specs) > 1))
+		}
+		if best == nil || meas.Better(res.Best.Value, best.Best.Value) {
+			best, bestModel, bestSpec = res, r, spec
+		}
+		totalTime = time.Since(t0) + totalTime
+	}
+	sol, err := bestModel.Solve(best.Best.Lambda)
+	if err != nil {
+		return err
+	}
+	pred := sol.Predictor()
+	pred.Scaler = scaler
+	pred.Features = d.FeatureNames
+	out.Kernel, out.Form, out.Lambda = bestSpec, bestModel.Form().String(), best.Best.Lambda
+	if cvName != "none" {
+		out.CV = &cvOutput{Strategy: scheme.Name, Measure: meas.Name, Curve: curve, Best: point(best.Best, bestSpec, len(specs) > 1)}
+	}
+
+	// Outputs: each file written whole or not at all.
+	if f.modelOut != "" {
+		if err := dataset.WriteFileAtomic(f.modelOut, pred.Save); err != nil {
+			return fmt.Errorf("--model %s: %w", f.modelOut, err)
+		}
+	}
+	if f.cvPredictionsOut != "" {
+		if err := dataset.WriteFileAtomic(f.cvPredictionsOut, func(w io.Writer) error {
+			return writeCVPredictions(w, best, d.Y)
+		}); err != nil {
+			return fmt.Errorf("--cv-predictions %s: %w", f.cvPredictionsOut, err)
+		}
+	}
+	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: trainTime.Seconds(),
+		CV: (totalTime - trainTime).Seconds(), Total: time.Since(start).Seconds()}
+	prog.done()
+	enc := json.NewEncoder(e.stdout)
+	return enc.Encode(out)
+}
+
+func point(p selection.Point, spec kernel.Spec, withKernel bool) curvePoint {
+	c := curvePoint{Lambda: p.Lambda, Value: p.Value}
+	if withKernel {
+		switch spec.Name {
+		case "gaussian":
+			c.Gamma = &spec.Gamma
+		case "polynomial":
+			c.Gamma, c.Degree, c.Coef0 = &spec.Gamma, &spec.Degree, &spec.Coef0
+		}
+	}
+	return c
+}
+
+// kernelGrid expands --kernel and its parameters (and their grids) into specs.
+func kernelGrid(f *fitFlags, changed func(string) bool) ([]kernel.Spec, error) {
+	base := kernel.Defaults(f.kernel)
+	switch f.kernel {
+	case "linear":
+		base.Bias = f.bias
+	case "gaussian":
+		base.Gamma = f.gamma
+	case "polynomial":
+		base.Gamma, base.Coef0, base.Degree = f.gamma, f.coef0, f.degree
+	}
+	uses := map[string]map[string]bool{
+		"linear":      {"bias": true},
+		"gaussian":    {"gamma": true},
+		"polynomial":  {"gamma": true, "coef0": true, "degree": true},
+		"precomputed": {},
+	}[f.kernel]
+	if uses == nil {
+		_, err := kernel.New(base)
+		return nil, fmt.Errorf("--kernel: %w", err)
+	}
+	for _, p := range []string{"gamma", "bias", "coef0", "degree"} {
+		if (changed(p) || changed(p+"-grid")) && !uses[p] {
+			return nil, fmt.Errorf("--%s does not apply to the %s kernel", p, f.kernel)
+		}
+	}
+	gammas, err := floatGrid("gamma-grid", f.gammaGrid, base.Gamma, true)
+	if err != nil {
+		return nil, err
+	}
+	coef0s, err := floatGrid("coef0-grid", f.coef0Grid, base.Coef0, false)
+	if err != nil {
+		return nil, err
+	}
+	degrees := []int{base.Degree}
+	if f.degreeGrid != "" {
+		degrees = nil
+		for _, s := range strings.Split(f.degreeGrid, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || v < 1 {
+				return nil, fmt.Errorf("--degree-grid %q: %q is not an integer ≥ 1", f.degreeGrid, s)
+			}
+			degrees = append(degrees, v)
+		}
+	}
+	var specs []kernel.Spec
+	for _, g := range gammas {
+		for _, dg := range degrees {
+			for _, c := range coef0s {
+				s := base
+				if uses["gamma"] {
+					s.Gamma = g
+				}
+				if uses["degree"] {
+					s.Degree = dg
+				}
+				if uses["coef0"] {
+					s.Coef0 = c
+				}
+				if _, err := kernel.New(s); err != nil {
+					return nil, fmt.Errorf("--kernel %s: %w", f.kernel, err)
+				}
+				specs = append(specs, s)
+			}
+		}
+	}
+	return specs, nil
+}
+
+func floatGrid(flag, spec string, def float64, positive bool) ([]float64, error) {
+	if spec == "" {
+		return []float64{def}, nil
+	}
+	g, err := selection.ParseGrid(spec, positive)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", flag, err)
+	}
+	return g, nil
+}
+
+func lambdaGrid(f *fitFlags, changed func(string) bool) ([]float64, error) {
+	switch {
+	case changed("lambda") && f.lambdaGrid != "":
+		return nil, errors.New("--lambda and --lambda-grid: give one of them")
+	case changed("lambda"):
+		if err := rls.CheckLambda(f.lambda); err != nil {
+			return nil, fmt.Errorf("--lambda: %w", err)
+		}
+		return []float64{f.lambda}, nil
+	case f.lambdaGrid != "":
+		g, err := selection.ParseGrid(f.lambdaGrid, true)
+		if err != nil {
+			return nil, fmt.Errorf("--lambda-grid: %w", err)
+		}
+		return g, nil
+	}
+	return selection.DefaultGrid(), nil
+}
+
+// parseCV checks --cv and returns K for kfold:K.
+func parseCV(s string) (int, error) {
+	switch s {
+	case "none", "loo", "lpo", "lgo", "folds":
+		return 0, nil
+	}
+	if k, ok := strings.CutPrefix(s, "kfold:"); ok {
+		v, err := strconv.Atoi(k)
+		if err != nil || v < 2 {
+			return 0, fmt.Errorf("--cv %s: K must be an integer ≥ 2", s)
+		}
+		return v, nil
+	}
+	return 0, fmt.Errorf("--cv %q: want none, loo, kfold:K, lgo or lpo", s)
+}
+
+func makeScheme(name string, k int, f *fitFlags, d *dataset.Data, m int) (selection.Scheme, error) {
+	switch {
+	case name == "none":
+		return selection.Scheme{Kind: "none", Name: "none"}, nil
+	case name == "loo":
+		return selection.Scheme{Kind: selection.LOO, Name: "loo"}, nil
+	case name == "lpo":
+		return selection.Scheme{Kind: selection.LPO, Name: "lpo"}, nil
+	case name == "lgo":
+		if d.Queries == nil {
+			return selection.Scheme{}, errors.New("--cv lgo needs group ids (qid: in svmlight, --qid in CSV)")
+		}
+		folds, err := cv.LeaveGroupOut(d.Queries)
+		if err != nil {
+			return selection.Scheme{}, fmt.Errorf("--cv lgo: %w", err)
+		}
+		return selection.Scheme{Kind: selection.Folds, Name: "lgo", Folds: folds}, nil
+	case name == "folds":
+		folds, err := readFile(f.folds, func(r io.Reader) ([][]int, error) { return dataset.ReadFolds(r, f.folds, m) })
+		if err != nil {
+			return selection.Scheme{}, err
+		}
+		if err := cv.Check(folds, m); err != nil {
+			return selection.Scheme{}, fmt.Errorf("--folds %s: %w", f.folds, err)
+		}
+		return selection.Scheme{Kind: selection.Folds, Name: "folds:" + f.folds, Folds: folds}, nil
+	}
+	if k > m {
+		return selection.Scheme{}, fmt.Errorf("--cv kfold:%d with %d rows", k, m)
+	}
+	folds, err := cv.KFold(m, k, f.seed)
+	if err != nil {
+		return selection.Scheme{}, err
+	}
+	return selection.Scheme{Kind: selection.Folds, Name: fmt.Sprintf("kfold:%d", k), Folds: folds}, nil
+}
+
+func chooseBasis(f *fitFlags, m int) ([]int, error) {
+	switch {
+	case f.basisRows != "":
+		b, err := readFile(f.basisRows, func(r io.Reader) ([]int, error) { return dataset.ReadIndices(r, f.basisRows, m) })
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == 0 {
+			return nil, fmt.Errorf("--basis-rows %s: no rows", f.basisRows)
+		}
+		return b, nil
+	case f.basis > 0:
+		if f.basis > m {
+			return nil, fmt.Errorf("--basis %d: more basis vectors than the %d training rows", f.basis, m)
+		}
+		rng := rand.New(rand.NewPCG(f.seed, 0x62617369))
+		b := rng.Perm(m)[:f.basis]
+		slices.Sort(b)
+		return b, nil
+	}
+	return nil, nil
+}
+
+func readFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	fh, err := os.Open(path)
+	if err != nil {
+		return zero, err
+	}
+	defer fh.Close()
+	return read(fh)
+}
+
+// readData reads a data file (or standard input for "-"). width > 0 fixes the
+// number of svmlight features (prediction data for a model).
+func readData(e *env, path, format, label, qid string, width int) (*dataset.Data, error) {
+	var labels []string
+	if label != "" {
+		for _, l := range strings.Split(label, ",") {
+			labels = append(labels, strings.TrimSpace(l))
+		}
+	}
+	csvOpt := dataset.CSVOptions{Labels: labels, Qid: qid}
+	svmOpt := dataset.SVMLightOptions{Width: width}
+	if format != "" && format != "csv" && format != "svmlight" {
+		return nil, fmt.Errorf("--format %q: want svmlight or csv", format)
+	}
+	isCSV := format == "csv" || (format == "" && strings.HasSuffix(strings.ToLower(path), ".csv"))
+	if !isCSV && (label != "" || qid != "") {
+		return nil, fmt.Errorf("%s: --label and --qid apply to CSV data; svmlight files carry their labels and qid: fields", path)
+	}
+	if path == "-" {
+		if isCSV {
+			return dataset.ReadCSV(e.stdin, "<stdin>", csvOpt)
+		}
+		return dataset.ReadSVMLight(e.stdin, "<stdin>", svmOpt)
+	}
+	if isCSV {
+		format = "csv"
+	} else {
+		format = "svmlight"
+	}
+	return dataset.ReadFile(path, format, csvOpt, svmOpt)
+}
+
+// writeCVPredictions writes one line per training row (outputs tab-separated;
+// NaN for rows in no fold), or for leave-pair-out one line per pair "i j p_i p_j"
+// (with the output index first when there are several outputs).
+func writeCVPredictions(w io.Writer, res *selection.Result, y *mat.Dense) error {
+	if res.Predictions != nil {
+		return dataset.WritePredictions(w, res.Predictions)
+	}
+	_, t := y.Dims()
+	bw := newLineWriter(w)
+	for _, p := range res.PairPredictions {
+		if t > 1 {
+			bw.printf("%d\t", p.Output)
+		}
+		bw.printf("%d\t%d\t%s\t%s\n", p.I, p.J, ftoa(p.PI), ftoa(p.PJ))
+	}
+	return bw.flush()
+}
+
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

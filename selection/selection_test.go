@@ -1,0 +1,244 @@
+package selection
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"rlskit/kernel"
+	"rlskit/measure"
+	"rlskit/rls"
+)
+
+func problem(t *testing.T, m int, binary bool) (*rls.RLS, *mat.Dense) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(m), 7))
+	x := mat.NewDense(m, 3, nil)
+	y := mat.NewDense(m, 2, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < 3; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+		for c := 0; c < 2; c++ {
+			v := math.Sin(x.At(i, c)) + 0.3*rng.NormFloat64()
+			if binary {
+				v = math.Copysign(1, v)
+			}
+			y.Set(i, c, v)
+		}
+	}
+	r, err := rls.Fit(x, y, rls.Options{Kernel: kernel.Gaussian{Gamma: 0.3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, y
+}
+
+func mustMeasure(t *testing.T, name string) measure.Measure {
+	t.Helper()
+	m, err := measure.ByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Each curve point is the measure of the learner's own CV predictions at that λ,
+// and the best point is the best of the curve.
+func TestSelectLOO(t *testing.T) {
+	r, y := problem(t, 30, false)
+	grid := []float64{1e-3, 1e-1, 1, 10, 1e3}
+	mse := mustMeasure(t, "mse")
+	res, err := Select(r.Solve, y, grid, Scheme{Kind: LOO, Name: "loo"}, mse, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := math.Inf(1)
+	for n, p := range res.Curve {
+		s, _ := r.Solve(grid[n])
+		want, _ := mse.Score(y, s.LeaveOneOut(), nil)
+		if p.Lambda != grid[n] || p.Value != want {
+			t.Errorf("point %d = %+v, want {%g %g}", n, p, grid[n], want)
+		}
+		best = math.Min(best, want)
+	}
+	if res.Best.Value != best || res.Curve[res.BestIndex] != res.Best {
+		t.Errorf("best %+v (index %d), want value %g", res.Best, res.BestIndex, best)
+	}
+	s, _ := r.Solve(res.Best.Lambda)
+	if !mat.Equal(res.Predictions, s.LeaveOneOut()) {
+		t.Error("predictions are not the LOO predictions at the best λ")
+	}
+}
+
+// Ties go to the larger λ.
+func TestSelectTiesPreferLargerLambda(t *testing.T) {
+	_, y := problem(t, 12, false)
+	// every λ scores the same: the predictions do not depend on it
+	res, err := Select(func(l float64) (constant, error) { return constant{y}, nil }, y, []float64{1, 4, 2}, Scheme{Kind: LOO, Name: "loo"}, mustMeasure(t, "mse"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Best.Lambda != 4 {
+		t.Errorf("best λ = %g, want 4", res.Best.Lambda)
+	}
+}
+
+type constant struct{ y *mat.Dense }
+
+func (c constant) LeaveOneOut() *mat.Dense {
+	m, t := c.y.Dims()
+	return mat.NewDense(m, t, nil)
+}
+func (c constant) HoldOut(rows []int) (*mat.Dense, error) { return nil, errors.New("unused") }
+func (c constant) LeavePairOut(p []rls.Pair) (*mat.Dense, *mat.Dense, error) {
+	return nil, nil, errors.New("unused")
+}
+
+// Folds that leave rows out: those rows get NaN predictions and are not scored.
+func TestSelectFolds(t *testing.T) {
+	r, y := problem(t, 20, false)
+	folds := [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10}}
+	mse := mustMeasure(t, "mse")
+	res, err := Select(r.Solve, y, []float64{0.5}, Scheme{Kind: Folds, Name: "folds", Folds: folds}, mse, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := r.Solve(0.5)
+	ys := mat.NewDense(11, 2, nil)
+	ps := mat.NewDense(11, 2, nil)
+	for _, f := range folds {
+		p, _ := s.HoldOut(f)
+		for n, i := range f {
+			ys.SetRow(i, y.RawRowView(i))
+			ps.SetRow(i, p.RawRowView(n))
+			if !reflect.DeepEqual(res.Predictions.RawRowView(i), p.RawRowView(n)) {
+				t.Errorf("row %d: prediction %v, want %v", i, res.Predictions.RawRowView(i), p.RawRowView(n))
+			}
+		}
+	}
+	for i := 11; i < 20; i++ {
+		if !math.IsNaN(res.Predictions.At(i, 0)) {
+			t.Errorf("row %d in no fold has prediction %v", i, res.Predictions.At(i, 0))
+		}
+	}
+	want, _ := mse.Score(ys, ps, nil)
+	if math.Abs(res.Best.Value-want) > 1e-15 {
+		t.Errorf("value %g, want %g", res.Best.Value, want)
+	}
+}
+
+// LPO-AUC: each positive–negative pair scored by the model retrained without it
+// (through HoldOut, the general shortcut), ties ½, mean over the two outputs.
+func TestSelectLPO(t *testing.T) {
+	r, y := problem(t, 16, true)
+	auc := mustMeasure(t, "auc")
+	res, err := Select(r.Solve, y, []float64{0.1, 1}, Scheme{Kind: LPO, Name: "lpo"}, auc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, p := range res.Curve {
+		s, _ := r.Solve(p.Lambda)
+		total := 0.0
+		for c := 0; c < 2; c++ {
+			good, count := 0.0, 0
+			for i := 0; i < 16; i++ {
+				for j := 0; j < 16; j++ {
+					if y.At(i, c) > 0 && y.At(j, c) <= 0 {
+						h, _ := s.HoldOut([]int{i, j})
+						count++
+						switch d := h.At(0, c) - h.At(1, c); {
+						case d > 0:
+							good++
+						case d == 0:
+							good += 0.5
+						}
+					}
+				}
+			}
+			total += good / float64(count)
+		}
+		if math.Abs(p.Value-total/2) > 1e-12 {
+			t.Errorf("point %d: LPO-AUC %g, want %g", n, p.Value, total/2)
+		}
+	}
+	if len(res.PairPredictions) == 0 {
+		t.Error("no pair predictions")
+	}
+}
+
+func TestSelectErrors(t *testing.T) {
+	r, y := problem(t, 10, true)
+	mse, auc := mustMeasure(t, "mse"), mustMeasure(t, "auc")
+	cases := []struct {
+		name string
+		grid []float64
+		sc   Scheme
+		meas measure.Measure
+		want error
+	}{
+		{"empty grid", nil, Scheme{Kind: LOO}, mse, ErrGrid},
+		{"lpo with mse", []float64{1}, Scheme{Kind: LPO}, mse, ErrScheme},
+		{"no folds", []float64{1}, Scheme{Kind: Folds}, mse, ErrScheme},
+		{"fold out of range", []float64{1}, Scheme{Kind: Folds, Folds: [][]int{{0, 10}}}, mse, ErrScheme},
+		{"row in two folds", []float64{1}, Scheme{Kind: Folds, Folds: [][]int{{0, 1}, {1, 2}}}, mse, ErrScheme},
+		{"unknown kind", []float64{1}, Scheme{Kind: "bootstrap"}, mse, ErrScheme},
+		{"bad lambda", []float64{1, -1}, Scheme{Kind: LOO}, mse, rls.ErrLambda},
+	}
+	for _, c := range cases {
+		if _, err := Select(r.Solve, y, c.grid, c.sc, c.meas, Options{}); !errors.Is(err, c.want) {
+			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
+		}
+	}
+	one := mat.NewDense(10, 1, nil)
+	for i := 0; i < 10; i++ {
+		one.Set(i, 0, 1)
+	}
+	r1, _ := rls.Fit(mat.NewDense(10, 1, []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), one, rls.Options{Kernel: kernel.Gaussian{Gamma: 1}})
+	if _, err := Select(r1.Solve, one, []float64{1}, Scheme{Kind: LPO}, auc, Options{}); !errors.Is(err, measure.ErrUndefined) {
+		t.Errorf("LPO with one class: err = %v, want measure.ErrUndefined", err)
+	}
+}
+
+func TestParseGrid(t *testing.T) {
+	cases := []struct {
+		spec string
+		want []float64
+		err  bool
+	}{
+		{"1", []float64{1}, false},
+		{"0.1, 1,10", []float64{0.1, 1, 10}, false},
+		{"2^-2..2^1", []float64{0.25, 0.5, 1, 2}, false},
+		{"2^3", []float64{8}, false},
+		{"1e-6,1e4", []float64{1e-6, 1e4}, false},
+		{"", nil, true},
+		{"a", nil, true},
+		{"1,,2", nil, true},
+		{"0", nil, true},
+		{"-1", nil, true},
+		{"NaN", nil, true},
+		{"Inf", nil, true},
+		{"2^3..2^1", nil, true},
+		{"2^a..2^3", nil, true},
+		{"3..5", nil, true},
+	}
+	for _, c := range cases {
+		got, err := ParseGrid(c.spec, true)
+		if (err != nil) != c.err || (!c.err && !reflect.DeepEqual(got, c.want)) {
+			t.Errorf("ParseGrid(%q) = %v, %v", c.spec, got, err)
+		}
+		if err != nil && !errors.Is(err, ErrGrid) {
+			t.Errorf("ParseGrid(%q): err %v does not wrap ErrGrid", c.spec, err)
+		}
+	}
+	if g := DefaultGrid(); len(g) != 31 || g[0] != math.Ldexp(1, -15) || g[30] != 32768 {
+		t.Errorf("default grid %v", g)
+	}
+	if g, err := ParseGrid("-1,0,1", false); err != nil || len(g) != 3 {
+		t.Errorf("coef0-style grid: %v %v", g, err)
+	}
+}
