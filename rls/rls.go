@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -274,6 +275,9 @@ type Solution struct {
 	g      []float64 // r
 	res    *mat.Dense
 	diag   []float64
+
+	fullOnce sync.Once
+	full     *mat.Dense // A, formed on first need by LeavePairOut
 }
 
 // Solve returns the solution at λ: O(m·r·t) (O(m²t) dual), no refactorization.
@@ -465,8 +469,9 @@ type Pair struct{ I, J int }
 
 // LeavePairOut returns, for every pair {i, j}, the predictions for x_i and x_j of
 // the model retrained without both (p×t each): the 2×2 case of HoldOut. When the
-// pairs are many (≥ m²/8) the matrix A is formed once with one gemm, O(m²r), after
-// which each pair costs O(t) (paper 000, Theorem 2); otherwise each pair costs O(r + t).
+// pairs are many (≥ m²/8) the matrix A is formed once per solution with one gemm,
+// O(m²r), after which each pair costs O(t) (paper 000, Theorem 2); otherwise each
+// pair costs O(r + t). Safe for concurrent use.
 func (s *Solution) LeavePairOut(pairs []Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.r.y.Dims()
 	if len(pairs) == 0 {
@@ -483,7 +488,8 @@ func (s *Solution) LeavePairOut(pairs []Pair) (pi, pj *mat.Dense, err error) {
 	u := s.r.f.U
 	var offDiag func(i, j int) float64
 	if len(pairs) >= m*m/8 {
-		a := linalg.Mul(false, true, scaleCols(u, s.g), u)
+		s.fullOnce.Do(func() { s.full = linalg.Mul(false, true, scaleCols(u, s.g), u) })
+		a := s.full
 		offDiag = func(i, j int) float64 { return a.At(i, j) }
 	} else {
 		offDiag = func(i, j int) float64 {
