@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// run executes rlskit with args in-process and returns stdout, stderr and the error.
+func run(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	root := newRoot(strings.NewReader(stdin), &out, &errb)
+	root.SetArgs(args)
+	err := root.Execute()
+	return out.String(), errb.String(), err
+}
+
+// writeCSV writes m rows: features a, b, c; labels y (regression) and cls (±1).
+func writeCSV(t *testing.T, dir string, m int, seed uint64) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 3))
+	var b strings.Builder
+	b.WriteString("a,b,c,y,cls\n")
+	for i := 0; i < m; i++ {
+		a, bb, c := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+		y := 2*a - bb + math.Sin(c) + 0.1*rng.NormFloat64()
+		cls := 1
+		if y < 0 {
+			cls = -1
+		}
+		fmt.Fprintf(&b, "%g,%g,%g,%g,%d\n", a, bb, c, y, cls)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("data%d.csv", seed))
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func decodeFit(t *testing.T, s string) fitOutput {
+	t.Helper()
+	var o fitOutput
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		t.Fatalf("fit output is not the JSON contract: %v\n%s", err, s)
+	}
+	return o
+}
+
+func TestFitContract(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 60, 1)
+	stdout, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--learner", "rls",
+		"--kernel", "gaussian", "--gamma", "0.3", "--lambda-grid", "2^-4..2^4", "--cv", "loo", "--measure", "mse", "--quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := decodeFit(t, stdout)
+	if o.Learner != "rls" || o.Kernel.Name != "gaussian" || o.NTrain != 60 || o.CV == nil {
+		t.Fatalf("unexpected output %+v", o)
+	}
+	if o.CV.Strategy != "loo" || o.CV.Measure != "mse" || len(o.CV.Curve) != 9 {
+		t.Fatalf("cv %+v", o.CV)
+	}
+	best := o.CV.Curve[0]
+	for _, p := range o.CV.Curve {
+		if p.Value < best.Value {
+			best = p
+		}
+	}
+	if o.CV.Best.Lambda != best.Lambda || o.CV.Best.Value != best.Value || o.Lambda != best.Lambda {
+		t.Errorf("best %+v / lambda %g, want %+v", o.CV.Best, o.Lambda, best)
+	}
+}
+
+// The model fit saves predicts like the CV says, and predict reads it back.
+func TestFitPredictRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	train := writeCSV(t, dir, 80, 2)
+	test := writeCSV(t, dir, 25, 3)
+	modelPath := filepath.Join(dir, "m.json")
+	cvPath := filepath.Join(dir, "cv.tsv")
+	for _, kern := range [][]string{
+		{"--kernel", "linear"},
+		{"--kernel", "gaussian", "--gamma", "0.2"},
+		{"--kernel", "gaussian", "--gamma", "0.2", "--basis", "20"},
+		{"--kernel", "polynomial", "--gamma", "0.5", "--coef0", "1", "--degree", "3", "--standardize"},
+	} {
+		t.Run(strings.Join(kern, " "), func(t *testing.T) {
+			args := append([]string{"fit", "--data", train, "--label", "y", "--lambda-grid", "0.01,0.1,1,10",
+				"--cv", "kfold:5", "--model", modelPath, "--cv-predictions", cvPath, "--quiet"}, kern...)
+			stdout, _, err := run(t, "", args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := decodeFit(t, stdout)
+			if o.CV.Strategy != "kfold:5" {
+				t.Errorf("strategy %q", o.CV.Strategy)
+			}
+			cvLines := strings.Split(strings.TrimSpace(readFileT(t, cvPath)), "\n")
+			if len(cvLines) != 80 {
+				t.Errorf("%d CV prediction lines, want 80", len(cvLines))
+			}
+			// predictions to stdout, the measure on stderr
+			pout, perr, err := run(t, "", "predict", "--model", modelPath, "--data", test, "--measure", "mse")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(pout), "\n")
+			if len(lines) != 25 {
+				t.Fatalf("%d prediction lines, want 25", len(lines))
+			}
+			var score struct {
+				Measure string
+				Value   float64
+			}
+			if err := json.Unmarshal([]byte(perr), &score); err != nil || score.Measure != "mse" {
+				t.Fatalf("measure line %q: %v", perr, err)
+			}
+			// recompute the MSE from the printed predictions and the file's labels
+			want := 0.0
+			labels := testLabels(t, test)
+			for i, l := range lines {
+				p, err := strconv.ParseFloat(l, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want += (p - labels[i]) * (p - labels[i]) / 25
+			}
+			if math.Abs(score.Value-want) > 1e-9*want {
+				t.Errorf("reported MSE %g, recomputed %g", score.Value, want)
+			}
+			// with --out: file holds the predictions, the measure goes to stdout
+			outPath := filepath.Join(dir, "pred.tsv")
+			pout2, _, err := run(t, "", "predict", "--model", modelPath, "--data", test, "--measure", "mse", "--out", outPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.TrimSpace(readFileT(t, outPath)) != strings.TrimSpace(pout) || !strings.Contains(pout2, `"measure":"mse"`) {
+				t.Errorf("--out file or measure line wrong: %q", pout2)
+			}
+		})
+	}
+}
+
+func testLabels(t *testing.T, path string) []float64 {
+	var out []float64
+	for i, line := range strings.Split(strings.TrimSpace(readFileT(t, path)), "\n") {
+		if i == 0 {
+			continue
+		}
+		v, _ := strconv.ParseFloat(strings.Split(line, ",")[3], 64)
+		out = append(out, v)
+	}
+	return out
+}
+
+func readFileT(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestFitSchemes(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 30, 4)
+	folds := filepath.Join(dir, "folds.txt")
+	os.WriteFile(folds, []byte("0 1 2 3 4\n5 6 7 8 9\n10 11 12\n"), 0o644)
+	pairsOut := filepath.Join(dir, "pairs.tsv")
+	cases := []struct {
+		name     string
+		args     []string
+		strategy string
+		measure  string
+	}{
+		{"folds file", []string{"--label", "y", "--folds", folds}, "folds:" + folds, "mse"},
+		{"lpo auc", []string{"--label", "cls", "--cv", "lpo", "--cv-predictions", pairsOut}, "lpo", "auc"},
+		{"lpo cindex", []string{"--label", "y", "--cv", "lpo", "--measure", "cindex"}, "lpo", "cindex"},
+		{"multi-output", []string{"--label", "y,cls", "--cv", "kfold:3", "--measure", "mse"}, "kfold:3", "mse"},
+		{"gamma grid", []string{"--label", "y", "--kernel", "gaussian", "--gamma-grid", "0.1,1"}, "loo", "mse"},
+		{"single lambda", []string{"--label", "y", "--lambda", "0.5"}, "loo", "mse"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"fit", "--data", data, "--quiet", "--lambda-grid", "0.1,1"}, c.args...)
+			if c.name == "single lambda" {
+				args = append([]string{"fit", "--data", data, "--quiet"}, c.args...)
+			}
+			stdout, _, err := run(t, "", args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := decodeFit(t, stdout)
+			if o.CV.Strategy != c.strategy || o.CV.Measure != c.measure {
+				t.Errorf("cv %s/%s, want %s/%s", o.CV.Strategy, o.CV.Measure, c.strategy, c.measure)
+			}
+			if c.name == "gamma grid" {
+				if len(o.CV.Curve) != 4 || o.CV.Curve[0].Gamma == nil || o.CV.Best.Gamma == nil {
+					t.Errorf("gamma grid curve %+v", o.CV.Curve)
+				}
+			}
+		})
+	}
+	// LPO CV predictions: one line per positive–negative pair "i j p_i p_j"
+	lines := strings.Split(strings.TrimSpace(readFileT(t, pairsOut)), "\n")
+	pos := 0
+	for _, l := range testLabelsCol(t, data, 4) {
+		if l > 0 {
+			pos++
+		}
+	}
+	if len(lines) != pos*(30-pos) || len(strings.Fields(lines[0])) != 4 {
+		t.Errorf("%d pair lines (first %q), want %d", len(lines), lines[0], pos*(30-pos))
+	}
+}
+
+func testLabelsCol(t *testing.T, path string, col int) []float64 {
+	var out []float64
+	for i, line := range strings.Split(strings.TrimSpace(readFileT(t, path)), "\n") {
+		if i > 0 {
+			v, _ := strconv.ParseFloat(strings.Split(line, ",")[col], 64)
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Bad input: a clear error, and no output file left behind.
+func TestFitErrors(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 12, 5)
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	allRows := write("all.txt", "0 1 2 3 4 5 6 7 8 9 10 11\n")
+	dupFolds := write("dup.txt", "0 1\n1 2\n")
+	basisBad := write("basis.txt", "0 12\n")
+	modelPath := filepath.Join(dir, "never.json")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lambda", "0"}, "--lambda"},
+		{[]string{"--lambda", "-1"}, "--lambda"},
+		{[]string{"--lambda", "NaN"}, "--lambda"},
+		{[]string{"--lambda-grid", "1,x"}, "--lambda-grid"},
+		{[]string{"--kernel", "rbf"}, "unknown kernel"},
+		{[]string{"--measure", "rmse"}, "unknown measure"},
+		{[]string{"--cv", "lpo", "--measure", "mse"}, "pairwise"},
+		{[]string{"--cv", "kfold:1"}, "kfold:1"},
+		{[]string{"--cv", "bootstrap"}, "bootstrap"},
+		{[]string{"--folds", allRows}, "all"},
+		{[]string{"--folds", dupFolds}, "already"},
+		{[]string{"--basis", "13", "--kernel", "gaussian"}, "more basis vectors"},
+		{[]string{"--basis-rows", basisBad, "--kernel", "gaussian"}, "basis.txt:1"},
+		{[]string{"--learner", "svm"}, "unknown learner"},
+		{[]string{"--gamma", "2"}, "does not apply"},
+		{[]string{"--kernel", "gaussian", "--gamma", "0"}, "gamma"},
+		{[]string{"--cv", "lgo"}, "group ids"},
+		{[]string{"--cv", "none", "--lambda-grid", "1,2"}, "needs cross-validation"},
+	}
+	for _, c := range cases {
+		args := append([]string{"fit", "--data", data, "--label", "y", "--quiet", "--model", modelPath}, c.args...)
+		_, _, err := run(t, "", args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want it to mention %q", c.args, err, c.want)
+		}
+		if _, serr := os.Stat(modelPath); serr == nil {
+			t.Fatalf("%v: failed run left %s behind", c.args, modelPath)
+		}
+	}
+	// data errors name the file and line
+	bad := write("bad.csv", "a,y\n1,2\n3,oops\n")
+	_, _, err := run(t, "", "fit", "--data", bad, "--label", "y", "--quiet")
+	if err == nil || !strings.Contains(err.Error(), "bad.csv:3") {
+		t.Errorf("non-numeric label: err = %v", err)
+	}
+	_, _, err = run(t, "", "fit", "--data", data, "--label", "nope", "--quiet")
+	if err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown label column: err = %v", err)
+	}
+}
+
+func TestPredictErrors(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 20, 6)
+	modelPath := filepath.Join(dir, "m.json")
+	if _, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--kernel", "gaussian", "--model", modelPath, "--quiet"); err != nil {
+		t.Fatal(err)
+	}
+	corrupt := filepath.Join(dir, "corrupt.json")
+	os.WriteFile(corrupt, []byte(`{"format":"rlskit-model","version":1,`), 0o644)
+	narrow := filepath.Join(dir, "narrow.csv")
+	os.WriteFile(narrow, []byte("a,b,y\n1,2,3\n"), 0o644)
+	renamed := filepath.Join(dir, "renamed.csv")
+	os.WriteFile(renamed, []byte("a,b,z,cls,y\n1,2,3,1,4\n"), 0o644)
+	out := filepath.Join(dir, "never.tsv")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", corrupt, "--data", data}, "corrupt"},
+		{[]string{"--model", filepath.Join(dir, "missing.json"), "--data", data}, "missing.json"},
+		{[]string{"--model", modelPath, "--data", narrow}, "2 feature columns"},
+		{[]string{"--model", modelPath, "--data", renamed}, `"z"`},
+		{[]string{"--model", modelPath, "--data", data, "--measure", "rmse"}, "unknown measure"},
+	}
+	for _, c := range cases {
+		_, _, err := run(t, "", append(append([]string{"predict"}, c.args...), "--out", out)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want it to mention %q", c.args, err, c.want)
+		}
+		if _, serr := os.Stat(out); serr == nil {
+			t.Fatalf("%v: failed run left %s behind", c.args, out)
+		}
+	}
+}
+
+func TestStdin(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 15, 7)
+	stdout, _, err := run(t, readFileT(t, data), "fit", "--data", "-", "--format", "csv", "--label", "y", "--quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := decodeFit(t, stdout); o.NTrain != 15 {
+		t.Errorf("n_train %d", o.NTrain)
+	}
+}
+
+func TestDemoAndVersion(t *testing.T) {
+	stdout, _, err := run(t, "", "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"LOO MSE", "<- best", "chosen λ", "held-out test MSE"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, stdout)
+		}
+	}
+	v, _, err := run(t, "", "version")
+	if err != nil || !strings.HasPrefix(v, "rlskit ") {
+		t.Errorf("version: %q %v", v, err)
+	}
+}
