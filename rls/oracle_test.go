@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"rlskit/factor"
 	"rlskit/kernel"
 	"rlskit/matrix"
 )
@@ -111,9 +112,9 @@ func naivePredict(p problem, train, test []int, lambda float64) *mat.Dense {
 		return &out
 	case isLinearPrimal(p, len(train)):
 		lin := k.(kernel.Linear)
-		w := ridgeLS(withBias(xt, lin.Bias), kernel.Rows(p.y, train).(*mat.Dense), lambda)
+		w := ridgeLS(factor.WithBias(xt, lin.Bias), kernel.Rows(p.y, train).(*mat.Dense), lambda)
 		var out mat.Dense
-		out.Mul(withBias(xs, lin.Bias), w)
+		out.Mul(factor.WithBias(xs, lin.Bias), w)
 		return &out
 	default:
 		pts := k.Points(p.x)

@@ -37,7 +37,6 @@ import (
 	"rlskit/factor"
 	"rlskit/internal/linalg"
 	"rlskit/kernel"
-	"rlskit/matrix"
 	"rlskit/model"
 )
 
@@ -49,7 +48,7 @@ var (
 	// ErrHoldOut is returned for an invalid hold-out set or pair.
 	ErrHoldOut = errors.New("rls: invalid hold-out set")
 	// ErrBasis is returned for an invalid basis.
-	ErrBasis = errors.New("rls: invalid basis")
+	ErrBasis = factor.ErrBasis
 	// ErrIndefinite is returned when K̃ + λI is not positive definite (an indefinite precomputed kernel).
 	ErrIndefinite = errors.New("rls: kernel matrix plus lambda·I is not positive definite")
 )
@@ -84,16 +83,11 @@ type Options struct {
 // RLS is a trained factorization: it does not depend on λ. Solve gives the model
 // and the cross-validation shortcuts at any λ.
 type RLS struct {
-	f      *factor.Factor
-	y      *mat.Dense // m×t
-	uty    *mat.Dense // r×t, UᵀY
-	kern   kernel.Kernel
-	x      mat.Matrix // training data (needed for linear weights from expansions)
-	points mat.Matrix // expansion points: all training points (dual) or the basis (sparse)
-	basis  []int
-	bias   float64 // linear form: the bias feature is √bias
-	width  int
-	outs   []string
+	d    *factor.Data
+	f    *factor.Factor
+	y    *mat.Dense // m×t
+	uty  *mat.Dense // r×t, UᵀY
+	outs []string
 }
 
 // Fit factors the kernel matrix of X (m×d, *mat.Dense or *matrix.CSR) for the
@@ -103,7 +97,7 @@ func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
 	if opt.Kernel == nil {
 		return nil, errors.New("rls: no kernel given")
 	}
-	m, d := x.Dims()
+	m, _ := x.Dims()
 	if y == nil || y.IsEmpty() {
 		return nil, fmt.Errorf("%w: no labels", ErrShape)
 	}
@@ -126,56 +120,24 @@ func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
 	if len(outs) != t {
 		return nil, fmt.Errorf("%w: %d output names for %d outputs", ErrShape, len(outs), t)
 	}
-	r := &RLS{y: mat.DenseCopyOf(y), kern: opt.Kernel, x: x, width: d, outs: outs}
-	lin, isLinear := opt.Kernel.(kernel.Linear)
-	form := opt.Form
-	if form == Auto {
-		switch {
-		case opt.Basis != nil:
-			form = Sparse
-		case isLinear && lin.Bias >= 0 && d+1 < m:
-			form = Linear
-		default:
-			form = Dual
-		}
-	}
-	var err error
-	switch form {
+	req := factor.Request{Basis: opt.Basis}
+	switch opt.Form {
+	case Auto:
+		req.Auto = true
 	case Dual:
-		points := opt.Kernel.Points(x)
-		var k *mat.Dense
-		if k, err = opt.Kernel.Block(x, points); err != nil {
-			return nil, err
-		}
-		r.points = points
-		r.f, err = factor.NewDual(k)
+		req.Form = factor.Dual
 	case Linear:
-		if !isLinear {
-			return nil, fmt.Errorf("rls: the linear form needs the linear kernel, not %s", opt.Kernel.Spec())
-		}
-		if lin.Bias < 0 {
-			return nil, fmt.Errorf("rls: the linear form needs bias ≥ 0, got %g (use the dual form)", lin.Bias)
-		}
-		r.bias = lin.Bias
-		r.f, err = factor.NewLinear(withBias(x, lin.Bias))
+		req.Form = factor.Linear
 	case Sparse:
-		if err := checkBasis(opt.Basis, m); err != nil {
-			return nil, err
-		}
-		r.basis = append([]int(nil), opt.Basis...)
-		points := kernel.Rows(opt.Kernel.Points(x), r.basis)
-		var kmb *mat.Dense
-		if kmb, err = opt.Kernel.Block(x, points); err != nil {
-			return nil, err
-		}
-		r.points = points
-		r.f, err = factor.NewSparse(kmb, kernel.Rows(kmb, r.basis).(*mat.Dense))
+		req.Form = factor.Sparse
 	default:
-		return nil, fmt.Errorf("rls: unknown form %d", form)
+		return nil, fmt.Errorf("rls: unknown form %d", opt.Form)
 	}
+	d, err := factor.Build(x, opt.Kernel, req)
 	if err != nil {
 		return nil, err
 	}
+	r := &RLS{d: d, f: d.Factor, y: mat.DenseCopyOf(y), outs: outs}
 	r.uty = linalg.Mul(true, false, r.f.U, r.y)
 	return r, nil
 }
@@ -192,55 +154,6 @@ func finite(y *mat.Dense) error {
 	return nil
 }
 
-func checkBasis(b []int, m int) error {
-	if len(b) == 0 {
-		return fmt.Errorf("%w: empty basis", ErrBasis)
-	}
-	if len(b) > m {
-		return fmt.Errorf("%w: %d basis vectors for %d rows", ErrBasis, len(b), m)
-	}
-	seen := make(map[int]bool, len(b))
-	for _, i := range b {
-		if i < 0 || i >= m {
-			return fmt.Errorf("%w: basis row %d outside [0,%d)", ErrBasis, i, m)
-		}
-		if seen[i] {
-			return fmt.Errorf("%w: basis row %d given twice", ErrBasis, i)
-		}
-		seen[i] = true
-	}
-	return nil
-}
-
-// withBias returns [X, √bias·1] densely (without the column when bias is 0).
-func withBias(x mat.Matrix, bias float64) *mat.Dense {
-	m, d := x.Dims()
-	cols := d
-	if bias != 0 {
-		cols++
-	}
-	out := mat.NewDense(m, cols, nil)
-	switch xx := x.(type) {
-	case *matrix.CSR:
-		for i := 0; i < m; i++ {
-			idx, val := xx.Row(i)
-			row := out.RawRowView(i)
-			for k, j := range idx {
-				row[j] = val[k]
-			}
-		}
-	default:
-		out.Slice(0, m, 0, d).(*mat.Dense).Copy(x)
-	}
-	if bias != 0 {
-		sb := math.Sqrt(bias)
-		for i := 0; i < m; i++ {
-			out.Set(i, d, sb)
-		}
-	}
-	return out
-}
-
 // Form reports the form the factor was built in.
 func (r *RLS) Form() factor.Form { return r.f.Form }
 
@@ -254,7 +167,7 @@ func (r *RLS) Outputs() int { _, t := r.y.Dims(); return t }
 func (r *RLS) Labels() *mat.Dense { return r.y }
 
 // Basis returns the basis rows of a sparse model (nil otherwise).
-func (r *RLS) Basis() []int { return r.basis }
+func (r *RLS) Basis() []int { return r.d.Basis }
 
 // Factor returns the underlying factor (shared; do not modify).
 func (r *RLS) Factor() *factor.Factor { return r.f }
@@ -537,39 +450,7 @@ func (s *Solution) Coefficients() *mat.Dense {
 }
 
 // Predictor returns the trained predictor at λ. For the linear kernel it is a
-// weight vector whatever the form (W = Xᵀa, b = bias·Σa for expansions).
+// weight vector whatever the form.
 func (s *Solution) Predictor() *model.Predictor {
-	r := s.r
-	a := s.Coefficients()
-	p := &model.Predictor{Learner: "rls", Kernel: r.kern.Spec(), Lambda: s.Lambda, Width: r.width, Outputs: r.outs}
-	_, t := a.Dims()
-	lin, isLinear := r.kern.(kernel.Linear)
-	switch {
-	case r.f.Form == factor.Linear:
-		d := r.width
-		p.W = mat.DenseCopyOf(a.Slice(0, d, 0, t))
-		p.B = make([]float64, t)
-		if r.bias != 0 {
-			sb := math.Sqrt(r.bias)
-			for c := range p.B {
-				p.B[c] = sb * a.At(d, c)
-			}
-		}
-	case isLinear:
-		p.W = mat.NewDense(r.width, t, nil)
-		switch pts := r.points.(type) {
-		case *matrix.CSR:
-			tr := pts.Transpose()
-			tr.MulDense(p.W, a)
-		default:
-			p.W.Mul(pts.T(), a)
-		}
-		p.B = make([]float64, t)
-		for c := range p.B {
-			p.B[c] = lin.Bias * mat.Sum(a.ColView(c))
-		}
-	default:
-		p.Points, p.A = r.points, a
-	}
-	return p
+	return s.r.d.Predictor(s.Coefficients(), "rls", s.Lambda, s.r.outs)
 }

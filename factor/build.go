@@ -1,0 +1,185 @@
+package factor
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"rlskit/kernel"
+	"rlskit/matrix"
+	"rlskit/model"
+)
+
+// ErrBasis is returned for an invalid basis.
+var ErrBasis = errors.New("factor: invalid basis")
+
+// Data is a factor built from training rows with a kernel, together with what a
+// predictor needs: the expansion points and, for the linear form, the bias.
+type Data struct {
+	*Factor
+	Kernel kernel.Kernel
+	// X holds the training rows.
+	X mat.Matrix
+	// Points are the expansion points: every training point (Dual) or the basis
+	// points (Sparse); nil for Linear.
+	Points mat.Matrix
+	// Basis lists the basis rows (Sparse).
+	Basis []int
+	// Bias is the linear kernel's bias; the Linear form's extra feature is √Bias.
+	Bias float64
+	// Width is the number of features of a data row.
+	Width int
+}
+
+// Request says which form to build; Auto picks Sparse when a basis is given,
+// Linear for the linear kernel (bias ≥ 0) with fewer features than rows, and Dual otherwise.
+type Request struct {
+	Form  Form
+	Auto  bool
+	Basis []int
+}
+
+// Build computes the kernel blocks of X and factors them in the requested form.
+// Cost: one kernel block (m×m dual, m×n sparse) plus O(m³) dual, O(m·d²) linear, O(m·n²) sparse.
+func Build(x mat.Matrix, k kernel.Kernel, req Request) (*Data, error) {
+	m, width := x.Dims()
+	lin, isLinear := k.(kernel.Linear)
+	form := req.Form
+	if req.Auto {
+		switch {
+		case req.Basis != nil:
+			form = Sparse
+		case isLinear && lin.Bias >= 0 && width+1 < m:
+			form = Linear
+		default:
+			form = Dual
+		}
+	}
+	d := &Data{Kernel: k, X: x, Width: width}
+	var err error
+	switch form {
+	case Dual:
+		points := k.Points(x)
+		var km *mat.Dense
+		if km, err = k.Block(x, points); err != nil {
+			return nil, err
+		}
+		d.Points = points
+		d.Factor, err = NewDual(km)
+	case Linear:
+		if !isLinear {
+			return nil, fmt.Errorf("factor: the linear form needs the linear kernel, not %s", k.Spec())
+		}
+		if lin.Bias < 0 {
+			return nil, fmt.Errorf("factor: the linear form needs bias ≥ 0, got %g (use the dual form)", lin.Bias)
+		}
+		d.Bias = lin.Bias
+		d.Factor, err = NewLinear(WithBias(x, lin.Bias))
+	case Sparse:
+		if err := CheckBasis(req.Basis, m); err != nil {
+			return nil, err
+		}
+		d.Basis = append([]int(nil), req.Basis...)
+		points := kernel.Rows(k.Points(x), d.Basis)
+		var kmb *mat.Dense
+		if kmb, err = k.Block(x, points); err != nil {
+			return nil, err
+		}
+		d.Points = points
+		d.Factor, err = NewSparse(kmb, kernel.Rows(kmb, d.Basis).(*mat.Dense))
+	default:
+		return nil, fmt.Errorf("factor: unknown form %d", form)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// CheckBasis checks that b is a non-empty set of distinct rows of 0..m-1, at most m of them.
+func CheckBasis(b []int, m int) error {
+	if len(b) == 0 {
+		return fmt.Errorf("%w: empty basis", ErrBasis)
+	}
+	if len(b) > m {
+		return fmt.Errorf("%w: %d basis vectors for %d rows", ErrBasis, len(b), m)
+	}
+	seen := make(map[int]bool, len(b))
+	for _, i := range b {
+		if i < 0 || i >= m {
+			return fmt.Errorf("%w: basis row %d outside [0,%d)", ErrBasis, i, m)
+		}
+		if seen[i] {
+			return fmt.Errorf("%w: basis row %d given twice", ErrBasis, i)
+		}
+		seen[i] = true
+	}
+	return nil
+}
+
+// WithBias returns [X, √bias·1] densely (without the column when bias is 0).
+func WithBias(x mat.Matrix, bias float64) *mat.Dense {
+	m, d := x.Dims()
+	cols := d
+	if bias != 0 {
+		cols++
+	}
+	out := mat.NewDense(m, cols, nil)
+	switch xx := x.(type) {
+	case *matrix.CSR:
+		for i := 0; i < m; i++ {
+			idx, val := xx.Row(i)
+			row := out.RawRowView(i)
+			for k, j := range idx {
+				row[j] = val[k]
+			}
+		}
+	default:
+		out.Slice(0, m, 0, d).(*mat.Dense).Copy(x)
+	}
+	if bias != 0 {
+		sb := math.Sqrt(bias)
+		for i := 0; i < m; i++ {
+			out.Set(i, d, sb)
+		}
+	}
+	return out
+}
+
+// Predictor turns coefficients into a predictor: coef holds one row per
+// expansion point (Dual, Sparse) or the primal weights with the bias weight last
+// (Linear). For the linear kernel the result is always a weight vector
+// (W = Pointsᵀ·coef, b = bias·Σcoef), so prediction costs O(d) per row.
+func (d *Data) Predictor(coef *mat.Dense, learner string, lambda float64, outputs []string) *model.Predictor {
+	p := &model.Predictor{Learner: learner, Kernel: d.Kernel.Spec(), Lambda: lambda, Width: d.Width, Outputs: outputs}
+	_, t := coef.Dims()
+	lin, isLinear := d.Kernel.(kernel.Linear)
+	switch {
+	case d.Form == Linear:
+		p.W = mat.DenseCopyOf(coef.Slice(0, d.Width, 0, t))
+		p.B = make([]float64, t)
+		if d.Bias != 0 {
+			sb := math.Sqrt(d.Bias)
+			for c := range p.B {
+				p.B[c] = sb * coef.At(d.Width, c)
+			}
+		}
+	case isLinear:
+		p.W = mat.NewDense(d.Width, t, nil)
+		switch pts := d.Points.(type) {
+		case *matrix.CSR:
+			pts.Transpose().MulDense(p.W, coef)
+		default:
+			p.W.Mul(pts.T(), coef)
+		}
+		p.B = make([]float64, t)
+		for c := range p.B {
+			p.B[c] = lin.Bias * mat.Sum(coef.ColView(c))
+		}
+	default:
+		p.Points, p.A = d.Points, coef
+	}
+	return p
+}
