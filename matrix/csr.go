@@ -40,8 +40,8 @@ func NewCSR(r, c int, indptr, indices []int, values []float64) (*CSR, error) {
 		return nil, fmt.Errorf("%w: %d indices, %d values, indptr ends at %d", ErrShape, len(indices), len(values), indptr[r])
 	}
 	for i := 0; i < r; i++ {
-		if indptr[i+1] < indptr[i] {
-			return nil, fmt.Errorf("%w: indptr decreases at row %d", ErrShape, i)
+		if indptr[i+1] < indptr[i] || indptr[i+1] > len(values) {
+			return nil, fmt.Errorf("%w: indptr[%d] = %d outside [%d,%d]", ErrShape, i+1, indptr[i+1], indptr[i], len(values))
 		}
 		for k := indptr[i]; k < indptr[i+1]; k++ {
 			j := indices[k]

@@ -202,7 +202,7 @@ func Load(r io.Reader) (*Predictor, error) {
 		return bad("lambda %v", f.Lambda)
 	}
 	if _, err := kernel.New(f.Kernel); err != nil {
-		return bad("kernel: %v", err)
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	if f.Features != nil && len(f.Features) != f.Width {
 		return bad("%d feature names for %d features", len(f.Features), f.Width)
@@ -276,7 +276,10 @@ func fromRows(r [][]float64, n, c int) (*mat.Dense, error) {
 	if len(r) != n {
 		return nil, fmt.Errorf("%d rows, want %d", len(r), n)
 	}
-	if n == 0 || c == 0 {
+	if c == 0 && n > 0 {
+		return nil, fmt.Errorf("%d rows of no values", n)
+	}
+	if n == 0 {
 		return &mat.Dense{}, nil
 	}
 	out := mat.NewDense(n, c, nil)

@@ -266,8 +266,9 @@ func (s *Solution) Fitted() *mat.Dense {
 }
 
 // LeaveOneOut returns the m×t leave-one-out predictions, f_{−i}(x_i) =
-// y_i − R_i/A_ii (paper 001, LOOE: c_i / (G⁻¹)_ii). O(m·t) after Solve.
-func (s *Solution) LeaveOneOut() *mat.Dense {
+// y_i − R_i/A_ii (paper 001, LOOE: c_i / (G⁻¹)_ii). O(m·t) after Solve; the
+// error is always nil (the signature is shared with the ranking learners).
+func (s *Solution) LeaveOneOut() (*mat.Dense, error) {
 	m, t := s.r.y.Dims()
 	out := mat.NewDense(m, t, nil)
 	for i := 0; i < m; i++ {
@@ -276,7 +277,7 @@ func (s *Solution) LeaveOneOut() *mat.Dense {
 			orow[c] = yr[c] - rr[c]/s.diag[i]
 		}
 	}
-	return out
+	return out, nil
 }
 
 // HoldOut returns the |H|×t predictions for the rows H (in the given order) of

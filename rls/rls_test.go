@@ -70,7 +70,7 @@ func TestLeaveOneOutEqualsRetraining(t *testing.T) {
 					t.Fatal(err)
 				}
 				tol := tolerance(p, lambda)
-				loo := s.LeaveOneOut()
+				loo := loo(t, s)
 				want := mat.NewDense(m, tt, nil)
 				for i := 0; i < m; i++ {
 					want.SetRow(i, naivePredict(p, complementRows([]int{i}, m), []int{i}, lambda).RawRowView(0))

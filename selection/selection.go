@@ -29,7 +29,7 @@ var (
 // Solution is what a learner gives at one λ: its cross-validation shortcuts.
 // *rls.Solution implements it.
 type Solution interface {
-	LeaveOneOut() *mat.Dense
+	LeaveOneOut() (*mat.Dense, error)
 	HoldOut(rows []int) (*mat.Dense, error)
 	LeavePairOut(pairs []rls.Pair) (pi, pj *mat.Dense, err error)
 }
@@ -117,8 +117,9 @@ func Select[S Solution](solve func(float64) (S, error), y *mat.Dense, grid []flo
 		var pairs []PairPrediction
 		switch sc.Kind {
 		case LOO:
-			pred = s.LeaveOneOut()
-			v, err = meas.Score(y, pred, opt.Queries)
+			if pred, err = s.LeaveOneOut(); err == nil {
+				v, err = meas.Score(y, pred, opt.Queries)
+			}
 		case Folds:
 			pred, err = foldPredictions(s, sc.Folds, y)
 			if err == nil {

@@ -1,0 +1,279 @@
+package rank
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"rlskit/kernel"
+	"rlskit/rls"
+)
+
+func TestQueryEqualsRetraining(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, p := range problems(rng) {
+		t.Run(p.name, func(t *testing.T) {
+			q, err := FitQuery(p.x, p.y, p.q, p.opts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := p.y.Dims()
+			edges := scoringEdges(p.y, p.q)
+			all := allRows(m)
+			for _, lambda := range lambdasFor(p) {
+				tol := tolerance(p, lambda)
+				s, err := q.Solve(lambda)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := oracle(p, edges, nil, all, lambda)
+				if e := relErr(s.Fitted(), want); e > tol {
+					t.Errorf("λ=%g: fitted rel. error %.2e", lambda, e)
+				}
+				got, _ := s.Predictor().Predict(p.x)
+				if e := relErr(got, want); e > tol {
+					t.Errorf("λ=%g: predictor rel. error %.2e", lambda, e)
+				}
+				// leave-query-out: each query against retraining without it
+				lqo, err := s.LeaveQueryOut(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, mem := range q.Queries() {
+					want := oracle(p, edges, mem, mem, lambda)
+					if e := relErr(rows(lqo, mem), want); e > tol {
+						t.Errorf("λ=%g: LQO query %v rel. error %.2e", lambda, mem, e)
+					}
+				}
+				// arbitrary rows (parts of queries)
+				for _, size := range []int{1, 2, m / 3} {
+					h := rng.Perm(m)[:size]
+					got, err := s.HoldOut(h)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if e := relErr(got, oracle(p, edges, h, h, lambda)); e > tol {
+						t.Errorf("λ=%g |H|=%d: hold-out rel. error %.2e", lambda, size, e)
+					}
+				}
+			}
+		})
+	}
+}
+
+// randomEdges draws a preference graph with magnitudes (some zero) and weights.
+func randomEdges(rng *rand.Rand, m, l int) []Edge {
+	var out []Edge
+	for len(out) < l {
+		i, j := rng.IntN(m), rng.IntN(m)
+		if i == j {
+			continue
+		}
+		mag := float64(rng.IntN(4))
+		out = append(out, Edge{I: i, J: j, Magnitude: mag, Weight: 0.5 + rng.Float64()})
+	}
+	return out
+}
+
+func oracleEdges(edges []Edge, cost Cost) []oracleEdge {
+	var out []oracleEdge
+	for _, e := range edges {
+		w, z := e.Weight, 1.0
+		if w == 0 {
+			w = 1
+		}
+		switch cost {
+		case Magnitude:
+			z = e.Magnitude
+		case Inverse:
+			z = e.Magnitude
+			w /= e.Magnitude
+		}
+		out = append(out, oracleEdge{i: e.I, j: e.J, w2: w * w, z: []float64{z}})
+	}
+	return out
+}
+
+func TestPreferenceEqualsRetraining(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, p := range problems(rng) {
+		if _, tt := p.y.Dims(); tt != 1 {
+			continue
+		}
+		m, _ := p.x.Dims()
+		for _, cost := range []Cost{Unit, Magnitude, Inverse} {
+			edges := randomEdges(rng, m, 3*m)
+			if cost == Inverse {
+				for k := range edges {
+					edges[k].Magnitude++
+				}
+			}
+			t.Run(p.name+"_"+cost.String(), func(t *testing.T) {
+				pr, err := FitPreference(p.x, edges, cost, p.opts())
+				if err != nil {
+					t.Fatal(err)
+				}
+				oe := oracleEdges(edges, cost)
+				for _, lambda := range lambdasFor(p) {
+					tol := tolerance(p, lambda)
+					s, err := pr.Solve(lambda)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := oracle(p, oe, nil, allRows(m), lambda)
+					if e := relErr(s.Fitted(), want); e > tol {
+						t.Errorf("λ=%g: fitted rel. error %.2e", lambda, e)
+					}
+					for _, size := range []int{1, 2, m / 3} {
+						h := rng.Perm(m)[:size]
+						got, err := s.HoldOut(h)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if e := relErr(got, oracle(p, oe, h, h, lambda)); e > tol {
+							t.Errorf("λ=%g |H|=%d: hold-out rel. error %.2e", lambda, size, e)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// The preference learner on every pair of a scoring (cost 21; ties as
+// zero-magnitude edges) is Global; on the pairs inside queries it is Query.
+func TestPreferenceEquivalences(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	x, y := randData(rng, 18, 4, 1, false)
+	q := make([]int, 18)
+	for i := range q {
+		q[i] = i % 4
+	}
+	var all, within []Edge
+	for i := 0; i < 18; i++ {
+		for j := i + 1; j < 18; j++ {
+			a, b := i, j
+			if y.At(i, 0) < y.At(j, 0) {
+				a, b = j, i
+			}
+			e := Edge{I: a, J: b, Magnitude: y.At(a, 0) - y.At(b, 0)}
+			all = append(all, e)
+			if q[i] == q[j] {
+				within = append(within, e)
+			}
+		}
+	}
+	opt := Options{Kernel: kernel.Gaussian{Gamma: 0.3}}
+	g, _ := FitGlobal(x, y, opt)
+	qu, _ := FitQuery(x, y, q, opt)
+	pa, err := FitPreference(x, all, Magnitude, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, err := FitPreference(x, within, Magnitude, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lambda := range []float64{1e-3, 1, 100} {
+		gs, _ := g.Solve(lambda)
+		qs, _ := qu.Solve(lambda)
+		as, _ := pa.Solve(lambda)
+		ws, _ := pw.Solve(lambda)
+		if e := relErr(as.Fitted(), gs.Fitted()); e > 1e-9 {
+			t.Errorf("λ=%g: all-pairs preference vs Global: %.2e", lambda, e)
+		}
+		if e := relErr(ws.Fitted(), qs.Fitted()); e > 1e-9 {
+			t.Errorf("λ=%g: within-query preference vs Query: %.2e", lambda, e)
+		}
+		h := []int{2, 7, 11}
+		gh, _ := gs.HoldOut(h)
+		ah, _ := as.HoldOut(h)
+		if e := relErr(ah, gh); e > 1e-9 {
+			t.Errorf("λ=%g: hold-out, all-pairs preference vs Global: %.2e", lambda, e)
+		}
+	}
+}
+
+// dual = linear (primal) on the same linear problem.
+func TestDualEqualsLinear(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	x, y := randData(rng, 30, 4, 2, false)
+	q := make([]int, 30)
+	for i := range q {
+		q[i] = i % 5
+	}
+	for _, form := range []rls.Form{rls.Dual, rls.Linear} {
+		_ = form
+	}
+	k := kernel.Linear{}
+	gd, _ := FitGlobal(x, y, Options{Kernel: k, Form: rls.Dual})
+	gl, _ := FitGlobal(x, y, Options{Kernel: k, Form: rls.Linear})
+	qd, _ := FitQuery(x, y, q, Options{Kernel: k, Form: rls.Dual})
+	ql, _ := FitQuery(x, y, q, Options{Kernel: k, Form: rls.Linear})
+	xn, _ := randData(rng, 7, 4, 1, false)
+	for _, lambda := range []float64{1e-3, 1, 100} {
+		a, _ := gd.Solve(lambda)
+		b, _ := gl.Solve(lambda)
+		pa, _ := a.Predictor().Predict(xn)
+		pb, _ := b.Predictor().Predict(xn)
+		if e := relErr(pa, pb); e > 1e-9 {
+			t.Errorf("Global λ=%g: dual vs linear %.2e", lambda, e)
+		}
+		c, _ := qd.Solve(lambda)
+		d, _ := ql.Solve(lambda)
+		pc, _ := c.Predictor().Predict(xn)
+		pd, _ := d.Predictor().Predict(xn)
+		if e := relErr(pc, pd); e > 1e-9 {
+			t.Errorf("Query λ=%g: dual vs linear %.2e", lambda, e)
+		}
+		if !a.Predictor().IsLinear() || !c.Predictor().IsLinear() {
+			t.Error("linear-kernel rankers should give weight-vector predictors")
+		}
+	}
+}
+
+func TestRankBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	x, y := randData(rng, 8, 2, 1, false)
+	opt := Options{Kernel: kernel.Gaussian{Gamma: 1}}
+	graphs := []struct {
+		name  string
+		edges []Edge
+		cost  Cost
+	}{
+		{"out of range", []Edge{{I: 0, J: 8}}, Unit},
+		{"negative row", []Edge{{I: -1, J: 2}}, Unit},
+		{"self-loop", []Edge{{I: 3, J: 3}}, Unit},
+		{"negative magnitude", []Edge{{I: 1, J: 2, Magnitude: -1}}, Magnitude},
+		{"inverse with zero magnitude", []Edge{{I: 1, J: 2, Magnitude: 0}}, Inverse},
+		{"negative weight", []Edge{{I: 1, J: 2, Weight: -2}}, Unit},
+		{"no edges", nil, Unit},
+	}
+	for _, g := range graphs {
+		if _, err := FitPreference(x, g.edges, g.cost, opt); !errors.Is(err, ErrGraph) {
+			t.Errorf("%s: err = %v, want ErrGraph", g.name, err)
+		}
+	}
+	if _, err := FitQuery(x, y, []int{1, 2}, opt); !errors.Is(err, ErrQueries) {
+		t.Errorf("short query list: err = %v", err)
+	}
+	// a single usable query cannot be cross-validated by leaving queries out
+	q, _ := FitQuery(x, y, []int{0, 0, 0, 0, 0, 0, 0, 1}, opt)
+	s, _ := q.Solve(1)
+	if _, err := s.LeaveQueryOut(q); !errors.Is(err, ErrTooFew) {
+		t.Errorf("LQO with one usable query: err = %v, want ErrTooFew", err)
+	}
+	g, _ := FitGlobal(x, y, opt)
+	gs, _ := g.Solve(1)
+	if _, _, err := gs.LeavePairOut([]rls.Pair{{I: 1, J: 1}}); !errors.Is(err, ErrHoldOut) {
+		t.Errorf("pair (1,1): err = %v", err)
+	}
+	if _, err := gs.HoldOut([]int{0, 1, 2, 3, 4, 5, 6}); !errors.Is(err, ErrHoldOut) {
+		t.Errorf("hold-out leaving one row: err = %v", err)
+	}
+	if _, err := FitGlobal(x, mat.NewDense(7, 1, nil), opt); !errors.Is(err, ErrShape) {
+		t.Errorf("row mismatch: err = %v", err)
+	}
+}

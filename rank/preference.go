@@ -1,0 +1,228 @@
+package rank
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"rlskit/internal/linalg"
+)
+
+// Cost selects how a preference edge's magnitude y enters the cost (paper 002, sect. 2.4).
+type Cost int
+
+const (
+	// Unit is cost (20): z = 1, w = 1 (magnitudes ignored).
+	Unit Cost = iota
+	// Magnitude is cost (21): z = y, w = 1 (magnitude preserving).
+	Magnitude
+	// Inverse is cost (22): z = y, w = 1/y (an upper bound on the disagreement error).
+	Inverse
+)
+
+func (c Cost) String() string {
+	switch c {
+	case Unit:
+		return "unit"
+	case Magnitude:
+		return "magnitude"
+	case Inverse:
+		return "inverse"
+	}
+	return fmt.Sprintf("Cost(%d)", int(c))
+}
+
+// Edge is a preference: row I is preferred over row J with the given magnitude
+// (≥ 0) and importance weight (> 0; 0 means 1).
+type Edge struct {
+	I, J      int
+	Magnitude float64
+	Weight    float64
+}
+
+// edgeGraph is L = MMᵀ = Σ_e w_e²(e_i − e_j)(e_i − e_j)ᵀ and b = MN = Σ_e w_e² z_e (e_i − e_j),
+// built in O(l) (paper 002, eq. (18)).
+type edgeGraph struct {
+	m    int
+	i, j []int
+	w2   []float64
+	z    []float64
+	adj  [][]int // row → edges incident to it
+}
+
+func newEdgeGraph(m int, edges []Edge, cost Cost) (*edgeGraph, error) {
+	g := &edgeGraph{m: m, adj: make([][]int, m)}
+	for n, e := range edges {
+		if e.I < 0 || e.I >= m || e.J < 0 || e.J >= m {
+			return nil, fmt.Errorf("%w: edge %d (%d, %d) outside rows [0,%d)", ErrGraph, n, e.I, e.J, m)
+		}
+		if e.I == e.J {
+			return nil, fmt.Errorf("%w: edge %d is a self-loop on row %d", ErrGraph, n, e.I)
+		}
+		if e.Magnitude < 0 || math.IsNaN(e.Magnitude) || math.IsInf(e.Magnitude, 0) {
+			return nil, fmt.Errorf("%w: edge %d (%d, %d) has magnitude %v, want a finite number ≥ 0", ErrGraph, n, e.I, e.J, e.Magnitude)
+		}
+		w := e.Weight
+		if w == 0 {
+			w = 1
+		}
+		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+			return nil, fmt.Errorf("%w: edge %d (%d, %d) has weight %v, want a finite number > 0", ErrGraph, n, e.I, e.J, e.Weight)
+		}
+		z := 1.0
+		switch cost {
+		case Magnitude:
+			z = e.Magnitude
+		case Inverse:
+			if e.Magnitude == 0 {
+				return nil, fmt.Errorf("%w: edge %d (%d, %d) has magnitude 0, which the inverse cost divides by", ErrGraph, n, e.I, e.J)
+			}
+			z = e.Magnitude
+			w /= e.Magnitude
+		case Unit:
+		default:
+			return nil, fmt.Errorf("%w: unknown cost %d", ErrGraph, int(cost))
+		}
+		k := len(g.i)
+		g.i, g.j = append(g.i, e.I), append(g.j, e.J)
+		g.w2, g.z = append(g.w2, w*w), append(g.z, z)
+		g.adj[e.I] = append(g.adj[e.I], k)
+		g.adj[e.J] = append(g.adj[e.J], k)
+	}
+	return g, nil
+}
+
+// mulL computes L·X in O(l·k).
+func (g *edgeGraph) mulL(x *mat.Dense) *mat.Dense {
+	_, k := x.Dims()
+	out := mat.NewDense(g.m, k, nil)
+	for e := range g.i {
+		xi, xj := x.RawRowView(g.i[e]), x.RawRowView(g.j[e])
+		oi, oj := out.RawRowView(g.i[e]), out.RawRowView(g.j[e])
+		w2 := g.w2[e]
+		for c := range oi {
+			d := w2 * (xi[c] - xj[c])
+			oi[c] += d
+			oj[c] -= d
+		}
+	}
+	return out
+}
+
+func (g *edgeGraph) b() *mat.Dense {
+	out := mat.NewDense(g.m, 1, nil)
+	for e := range g.i {
+		v := g.w2[e] * g.z[e]
+		out.Set(g.i[e], 0, out.At(g.i[e], 0)+v)
+		out.Set(g.j[e], 0, out.At(g.j[e], 0)-v)
+	}
+	return out
+}
+
+// components labels the connected components of the undirected graph (union–find).
+func (g *edgeGraph) components() []int {
+	parent := make([]int, g.m)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for e := range g.i {
+		a, b := find(g.i[e]), find(g.j[e])
+		if a != b {
+			parent[a] = b
+		}
+	}
+	code := map[int]int{}
+	out := make([]int, g.m)
+	for i := range out {
+		r := find(i)
+		c, ok := code[r]
+		if !ok {
+			c = len(code)
+			code[r] = c
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// removal collects the edges incident to U: T = U ∪ their other ends.
+func (g *edgeGraph) removal(u []int) ([]int, *mat.Dense, *mat.Dense) {
+	seen := map[int]bool{}
+	var removed []int
+	t := append([]int(nil), u...)
+	for _, r := range u {
+		for _, e := range g.adj[r] {
+			if !seen[e] {
+				seen[e] = true
+				removed = append(removed, e)
+				t = append(t, g.i[e], g.j[e])
+			}
+		}
+	}
+	t = sortedUnion(t, nil)
+	pos := make(map[int]int, len(t))
+	for n, i := range t {
+		pos[i] = n
+	}
+	dl := mat.NewDense(len(t), len(t), nil)
+	db := mat.NewDense(len(t), 1, nil)
+	for _, e := range removed {
+		a, b, w2 := pos[g.i[e]], pos[g.j[e]], g.w2[e]
+		dl.Set(a, a, dl.At(a, a)+w2)
+		dl.Set(b, b, dl.At(b, b)+w2)
+		dl.Set(a, b, dl.At(a, b)-w2)
+		dl.Set(b, a, dl.At(b, a)-w2)
+		db.Set(a, 0, db.At(a, 0)+w2*g.z[e])
+		db.Set(b, 0, db.At(b, 0)-w2*g.z[e])
+	}
+	return t, dl, db
+}
+
+// Preference is RankRLS on an arbitrary preference graph (paper 002, eqs. (12)–(17)).
+// It has one output.
+type Preference struct {
+	*graphModel
+}
+
+// FitPreference trains on X (m×d) and the preference graph over its rows.
+// Cost: the factor, O(l·k + m·k²) for ΦᵀLΦ and O(k³) for its eigendecomposition.
+func FitPreference(x mat.Matrix, edges []Edge, cost Cost, opt Options) (*Preference, error) {
+	m, _ := x.Dims()
+	if len(edges) == 0 {
+		return nil, fmt.Errorf("%w: no edges", ErrGraph)
+	}
+	g, err := newEdgeGraph(m, edges, cost)
+	if err != nil {
+		return nil, err
+	}
+	outs := opt.Outputs
+	if outs == nil {
+		outs = []string{"score"}
+	}
+	if len(outs) != 1 {
+		return nil, fmt.Errorf("%w: a preference graph has one output, got %d names", ErrShape, len(outs))
+	}
+	d, err := build(x, opt)
+	if err != nil {
+		return nil, err
+	}
+	gm, err := newGraphModel("prefrank", d, g, outs)
+	if err != nil {
+		return nil, err
+	}
+	return &Preference{gm}, nil
+}
+
+// Solve returns the model at λ: O(m·k), no refactorization.
+func (p *Preference) Solve(lambda float64) (*GraphSolution, error) { return p.solve(lambda) }
+
+func linalgMul(a, b *mat.Dense) *mat.Dense { return linalg.Mul(false, false, a, b) }

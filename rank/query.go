@@ -1,0 +1,169 @@
+package rank
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Query is RankRLS for label ranking: pairs only inside a query, magnitude-
+// preserving cost, L = D − PPᵀ with P the m×q query indicator and D = diag(n_q(i))
+// (paper 002, eq. (25)), b = LY. A query with a single item has no pairs: it is
+// kept for training (it still shapes the kernel expansion) but contributes no loss.
+type Query struct {
+	*graphModel
+	q *queryGraph
+}
+
+// FitQuery trains on X (m×d), labels Y (m×t) and per-row query ids. Cost: the
+// factor, O(m·k²) for ΦᵀLΦ and O(k³) for its eigendecomposition.
+func FitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options) (*Query, error) {
+	m, _ := x.Dims()
+	outs, err := checkLabels(y, m, opt.Outputs)
+	if err != nil {
+		return nil, err
+	}
+	if len(queries) != m {
+		return nil, fmt.Errorf("%w: %d query ids for %d rows", ErrQueries, len(queries), m)
+	}
+	d, err := build(x, opt)
+	if err != nil {
+		return nil, err
+	}
+	qg := newQueryGraph(queries, mat.DenseCopyOf(y))
+	gm, err := newGraphModel("queryrank", d, qg, outs)
+	if err != nil {
+		return nil, err
+	}
+	return &Query{graphModel: gm, q: qg}, nil
+}
+
+// Solve returns the model at λ: O(m·k·t), no refactorization.
+func (q *Query) Solve(lambda float64) (*GraphSolution, error) { return q.solve(lambda) }
+
+// Queries returns the rows of each query, in order of first appearance.
+func (q *Query) Queries() [][]int { return q.q.members }
+
+// LeaveQueryOut returns the predictions for every row from the model trained
+// without its query (paper 002, sect. 3.3): O(Σ_q n_q²k + n_q³) per λ. Fewer than
+// two queries with a pair is an error wrapping ErrTooFew.
+func (s *GraphSolution) LeaveQueryOut(q *Query) (*mat.Dense, error) {
+	usable := 0
+	for _, mem := range q.q.members {
+		if len(mem) > 1 {
+			usable++
+		}
+	}
+	if usable < 2 {
+		return nil, fmt.Errorf("%w: %d queries with at least two items", ErrTooFew, usable)
+	}
+	m, t := s.f.Dims()
+	out := mat.NewDense(m, t, nil)
+	for k, mem := range q.q.members {
+		p, err := s.HoldOut(mem)
+		if err != nil {
+			return nil, fmt.Errorf("query %d: %w", k, err)
+		}
+		for n, i := range mem {
+			out.SetRow(i, p.RawRowView(n))
+		}
+	}
+	return out, nil
+}
+
+// queryGraph is L = D − PPᵀ over the queries, with b = LY.
+type queryGraph struct {
+	of      []int   // row → query code
+	members [][]int // query code → rows ascending
+	y       *mat.Dense
+}
+
+func newQueryGraph(queries []int, y *mat.Dense) *queryGraph {
+	code := map[int]int{}
+	g := &queryGraph{of: make([]int, len(queries)), y: y}
+	for i, q := range queries {
+		c, ok := code[q]
+		if !ok {
+			c = len(g.members)
+			code[q] = c
+			g.members = append(g.members, nil)
+		}
+		g.of[i] = c
+		g.members[c] = append(g.members[c], i)
+	}
+	return g
+}
+
+// mulL computes (D − PPᵀ)X in O(m·k).
+func (g *queryGraph) mulL(x *mat.Dense) *mat.Dense {
+	_, k := x.Dims()
+	out := mat.DenseCopyOf(x)
+	sum := make([]float64, k)
+	for _, mem := range g.members {
+		clear(sum)
+		for _, i := range mem {
+			for c, v := range x.RawRowView(i) {
+				sum[c] += v
+			}
+		}
+		n := float64(len(mem))
+		for _, i := range mem {
+			row := out.RawRowView(i)
+			for c := range row {
+				row[c] = n*row[c] - sum[c]
+			}
+		}
+	}
+	return out
+}
+
+func (g *queryGraph) b() *mat.Dense { return g.mulL(g.y) }
+
+func (g *queryGraph) components() []int { return g.of }
+
+// removal: the queries of U lose every pair that involves a row of U. For each
+// such query (members M, remaining R = M∖U), ΔL = L_M − L_R (the complete-graph
+// Laplacians), Δb = ΔL·Y_M. T is the union of those queries.
+func (g *queryGraph) removal(u []int) ([]int, *mat.Dense, *mat.Dense) {
+	held := make(map[int]bool, len(u))
+	affected := map[int]bool{}
+	for _, i := range u {
+		held[i] = true
+		affected[g.of[i]] = true
+	}
+	var t []int
+	for c := range affected {
+		t = sortedUnion(t, g.members[c])
+	}
+	pos := make(map[int]int, len(t))
+	for n, i := range t {
+		pos[i] = n
+	}
+	dl := mat.NewDense(len(t), len(t), nil)
+	for c := range affected {
+		mem := g.members[c]
+		remaining := 0
+		for _, i := range mem {
+			if !held[i] {
+				remaining++
+			}
+		}
+		for _, i := range mem {
+			for _, j := range mem {
+				full, reduced := -1.0, 0.0
+				if i == j {
+					full = float64(len(mem) - 1)
+				}
+				if !held[i] && !held[j] {
+					reduced = -1
+					if i == j {
+						reduced = float64(remaining - 1)
+					}
+				}
+				dl.Set(pos[i], pos[j], full-reduced)
+			}
+		}
+	}
+	db := linalgMul(dl, rows(g.y, t))
+	return t, dl, db
+}

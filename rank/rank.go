@@ -1,0 +1,206 @@
+// Package rank is RankRLS: regularized least-squares learning to rank from
+// scores, query groups and preference graphs (paper 002), with exact
+// cross-validation shortcuts (paper 000).
+//
+// A preference graph has edges e = (i ≻ j) with target z_e and weight w_e. With
+// M its oriented incidence matrix (paper 002, eq. (12)) the cost is
+//
+//	c(f) = Σ_e w_e²(z_e − (f_i − f_j))² = fᵀLf − 2fᵀb + const,   L = MMᵀ, b = MN,
+//
+// and RankRLS minimizes c(f) + λ‖f‖²_k. Three learners:
+//
+//	Global      all pairs of a scoring Y, magnitude-preserving cost (21): L = mI − 11ᵀ, b = LY
+//	Query       pairs inside each query: L = D − PPᵀ (P the m×q query indicator), b = LY
+//	Preference  any graph, costs (20) unit, (21) magnitude, (22) inverse magnitude
+//
+// Every learner works on the factor K̃ = U diag(e) Uᵀ of package factor (dual,
+// linear or sparse form) through the features Φ = U diag(√e): f = Φw,
+// w = (ΦᵀLΦ + λI)⁻¹Φᵀb. Held-out rows leave the loss, not the regularizer
+// (paper 000, Theorem 1), which is what makes every hold-out a small update.
+package rank
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"rlskit/factor"
+	"rlskit/internal/linalg"
+	"rlskit/kernel"
+	"rlskit/rls"
+)
+
+var (
+	// ErrShape is returned when X, Y, queries or edges do not fit together.
+	ErrShape = errors.New("rank: dimension mismatch")
+	// ErrQueries is returned for unusable query ids.
+	ErrQueries = errors.New("rank: invalid queries")
+	// ErrGraph is returned for an invalid preference graph.
+	ErrGraph = errors.New("rank: invalid preference graph")
+	// ErrHoldOut is returned for an invalid hold-out set.
+	ErrHoldOut = rls.ErrHoldOut
+	// ErrTooFew is returned when a cross-validation has fewer than 2 usable pairs or queries.
+	ErrTooFew = errors.New("rank: too few pairs or queries to cross-validate")
+)
+
+// Options configure the learners; they mirror rls.Options.
+type Options struct {
+	// Kernel is required. RankRLS conventionally uses the linear kernel with bias 0.
+	Kernel kernel.Kernel
+	// Form defaults to rls.Auto.
+	Form rls.Form
+	// Basis lists the basis rows for the sparse form.
+	Basis []int
+	// Outputs names the columns of Y.
+	Outputs []string
+}
+
+// build factors the kernel matrix of X as requested.
+func build(x mat.Matrix, opt Options) (*factor.Data, error) {
+	if opt.Kernel == nil {
+		return nil, errors.New("rank: no kernel given")
+	}
+	req := factor.Request{Basis: opt.Basis}
+	switch opt.Form {
+	case rls.Auto:
+		req.Auto = true
+	case rls.Dual:
+		req.Form = factor.Dual
+	case rls.Linear:
+		req.Form = factor.Linear
+	case rls.Sparse:
+		req.Form = factor.Sparse
+	default:
+		return nil, fmt.Errorf("rank: unknown form %d", opt.Form)
+	}
+	return factor.Build(x, opt.Kernel, req)
+}
+
+// checkLabels validates Y against m rows and names its outputs.
+func checkLabels(y *mat.Dense, m int, names []string) ([]string, error) {
+	if y == nil || y.IsEmpty() {
+		return nil, fmt.Errorf("%w: no labels", ErrShape)
+	}
+	ym, t := y.Dims()
+	if ym != m {
+		return nil, fmt.Errorf("%w: X has %d rows, Y has %d", ErrShape, m, ym)
+	}
+	for i := 0; i < m; i++ {
+		for c := 0; c < t; c++ {
+			if v := y.At(i, c); math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: label [%d,%d] = %v", ErrShape, i, c, v)
+			}
+		}
+	}
+	if names == nil {
+		for c := 0; c < t; c++ {
+			names = append(names, fmt.Sprintf("y%d", c))
+		}
+	}
+	if len(names) != t {
+		return nil, fmt.Errorf("%w: %d output names for %d outputs", ErrShape, len(names), t)
+	}
+	return names, nil
+}
+
+// features are Φ = U diag(√e) (m×k) and the map T_Φ from Φ-coordinates to
+// model coefficients. In the dual form eigenvalues at or below m·ε·max(e) —
+// rounding noise of the kernel matrix — are dropped, so 1/√e stays bounded.
+type features struct {
+	phi *mat.Dense
+	t   *mat.Dense
+}
+
+func newFeatures(d *factor.Data) features {
+	f := d.Factor
+	m := f.Rows()
+	if f.Form != factor.Dual {
+		return features{phi: scaleCols(f.U, f.S), t: f.T}
+	}
+	emax := 0.0
+	for _, e := range f.E {
+		emax = math.Max(emax, e)
+	}
+	tol := float64(m) * 2.2e-16 * emax
+	var keep []int
+	for k, e := range f.E {
+		if e > tol {
+			keep = append(keep, k)
+		}
+	}
+	phi := mat.NewDense(m, max(len(keep), 1), nil)
+	t := mat.NewDense(m, max(len(keep), 1), nil)
+	for c, k := range keep {
+		s := math.Sqrt(f.E[k])
+		for i := 0; i < m; i++ {
+			u := f.U.At(i, k)
+			phi.Set(i, c, u*s)
+			t.Set(i, c, u/s)
+		}
+	}
+	return features{phi: phi, t: t}
+}
+
+// scaleCols returns B·diag(g).
+func scaleCols(b *mat.Dense, g []float64) *mat.Dense {
+	out := mat.DenseCopyOf(b)
+	r, _ := out.Dims()
+	for i := 0; i < r; i++ {
+		row := out.RawRowView(i)
+		for k := range row {
+			row[k] *= g[k]
+		}
+	}
+	return out
+}
+
+// scaleRows returns diag(g)·B.
+func scaleRows(b *mat.Dense, g []float64) *mat.Dense {
+	out := mat.DenseCopyOf(b)
+	for i, v := range g {
+		row := out.RawRowView(i)
+		for c := range row {
+			row[c] *= v
+		}
+	}
+	return out
+}
+
+// rows returns the given rows of a dense matrix.
+func rows(a *mat.Dense, idx []int) *mat.Dense { return kernel.Rows(a, idx).(*mat.Dense) }
+
+// checkRows validates a hold-out set of rows of 0..m-1.
+func checkRows(h []int, m int) error {
+	if len(h) == 0 {
+		return fmt.Errorf("%w: empty", ErrHoldOut)
+	}
+	if len(h) >= m {
+		return fmt.Errorf("%w: %d of %d rows held out, nothing left to train on", ErrHoldOut, len(h), m)
+	}
+	seen := make(map[int]bool, len(h))
+	for _, i := range h {
+		if i < 0 || i >= m {
+			return fmt.Errorf("%w: row %d outside [0,%d)", ErrHoldOut, i, m)
+		}
+		if seen[i] {
+			return fmt.Errorf("%w: row %d held out twice", ErrHoldOut, i)
+		}
+		seen[i] = true
+	}
+	return nil
+}
+
+// solve returns A⁻¹B for a small general matrix A.
+func solve(a, b *mat.Dense) (*mat.Dense, error) {
+	var x mat.Dense
+	if err := x.Solve(a, b); err != nil {
+		return nil, fmt.Errorf("singular hold-out system: %w", err)
+	}
+	return &x, nil
+}
+
+var _ = linalg.Mul
+
+func sqrt(x float64) float64 { return math.Sqrt(x) }
