@@ -218,8 +218,8 @@ func lpo(s Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPredi
 		if pairs == nil {
 			pairs = DefaultPairs(yc, meas)
 		}
-		if len(pairs) == 0 {
-			return nil, 0, fmt.Errorf("output %d: no pair of rows with different labels: %w", c, measure.ErrUndefined)
+		if usable := countDifferent(pairs, yc); usable < 2 {
+			return nil, 0, fmt.Errorf("%w: output %d has %d pair(s) with different labels, leave-pair-out needs 2: %w", ErrScheme, c, usable, measure.ErrUndefined)
 		}
 		pi, pj, err := s.LeavePairOut(pairs)
 		if err != nil {
@@ -236,6 +236,17 @@ func lpo(s Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPredi
 		total += score
 	}
 	return all, total / float64(t), nil
+}
+
+// countDifferent counts the pairs whose labels differ.
+func countDifferent(pairs []rls.Pair, y []float64) int {
+	n := 0
+	for _, p := range pairs {
+		if p.I >= 0 && p.J >= 0 && p.I < len(y) && p.J < len(y) && y[p.I] != y[p.J] {
+			n++
+		}
+	}
+	return n
 }
 
 // DefaultPairs returns the leave-pair-out pairs for one output: positive–negative

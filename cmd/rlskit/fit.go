@@ -22,6 +22,7 @@ import (
 	"rlskit/kernel"
 	"rlskit/measure"
 	"rlskit/model"
+	"rlskit/rank"
 	"rlskit/rls"
 	"rlskit/selection"
 )
@@ -39,6 +40,7 @@ type fitFlags struct {
 	lambda                     float64
 	lambdaGrid                 string
 	cv, folds, measure         string
+	preferences, cost          string
 	modelOut, cvPredictionsOut string
 	standardize, quiet         bool
 }
@@ -66,10 +68,12 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.StringVar(&f.format, "format", "", "data format: svmlight or csv (default: from the file extension)")
 	fl.StringVar(&f.label, "label", "", "CSV label column(s), comma-separated (several give a multi-output model)")
 	fl.StringVar(&f.qid, "qid", "", "CSV query/group column")
-	fl.StringVar(&f.learner, "learner", "rls", "learner: rls")
+	fl.StringVar(&f.learner, "learner", "rls", "learner: rls, globalrank (all pairs of the scores), queryrank (pairs within queries), prefrank (a preference graph)")
+	fl.StringVar(&f.preferences, "preferences", "", "prefrank: file of preferences \"i j [magnitude [weight]]\", 0-based rows, i preferred over j")
+	fl.StringVar(&f.cost, "cost", "magnitude", "prefrank cost: unit (20), magnitude (21) or inverse (22)")
 	fl.StringVar(&f.kernel, "kernel", "linear", "kernel: linear, gaussian, polynomial or precomputed")
 	fl.Float64Var(&f.gamma, "gamma", 1, "gamma of the gaussian and polynomial kernels")
-	fl.Float64Var(&f.bias, "bias", 1, "bias of the linear kernel, k(x,z) = x·z + bias")
+	fl.Float64Var(&f.bias, "bias", 1, "bias of the linear kernel, k(x,z) = x·z + bias (default 1 for rls, 0 for the rankers)")
 	fl.Float64Var(&f.coef0, "coef0", 0, "coef0 of the polynomial kernel")
 	fl.IntVar(&f.degree, "degree", 2, "degree of the polynomial kernel")
 	fl.StringVar(&f.gammaGrid, "gamma-grid", "", "grid SPEC of gamma values searched with λ")
@@ -80,9 +84,9 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed (folds, basis)")
 	fl.Float64Var(&f.lambda, "lambda", 0, "regularization parameter λ")
 	fl.StringVar(&f.lambdaGrid, "lambda-grid", "", "grid SPEC of λ values (default 2^-15..2^15)")
-	fl.StringVar(&f.cv, "cv", "", "cross-validation: none, loo, kfold:K, lgo or lpo (default loo)")
+	fl.StringVar(&f.cv, "cv", "", "cross-validation: none, loo, kfold:K, lgo/lqo (leave-group/query-out) or lpo (default loo)")
 	fl.StringVar(&f.folds, "folds", "", "file of folds, one per line (0-based row indices)")
-	fl.StringVar(&f.measure, "measure", "", "measure: "+strings.Join(measure.Names(), ", ")+" (default mse; auc for lpo)")
+	fl.StringVar(&f.measure, "measure", "", "measure: "+strings.Join(measure.Names(), ", ")+" (default: rls mse, auc with lpo; queryrank disagreement; other rankers cindex)")
 	fl.StringVar(&f.modelOut, "model", "", "write the model selected to this file (JSON)")
 	fl.StringVar(&f.cvPredictionsOut, "cv-predictions", "", "write the CV predictions at the best λ to this file")
 	fl.BoolVar(&f.standardize, "standardize", false, "standardize features (mean 0, sd 1; sparse data: scale only); stored in the model")
@@ -100,9 +104,30 @@ type fitOutput struct {
 	NFeatures int         `json:"n_features"`
 	Outputs   []string    `json:"outputs"`
 	NBasis    int         `json:"n_basis,omitempty"`
+	Queries   *queryInfo  `json:"queries,omitempty"`
 	CV        *cvOutput   `json:"cv"`
 	Timing    timing      `json:"timing"`
 	Backend   string      `json:"backend"`
+}
+
+// queryInfo reports the queries; those with a single row have no pairs.
+type queryInfo struct {
+	Count        int `json:"count"`
+	WithoutPairs int `json:"without_pairs"`
+}
+
+func queryStats(d *dataset.Data) *queryInfo {
+	size := map[int]int{}
+	for _, q := range d.Queries {
+		size[q]++
+	}
+	info := &queryInfo{Count: len(size)}
+	for _, n := range size {
+		if n < 2 {
+			info.WithoutPairs++
+		}
+	}
+	return info
 }
 
 type cvOutput struct {
@@ -134,8 +159,21 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if f.data == "" {
 		return errors.New("--data is required")
 	}
-	if f.learner != "rls" {
-		return fmt.Errorf("--learner %q: unknown learner (want rls)", f.learner)
+	if !slices.Contains(learnerNames, f.learner) {
+		return fmt.Errorf("--learner %q: unknown learner (want one of %v)", f.learner, learnerNames)
+	}
+	if f.learner != "rls" && !changed("bias") {
+		f.bias = 0 // a ranking loss cannot see a constant shift
+	}
+	cost, err := parseCost(f.cost)
+	if err != nil {
+		return err
+	}
+	if (f.preferences != "") != (f.learner == "prefrank") {
+		return errors.New("--preferences goes with --learner prefrank, and prefrank needs it")
+	}
+	if changed("cost") && f.learner != "prefrank" {
+		return errors.New("--cost applies to --learner prefrank")
 	}
 	specs, err := kernelGrid(f, changed)
 	if err != nil {
@@ -164,9 +202,15 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 	measName := f.measure
 	if measName == "" {
-		measName = "mse"
-		if cvName == "lpo" {
+		switch {
+		case f.learner == "queryrank" && cvName != "lpo":
+			measName = "disagreement"
+		case f.learner != "rls":
+			measName = "cindex"
+		case cvName == "lpo":
 			measName = "auc"
+		default:
+			measName = "mse"
 		}
 	}
 	meas, err := measure.ByName(measName)
@@ -191,8 +235,28 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if err != nil {
 		return err
 	}
-	if d.Y == nil {
+	if d.Y == nil && (f.learner != "prefrank" || cvName != "none") {
 		return fmt.Errorf("%s: no labels (name the label column(s) with --label)", f.data)
+	}
+	if f.learner == "queryrank" && d.Queries == nil {
+		return fmt.Errorf("--learner queryrank needs query ids (qid: in svmlight, --qid in CSV)")
+	}
+	var edges []rank.Edge
+	if f.learner == "prefrank" {
+		prefs, err := readFile(f.preferences, func(r io.Reader) ([]dataset.Preference, error) {
+			return dataset.ReadPreferences(r, f.preferences, d.Rows())
+		})
+		if err != nil {
+			return err
+		}
+		for _, p := range prefs {
+			edges = append(edges, rank.Edge{I: p.I, J: p.J, Magnitude: p.Magnitude, Weight: p.Weight})
+		}
+		if d.Y != nil {
+			if _, t := d.Y.Dims(); t != 1 {
+				return fmt.Errorf("--learner prefrank has one output; %s has %d label columns", f.data, t)
+			}
+		}
 	}
 	x := d.X
 	m, width := x.Dims()
@@ -213,7 +277,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if err != nil {
 		return err
 	}
-	scheme, err := makeScheme(cvName, kfoldK, f, d, m)
+	scheme, err := makeScheme(cvName, kfoldK, f, d, m, meas)
 	if err != nil {
 		return err
 	}
@@ -228,7 +292,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	out := fitOutput{Learner: f.learner, NTrain: m, NFeatures: width, Outputs: d.LabelNames, NBasis: len(basis), Backend: linalg.Backend}
 	var (
 		best                 *selection.Result
-		bestModel            *rls.RLS
+		bestModel            *trained
 		bestSpec             kernel.Spec
 		trainTime, totalTime time.Duration
 		curve                []curvePoint
@@ -240,7 +304,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 			return err
 		}
 		t0 := time.Now()
-		r, err := rls.Fit(x, d.Y, rls.Options{Kernel: k, Basis: basis, Outputs: d.LabelNames})
+		r, err := train(f.learner, x, d, k, basis, edges, cost)
 		if err != nil {
 			return fmt.Errorf("training with %s: %w", spec, err)
 		}
@@ -248,12 +312,12 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		prog.step("trained "+spec.String()+"; λ", n*len(grid), steps)
 		var res *selection.Result
 		if cvName == "none" {
-			if _, err := r.Solve(grid[0]); err != nil {
+			if _, err := r.solve(grid[0]); err != nil {
 				return err
 			}
 			res = &selection.Result{Best: selection.Point{Lambda: grid[0], Value: math.NaN()}}
 		} else {
-			res, err = selection.Select(r.Solve, d.Y, grid, scheme, meas, selection.Options{
+			res, err = selection.Select(r.solve, d.Y, grid, scheme, meas, selection.Options{
 				Queries:  d.Queries,
 				Progress: func(done, total int) { prog.step("cross-validating λ", n*len(grid)+done, steps) },
 			})
@@ -269,14 +333,17 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		}
 		totalTime = time.Since(t0) + totalTime
 	}
-	sol, err := bestModel.Solve(best.Best.Lambda)
+	sol, err := bestModel.solve(best.Best.Lambda)
 	if err != nil {
 		return err
 	}
 	pred := sol.Predictor()
 	pred.Scaler = scaler
 	pred.Features = d.FeatureNames
-	out.Kernel, out.Form, out.Lambda = bestSpec, bestModel.Form().String(), best.Best.Lambda
+	out.Kernel, out.Form, out.Lambda = bestSpec, bestModel.form, best.Best.Lambda
+	if d.Queries != nil {
+		out.Queries = queryStats(d)
+	}
 	if cvName != "none" {
 		out.CV = &cvOutput{Strategy: scheme.Name, Measure: meas.Name, Curve: curve, Best: point(best.Best, bestSpec, len(specs) > 1)}
 	}
@@ -416,7 +483,7 @@ func lambdaGrid(f *fitFlags, changed func(string) bool) ([]float64, error) {
 // parseCV checks --cv and returns K for kfold:K.
 func parseCV(s string) (int, error) {
 	switch s {
-	case "none", "loo", "lpo", "lgo", "folds":
+	case "none", "loo", "lpo", "lgo", "lqo", "folds":
 		return 0, nil
 	}
 	if k, ok := strings.CutPrefix(s, "kfold:"); ok {
@@ -426,26 +493,47 @@ func parseCV(s string) (int, error) {
 		}
 		return v, nil
 	}
-	return 0, fmt.Errorf("--cv %q: want none, loo, kfold:K, lgo or lpo", s)
+	return 0, fmt.Errorf("--cv %q: want none, loo, kfold:K, lgo, lqo or lpo", s)
 }
 
-func makeScheme(name string, k int, f *fitFlags, d *dataset.Data, m int) (selection.Scheme, error) {
+func makeScheme(name string, k int, f *fitFlags, d *dataset.Data, m int, meas measure.Measure) (selection.Scheme, error) {
 	switch {
 	case name == "none":
 		return selection.Scheme{Kind: "none", Name: "none"}, nil
 	case name == "loo":
 		return selection.Scheme{Kind: selection.LOO, Name: "loo"}, nil
 	case name == "lpo":
-		return selection.Scheme{Kind: selection.LPO, Name: "lpo"}, nil
-	case name == "lgo":
+		sc := selection.Scheme{Kind: selection.LPO, Name: "lpo"}
+		if f.learner == "queryrank" && d.Y != nil {
+			// pairs inside queries only
+			if _, t := d.Y.Dims(); t > 1 {
+				return selection.Scheme{}, errors.New("--cv lpo with queryrank takes one label column")
+			}
+			pairs, err := cv.PairsWithinGroups(mat.Col(nil, 0, d.Y), d.Queries)
+			if err != nil {
+				return selection.Scheme{}, err
+			}
+			sc.Pairs = pairs
+		}
+		return sc, nil
+	case name == "lgo" || name == "lqo":
 		if d.Queries == nil {
-			return selection.Scheme{}, errors.New("--cv lgo needs group ids (qid: in svmlight, --qid in CSV)")
+			return selection.Scheme{}, fmt.Errorf("--cv %s needs group ids (qid: in svmlight, --qid in CSV)", name)
 		}
 		folds, err := cv.LeaveGroupOut(d.Queries)
 		if err != nil {
-			return selection.Scheme{}, fmt.Errorf("--cv lgo: %w", err)
+			return selection.Scheme{}, fmt.Errorf("--cv %s: %w", name, err)
 		}
-		return selection.Scheme{Kind: selection.Folds, Name: "lgo", Folds: folds}, nil
+		usable := 0
+		for _, fold := range folds {
+			if len(fold) > 1 {
+				usable++
+			}
+		}
+		if name == "lqo" && usable < 2 {
+			return selection.Scheme{}, fmt.Errorf("--cv lqo: %d queries with two or more rows; leaving queries out needs 2", usable)
+		}
+		return selection.Scheme{Kind: selection.Folds, Name: name, Folds: folds}, nil
 	case name == "folds":
 		folds, err := readFile(f.folds, func(r io.Reader) ([][]int, error) { return dataset.ReadFolds(r, f.folds, m) })
 		if err != nil {
