@@ -1,7 +1,9 @@
 package rank
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -16,7 +18,7 @@ import (
 // preserving cost (21): c(f) = ½Σ_{i,j}((y_i − y_j) − (f_i − f_j))² = (Y − f)ᵀL(Y − f),
 // L = mI − 11ᵀ (paper 002, eqs. (24)–(25)). The Laplacian is a diagonal plus a
 // rank-one term, so no second eigendecomposition is needed: with
-// Q_u = K(m−u)K + λI)⁻¹... written on the factor as Q_u = U diag(e/((m−u)e + λ)) Uᵀ,
+// Q_u = (n·I + λK⁻¹)⁻¹ = U diag(e/(ne + λ)) Uᵀ for n = m − u on the factor,
 // training, the λ path and every hold-out are Sherman–Morrison–Woodbury
 // updates (paper 000; paper 002, sect. 3.4).
 type Global struct {
@@ -309,30 +311,18 @@ func (s *GlobalSolution) LeavePairOut(pairs []rls.Pair) (pi, pj *mat.Dense, err 
 		}
 	}
 	pi, pj = mat.NewDense(len(pairs), t, nil), mat.NewDense(len(pairs), t, nil)
-	full := len(pairs) >= m*m/8
-	if full {
+	if len(pairs) >= m*m/8 {
 		s.pairOnce.Do(s.setupPairs)
-	}
-	var b qBlock
-	if full {
-		b = qBlock{quu: mat.NewDense(2, 2, nil), q1u: make([]float64, 2), qyu: mat.NewDense(2, t, nil),
-			oneQone: s.pair.oneQone, oneQY: s.pair.oneQY}
+		for n, p := range pairs {
+			if err := s.pair.holdOutPair(s.g, p.I, p.J, pi.RawRowView(n), pj.RawRowView(n)); err != nil {
+				return nil, nil, fmt.Errorf("rank: pair (%d, %d) at lambda %g: %w", p.I, p.J, s.Lambda, err)
+			}
+		}
+		return pi, pj, nil
 	}
 	for n, p := range pairs {
 		u := []int{p.I, p.J}
-		if full {
-			c := s.pair
-			b.quu.Set(0, 0, c.q.At(p.I, p.I))
-			b.quu.Set(0, 1, c.q.At(p.I, p.J))
-			b.quu.Set(1, 0, c.q.At(p.J, p.I))
-			b.quu.Set(1, 1, c.q.At(p.J, p.J))
-			b.q1u[0], b.q1u[1] = c.q1[p.I], c.q1[p.J]
-			b.qyu.SetRow(0, c.qy.RawRowView(p.I))
-			b.qyu.SetRow(1, c.qy.RawRowView(p.J))
-		} else {
-			b = s.block(u)
-		}
-		h, err := s.holdOut(u, b)
+		h, err := s.holdOut(u, s.block(u))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -340,6 +330,54 @@ func (s *GlobalSolution) LeavePairOut(pairs []rls.Pair) (pi, pj *mat.Dense, err 
 		pj.SetRow(n, h.RawRowView(1))
 	}
 	return pi, pj, nil
+}
+
+// holdOutPair is holdOut for U = {i, j} written out in scalars, reading Q_2's
+// entries from the cache: O(t) time, no allocation (paper 002, eqs. (38)–(39)).
+func (c *qCache) holdOutPair(g *Global, i, j int, outI, outJ []float64) error {
+	n := float64(g.d.Rows() - 2)
+	sn := math.Sqrt(n)
+	qii, qij, qjj := c.q.At(i, i), c.q.At(i, j), c.q.At(j, j)
+	// (QB)_U: rows h ∈ {i, j}, columns [1_Ū, √n e_i, √n e_j]
+	a0, a1, a2 := c.q1[i]-qii-qij, sn*qii, sn*qij
+	b0, b1, b2 := c.q1[j]-qij-qjj, sn*qij, sn*qjj
+	// BᵀQB, symmetric 3×3
+	m00 := c.oneQone - 2*(c.q1[i]+c.q1[j]) + qii + 2*qij + qjj
+	m01, m02 := sn*a0, sn*b0
+	m11, m12, m22 := n*qii, n*qij, n*qjj
+	// W = I − BᵀQB and its inverse by cofactors
+	w00, w01, w02 := 1-m00, -m01, -m02
+	w11, w12, w22 := 1-m11, -m12, 1-m22
+	c00 := w11*w22 - w12*w12
+	c01 := w02*w12 - w01*w22
+	c02 := w01*w12 - w02*w11
+	det := w00*c00 + w01*c01 + w02*c02
+	if det == 0 || math.IsNaN(det) {
+		return errors.New("singular hold-out system")
+	}
+	c11 := w00*w22 - w02*w02
+	c12 := w01*w02 - w00*w12
+	c22 := w00*w11 - w01*w01
+	yi, yj := g.y.RawRowView(i), g.y.RawRowView(j)
+	qyi, qyj := c.qy.RawRowView(i), c.qy.RawRowView(j)
+	for k := range outI {
+		// BᵀY and BᵀQY
+		by0, by1, by2 := g.sumY[k]-yi[k]-yj[k], sn*yi[k], sn*yj[k]
+		bq0, bq1, bq2 := c.oneQY[k]-qyi[k]-qyj[k], sn*qyi[k], sn*qyj[k]
+		// (Qb̃)_U and BᵀQb̃
+		fi := n*qyi[k] - (a0*by0 + a1*by1 + a2*by2)
+		fj := n*qyj[k] - (b0*by0 + b1*by1 + b2*by2)
+		r0 := n*bq0 - (m00*by0 + m01*by1 + m02*by2)
+		r1 := n*bq1 - (m01*by0 + m11*by1 + m12*by2)
+		r2 := n*bq2 - (m02*by0 + m12*by1 + m22*by2)
+		// z = W⁻¹ r
+		z0 := (c00*r0 + c01*r1 + c02*r2) / det
+		z1 := (c01*r0 + c11*r1 + c12*r2) / det
+		z2 := (c02*r0 + c12*r1 + c22*r2) / det
+		outI[k] = fi + a0*z0 + a1*z1 + a2*z2
+		outJ[k] = fj + b0*z0 + b1*z1 + b2*z2
+	}
+	return nil
 }
 
 func (s *GlobalSolution) setupPairs() {
@@ -352,7 +390,7 @@ func (s *GlobalSolution) setupPairs() {
 	for i := 0; i < m; i++ {
 		c.q1[i] = mat.Sum(c.q.RowView(i))
 	}
-	c.qy = linalg.Mul(false, false, c.q, g.y)
+	c.qy = linalg.Mul(false, false, u, scaleRows(g.uty, g2))
 	for _, v := range c.q1 {
 		c.oneQone += v
 	}

@@ -55,10 +55,42 @@ type graphModel struct {
 
 func newGraphModel(learner string, d *factor.Data, g laplacian, outs []string) (*graphModel, error) {
 	feat := newFeatures(d)
+	gm := &graphModel{learner: learner, d: d, feat: feat, g: g, b: g.b(), outs: outs}
+	var (
+		vw  *mat.Dense // the kept eigenvectors, in Φ-coordinates
+		lam []float64
+		err error
+	)
+	if feat.full {
+		vw, lam, err = deflateByShift(feat, g)
+	} else {
+		vw, lam, err = deflateBySVD(feat, g)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, _ := feat.phi.Dims()
+	_, t := gm.b.Dims()
+	if len(lam) == 0 {
+		// no pair constrains anything: f = 0
+		r, _ := feat.t.Dims()
+		gm.psi, gm.tv, gm.z, gm.lam = mat.NewDense(m, 1, nil), mat.NewDense(r, 1, nil), mat.NewDense(1, t, nil), []float64{0}
+		return gm, nil
+	}
+	gm.lam = lam
+	gm.psi = linalg.Mul(false, false, feat.phi, vw)
+	gm.tv = linalg.Mul(false, false, feat.t, vw)
+	gm.z = linalg.Mul(true, false, gm.psi, gm.b)
+	return gm, nil
+}
+
+// deflateBySVD finds N as the right null space of Φ_c = CΦ by a thin SVD and
+// eigendecomposes H on its complement: O(m·k² + k³).
+func deflateBySVD(feat features, g laplacian) (*mat.Dense, []float64, error) {
 	phic := centre(feat.phi, g.components())
 	uc, sc, vc, err := linalg.SVD(phic)
 	if err != nil {
-		return nil, fmt.Errorf("rank: SVD of the centred features: %w", err)
+		return nil, nil, fmt.Errorf("rank: SVD of the centred features: %w", err)
 	}
 	m, k := phic.Dims()
 	tol := float64(max(m, k)) * 2.2e-16 * sc[0]
@@ -66,13 +98,8 @@ func newGraphModel(learner string, d *factor.Data, g laplacian, outs []string) (
 	for keep < len(sc) && sc[keep] > tol {
 		keep++
 	}
-	gm := &graphModel{learner: learner, d: d, feat: feat, g: g, b: g.b(), outs: outs}
-	_, t := gm.b.Dims()
 	if keep == 0 {
-		// no pair constrains anything: f = 0
-		gm.psi, gm.tv, gm.z = mat.NewDense(m, 1, nil), mat.NewDense(feat.t.RawMatrix().Rows, 1, nil), mat.NewDense(1, t, nil)
-		gm.lam = []float64{0}
-		return gm, nil
+		return nil, nil, nil
 	}
 	vp := mat.DenseCopyOf(vc.Slice(0, k, 0, keep))
 	f := scaleCols(mat.DenseCopyOf(uc.Slice(0, m, 0, keep)), sc[:keep]) // Φ_cV₊
@@ -80,14 +107,89 @@ func newGraphModel(learner string, d *factor.Data, g laplacian, outs []string) (
 	symmetrize(h)
 	lam, w, err := linalg.EigSym(h)
 	if err != nil {
-		return nil, fmt.Errorf("rank: eigendecomposition of ΦᵀLΦ: %w", err)
+		return nil, nil, fmt.Errorf("rank: eigendecomposition of ΦᵀLΦ: %w", err)
 	}
-	vw := linalg.Mul(false, false, vp, w)
-	gm.lam = lam
-	gm.psi = linalg.Mul(false, false, feat.phi, vw)
-	gm.tv = linalg.Mul(false, false, feat.t, vw)
-	gm.z = linalg.Mul(true, false, gm.psi, gm.b)
-	return gm, nil
+	return linalg.Mul(false, false, vp, w), lam, nil
+}
+
+// deflateByShift handles a square, invertible Φ (the dual form): there
+// N = Φ⁻¹P exactly (P the component indicators, Φ⁻¹ = T_Φᵀ), so
+// H + σN_oN_oᵀ (N_o an orthonormal basis of N, σ = 2·trace H + 1) has N as an
+// eigenspace at σ, far from the rest of the spectrum; those eigenpairs are
+// dropped. One eigendecomposition, no SVD: O(m²k + k³).
+func deflateByShift(feat features, g laplacian) (*mat.Dense, []float64, error) {
+	comp := g.components()
+	nc := 0
+	for _, c := range comp {
+		nc = max(nc, c+1)
+	}
+	m, k := feat.t.Dims()
+	n := mat.NewDense(k, nc, nil) // Nᵀ rows summed per component: N = T_Φᵀ P
+	for i := 0; i < m; i++ {
+		row := feat.t.RawRowView(i)
+		c := comp[i]
+		for j, v := range row {
+			n.Set(j, c, n.At(j, c)+v)
+		}
+	}
+	no := orthonormalize(n)
+	h := linalg.Mul(true, false, feat.phi, g.mulL(feat.phi))
+	symmetrize(h)
+	sigma := 1.0
+	for i := 0; i < k; i++ {
+		sigma += 2 * math.Abs(h.At(i, i))
+	}
+	linalg.Gemm(false, true, sigma, no, no, 1, h)
+	lam, w, err := linalg.EigSym(h)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rank: eigendecomposition of ΦᵀLΦ: %w", err)
+	}
+	keep := 0
+	for keep < len(lam) && lam[keep] < sigma/2 {
+		keep++
+	}
+	if keep == 0 {
+		return nil, nil, nil
+	}
+	return mat.DenseCopyOf(w.Slice(0, k, 0, keep)), lam[:keep], nil
+}
+
+// orthonormalize returns an orthonormal basis of the columns of A (assumed
+// independent) by modified Gram–Schmidt, run twice for orthogonality to
+// rounding: O(k·c²) for A k×c.
+func orthonormalize(a *mat.Dense) *mat.Dense {
+	k, c := a.Dims()
+	cols := make([][]float64, c)
+	for j := range cols {
+		cols[j] = mat.Col(nil, j, a)
+	}
+	for pass := 0; pass < 2; pass++ {
+		for j := range cols {
+			for i := 0; i < j; i++ {
+				d := dot(cols[i], cols[j])
+				for r := range cols[j] {
+					cols[j][r] -= d * cols[i][r]
+				}
+			}
+			nrm := math.Sqrt(dot(cols[j], cols[j]))
+			for r := range cols[j] {
+				cols[j][r] /= nrm
+			}
+		}
+	}
+	out := mat.NewDense(k, c, nil)
+	for j, col := range cols {
+		out.SetCol(j, col)
+	}
+	return out
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
 }
 
 // centre subtracts from every row the mean of its component's rows.
@@ -185,8 +287,26 @@ func (s *GraphSolution) HoldOut(u []int) (*mat.Dense, error) {
 	if err := checkRows(u, m); err != nil {
 		return nil, err
 	}
-	t, dl, db := s.m.g.removal(u)
-	out := rows(s.f, u)
+	c, err := s.m.prepareHoldOut(u)
+	if err != nil {
+		return nil, err
+	}
+	return s.holdOut(c)
+}
+
+// holdCache is the λ-independent part of a hold-out: the touched rows T, the
+// square root F of ΔL_TT (with (F⁺)ᵀ), X = FᵀΨ_T and ỹ = F⁺Δb_T.
+type holdCache struct {
+	u, t []int
+	f    *mat.Dense // |T|×s
+	x    *mat.Dense // s×k'
+	ytil *mat.Dense // s×t
+}
+
+// prepareHoldOut computes the λ-independent part of HoldOut(u): O(|T|³ + |T|²k).
+func (gm *graphModel) prepareHoldOut(u []int) (*holdCache, error) {
+	t, dl, db := gm.g.removal(u)
+	c := &holdCache{u: u, t: t}
 	ev, q, err := linalg.EigSym(dl)
 	if err != nil {
 		return nil, err
@@ -199,36 +319,58 @@ func (s *GraphSolution) HoldOut(u []int) (*mat.Dense, error) {
 		}
 	}
 	if len(keep) == 0 {
-		return out, nil // no edge touches U: the model does not change
+		return c, nil // no edge touches U: the model does not change
 	}
-	f := mat.NewDense(len(t), len(keep), nil)  // F = Q₊ diag(√d)
+	c.f = mat.NewDense(len(t), len(keep), nil) // F = Q₊ diag(√d)
 	fi := mat.NewDense(len(t), len(keep), nil) // (F⁺)ᵀ = Q₊ diag(1/√d)
-	for c, k := range keep {
+	for col, k := range keep {
 		sd := math.Sqrt(ev[k])
 		for r := range t {
-			f.Set(r, c, q.At(r, k)*sd)
-			fi.Set(r, c, q.At(r, k)/sd)
+			c.f.Set(r, col, q.At(r, k)*sd)
+			fi.Set(r, col, q.At(r, k)/sd)
 		}
+	}
+	c.x = linalg.Mul(true, false, c.f, rows(gm.psi, t))
+	c.ytil = linalg.Mul(true, false, fi, db)
+	return c, nil
+}
+
+// holdOut applies the downdate at this λ: Z = X(Λ+λ)^{-1/2},
+// f_U = f_U − Ψ_U(Λ+λ)^{-1/2} Zᵀ(I − ZZᵀ)⁻¹(ỹ − Fᵀf_T). O(s²k' + |U|·s·k').
+func (s *GraphSolution) holdOut(c *holdCache) (*mat.Dense, error) {
+	out := rows(s.f, c.u)
+	if c.f == nil {
+		return out, nil
 	}
 	sq := make([]float64, len(s.inv))
 	for k, v := range s.inv {
 		sq[k] = math.Sqrt(v)
 	}
-	z := scaleCols(linalg.Mul(true, false, f, rows(s.m.psi, t)), sq) // s×k
+	z := scaleCols(c.x, sq)
+	_, ns := c.f.Dims()
 	a := linalg.Syrk(false, z)
 	a.Scale(-1, a)
-	for k := range keep {
+	for k := 0; k < ns; k++ {
 		a.Set(k, k, a.At(k, k)+1)
 	}
-	r := linalg.Mul(true, false, fi, db) // ỹ
-	linalg.Gemm(true, false, -1, f, rows(s.f, t), 1, r)
-	sol, err := solve(a, r)
+	r := mat.DenseCopyOf(c.ytil)
+	linalg.Gemm(true, false, -1, c.f, rows(s.f, c.t), 1, r)
+	sol, err := solveSym(a, r)
 	if err != nil {
-		return nil, fmt.Errorf("rank: hold-out of %d rows at lambda %g: %w", len(u), s.Lambda, err)
+		return nil, fmt.Errorf("rank: hold-out of %d rows at lambda %g: %w", len(c.u), s.Lambda, err)
 	}
-	psiU := scaleCols(rows(s.m.psi, u), sq)
+	psiU := scaleCols(rows(s.m.psi, c.u), sq)
 	linalg.Gemm(false, false, -1, psiU, linalg.Mul(true, false, z, sol), 1, out)
 	return out, nil
+}
+
+// solveSym solves A X = B for the symmetric positive definite A by Cholesky,
+// falling back to LU when rounding defeats it.
+func solveSym(a, b *mat.Dense) (*mat.Dense, error) {
+	if x, err := linalg.SolveSPD(a, b); err == nil {
+		return x, nil
+	}
+	return solve(a, b)
 }
 
 // LeaveOneOut holds out each row in turn: O(m·|T|²k), T the row and its neighbours.

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -13,6 +14,10 @@ import (
 type Query struct {
 	*graphModel
 	q *queryGraph
+
+	lqoOnce sync.Once
+	lqo     []*holdCache
+	lqoErr  error
 }
 
 // FitQuery trains on X (m×d), labels Y (m×t) and per-row query ids. Cost: the
@@ -45,8 +50,10 @@ func (q *Query) Solve(lambda float64) (*GraphSolution, error) { return q.solve(l
 func (q *Query) Queries() [][]int { return q.q.members }
 
 // LeaveQueryOut returns the predictions for every row from the model trained
-// without its query (paper 002, sect. 3.3): O(Σ_q n_q²k + n_q³) per λ. Fewer than
-// two queries with a pair is an error wrapping ErrTooFew.
+// without its query (paper 002, sect. 3.3). The λ-independent part of each
+// query's hold-out is computed once per model (O(Σ_q n_q²k + n_q³)); each λ then
+// costs O(Σ_q n_q²k) = O(m·n̄·k). Fewer than two queries with a pair is an error
+// wrapping ErrTooFew.
 func (s *GraphSolution) LeaveQueryOut(q *Query) (*mat.Dense, error) {
 	usable := 0
 	for _, mem := range q.q.members {
@@ -57,14 +64,31 @@ func (s *GraphSolution) LeaveQueryOut(q *Query) (*mat.Dense, error) {
 	if usable < 2 {
 		return nil, fmt.Errorf("%w: %d queries with at least two items", ErrTooFew, usable)
 	}
+	if s.m != q.graphModel {
+		return nil, fmt.Errorf("%w: solution of another model", ErrShape)
+	}
+	// the λ-independent part of every query's hold-out, once per model
+	q.lqoOnce.Do(func() {
+		for k, mem := range q.q.members {
+			c, err := q.prepareHoldOut(mem)
+			if err != nil {
+				q.lqoErr = fmt.Errorf("query %d: %w", k, err)
+				return
+			}
+			q.lqo = append(q.lqo, c)
+		}
+	})
+	if q.lqoErr != nil {
+		return nil, q.lqoErr
+	}
 	m, t := s.f.Dims()
 	out := mat.NewDense(m, t, nil)
-	for k, mem := range q.q.members {
-		p, err := s.HoldOut(mem)
+	for k, c := range q.lqo {
+		p, err := s.holdOut(c)
 		if err != nil {
 			return nil, fmt.Errorf("query %d: %w", k, err)
 		}
-		for n, i := range mem {
+		for n, i := range c.u {
 			out.SetRow(i, p.RawRowView(n))
 		}
 	}

@@ -111,6 +111,8 @@ func checkLabels(y *mat.Dense, m int, names []string) ([]string, error) {
 type features struct {
 	phi *mat.Dense
 	t   *mat.Dense
+	// full is set when Φ is square and invertible (dual form, nothing dropped).
+	full bool
 }
 
 func newFeatures(d *factor.Data) features {
@@ -124,23 +126,18 @@ func newFeatures(d *factor.Data) features {
 		emax = math.Max(emax, e)
 	}
 	tol := float64(m) * 2.2e-16 * emax
-	var keep []int
-	for k, e := range f.E {
-		if e > tol {
-			keep = append(keep, k)
-		}
+	first := 0 // eigenvalues ascend: the kept ones are a suffix
+	for first < len(f.E)-1 && f.E[first] <= tol {
+		first++
 	}
-	phi := mat.NewDense(m, max(len(keep), 1), nil)
-	t := mat.NewDense(m, max(len(keep), 1), nil)
-	for c, k := range keep {
-		s := math.Sqrt(f.E[k])
-		for i := 0; i < m; i++ {
-			u := f.U.At(i, k)
-			phi.Set(i, c, u*s)
-			t.Set(i, c, u/s)
-		}
+	r := f.Rank()
+	u := f.U.Slice(0, m, first, r).(*mat.Dense)
+	sq, inv := make([]float64, r-first), make([]float64, r-first)
+	for k := range sq {
+		sq[k] = math.Sqrt(math.Max(f.E[first+k], 0))
+		inv[k] = 1 / sq[k]
 	}
-	return features{phi: phi, t: t}
+	return features{phi: scaleCols(u, sq), t: scaleCols(u, inv), full: first == 0}
 }
 
 // scaleCols returns B·diag(g).
