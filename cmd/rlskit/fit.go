@@ -41,6 +41,9 @@ type fitFlags struct {
 	lambdaGrid                 string
 	cv, folds, measure         string
 	preferences, cost          string
+	solver                     string
+	maxIter                    int
+	tol                        float64
 	modelOut, cvPredictionsOut string
 	standardize, quiet         bool
 }
@@ -90,6 +93,9 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.StringVar(&f.modelOut, "model", "", "write the model selected to this file (JSON)")
 	fl.StringVar(&f.cvPredictionsOut, "cv-predictions", "", "write the CV predictions at the best λ to this file")
 	fl.BoolVar(&f.standardize, "standardize", false, "standardize features (mean 0, sd 1; sparse data: scale only); stored in the model")
+	fl.StringVar(&f.solver, "solver", "direct", "direct (factor once: exact λ path and CV) or cg (matrix-free conjugate gradient for the linear kernel on large sparse data; --cv none, one --lambda)")
+	fl.IntVar(&f.maxIter, "max-iter", 1000, "cg: iteration cap")
+	fl.Float64Var(&f.tol, "tol", 1e-6, "cg: relative residual at which to stop")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	return cmd
 }
@@ -104,6 +110,7 @@ type fitOutput struct {
 	NFeatures int         `json:"n_features"`
 	Outputs   []string    `json:"outputs"`
 	NBasis    int         `json:"n_basis,omitempty"`
+	CG        *cgOutput   `json:"cg,omitempty"`
 	Queries   *queryInfo  `json:"queries,omitempty"`
 	CV        *cvOutput   `json:"cv"`
 	Timing    timing      `json:"timing"`
@@ -128,6 +135,13 @@ func queryStats(d *dataset.Data) *queryInfo {
 		}
 	}
 	return info
+}
+
+// cgOutput reports the conjugate-gradient solver per output.
+type cgOutput struct {
+	Iterations []int     `json:"iterations"`
+	Converged  []bool    `json:"converged"`
+	Residual   []float64 `json:"residual"`
 }
 
 type cvOutput struct {
@@ -226,6 +240,27 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if f.basis < 0 {
 		return fmt.Errorf("--basis %d: must be positive", f.basis)
 	}
+	switch f.solver {
+	case "direct":
+		if changed("max-iter") || changed("tol") {
+			return errors.New("--max-iter and --tol apply to --solver cg")
+		}
+	case "cg":
+		switch {
+		case f.kernel != "linear":
+			return fmt.Errorf("--solver cg trains the linear kernel, not %s", f.kernel)
+		case f.learner == "prefrank":
+			return errors.New("--solver cg covers rls, globalrank and queryrank")
+		case f.basis > 0 || f.basisRows != "":
+			return errors.New("--solver cg works on the features; --basis does not apply")
+		case cvName != "none" || len(grid) != 1:
+			return errors.New("--solver cg fits one model: give --lambda L and --cv none")
+		case f.maxIter < 1 || !(f.tol > 0):
+			return fmt.Errorf("--max-iter %d / --tol %g: need at least 1 iteration and a tolerance > 0", f.maxIter, f.tol)
+		}
+	default:
+		return fmt.Errorf("--solver %q: want direct or cg", f.solver)
+	}
 	if f.basis > 0 && f.basisRows != "" {
 		return errors.New("--basis and --basis-rows: give one of them")
 	}
@@ -285,6 +320,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		return fmt.Errorf("--measure %s needs query ids (qid: in svmlight, --qid in CSV)", meas.Name)
 	}
 	loaded := time.Now()
+	if f.solver == "cg" {
+		return runCG(e, f, x, d, width, scaler, grid[0], start, loaded)
+	}
 
 	// Train and cross-validate every kernel setting.
 	prog := newProgress(e.stderr, f.quiet)

@@ -105,3 +105,52 @@ func TestFitRankerErrors(t *testing.T) {
 		}
 	}
 }
+
+// --solver cg trains the same linear model as the direct solver (to its tolerance).
+func TestFitCG(t *testing.T) {
+	dir := t.TempDir()
+	data := writeSVM(t, dir, 60, 5, 3)
+	test := writeSVM(t, dir, 15, 3, 4)
+	for _, learner := range []string{"rls", "globalrank", "queryrank"} {
+		direct, cgm := filepath.Join(dir, learner+"-d.json"), filepath.Join(dir, learner+"-c.json")
+		if _, _, err := run(t, "", "fit", "--data", data, "--learner", learner, "--lambda", "0.5", "--cv", "none", "--model", direct, "--quiet"); err != nil {
+			t.Fatal(err)
+		}
+		stdout, _, err := run(t, "", "fit", "--data", data, "--learner", learner, "--lambda", "0.5", "--cv", "none", "--solver", "cg", "--tol", "1e-12", "--model", cgm, "--quiet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := decodeFit(t, stdout)
+		if o.CG == nil || !o.CG.Converged[0] || o.CG.Iterations[0] < 1 {
+			t.Errorf("%s: cg report %+v", learner, o.CG)
+		}
+		a, _, err := run(t, "", "predict", "--model", direct, "--data", test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := run(t, "", "predict", "--model", cgm, "--data", test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		la, lb := strings.Fields(a), strings.Fields(b)
+		for i := range la {
+			var x, y float64
+			fmt.Sscan(la[i], &x)
+			fmt.Sscan(lb[i], &y)
+			if math.Abs(x-y) > 1e-6*(1+math.Abs(x)) {
+				t.Fatalf("%s row %d: direct %v, cg %v", learner, i, x, y)
+			}
+		}
+	}
+	for _, bad := range [][]string{
+		{"--solver", "cg", "--kernel", "gaussian", "--cv", "none", "--lambda", "1"},
+		{"--solver", "cg", "--lambda", "1"},
+		{"--solver", "cg", "--cv", "none", "--lambda", "1", "--max-iter", "0"},
+		{"--solver", "sgd", "--cv", "none", "--lambda", "1"},
+		{"--tol", "1e-3", "--cv", "none", "--lambda", "1"},
+	} {
+		if _, _, err := run(t, "", append([]string{"fit", "--data", data, "--quiet"}, bad...)...); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}

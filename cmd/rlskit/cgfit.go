@@ -1,0 +1,43 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"rlskit/cg"
+	"rlskit/dataset"
+	"rlskit/internal/linalg"
+	"rlskit/kernel"
+	"rlskit/model"
+)
+
+// runCG trains a linear model by conjugate gradients (no factorization, no CV).
+func runCG(e *env, f *fitFlags, x mat.Matrix, d *dataset.Data, width int, scaler *model.Scaler, lambda float64, start, loaded time.Time) error {
+	loss := map[string]cg.Loss{"rls": cg.Regression, "globalrank": cg.GlobalRank, "queryrank": cg.QueryRank}[f.learner]
+	t0 := time.Now()
+	res, err := cg.Solve(cg.Problem{X: x, Y: d.Y, Loss: loss, Queries: d.Queries, Bias: f.bias},
+		cg.Options{Lambda: lambda, Tol: f.tol, MaxIter: f.maxIter})
+	if err != nil {
+		return fmt.Errorf("--solver cg: %w", err)
+	}
+	train := time.Since(t0)
+	pred := res.Predictor(d.LabelNames, f.learner, lambda, f.bias)
+	pred.Scaler, pred.Features = scaler, d.FeatureNames
+	if f.modelOut != "" {
+		if err := dataset.WriteFileAtomic(f.modelOut, pred.Save); err != nil {
+			return fmt.Errorf("--model %s: %w", f.modelOut, err)
+		}
+	}
+	m, _ := x.Dims()
+	out := fitOutput{Learner: f.learner, Kernel: kernel.Spec{Name: "linear", Bias: f.bias}, Form: "cg", Lambda: lambda,
+		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend,
+		CG: &cgOutput{Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual}}
+	if d.Queries != nil {
+		out.Queries = queryStats(d)
+	}
+	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: train.Seconds(), Total: time.Since(start).Seconds()}
+	return json.NewEncoder(e.stdout).Encode(out)
+}
