@@ -69,6 +69,9 @@ type Factor struct {
 	// T maps U-coordinates to coefficients: Dual: nil (T = U), Linear: V
 	// ((d+1)×r), Sparse: Q diag(μ)^{-1/2} V (n×r).
 	T *mat.Dense
+	// G (Sparse only, r×n) maps basis coefficients to U-coordinates:
+	// K_{·B} = U diag(S) G and GᵀG = K_BB (G = Vᵀ diag(μ)^{1/2} Qᵀ).
+	G *mat.Dense
 	// Lev holds ‖U_i‖², the leverage of row i; 1 for every row of a Dual factor.
 	Lev []float64
 	// U2 is U∘U (elementwise square), m×r: diag(U diag(φ) Uᵀ) = U2·φ.
@@ -177,7 +180,17 @@ func NewSparse(kmb, kbb *mat.Dense) (*Factor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("factor: SVD of the basis features: %w", err)
 	}
-	return lowRank(Sparse, u, s, linalg.Mul(false, false, w, v)), nil
+	f := lowRank(Sparse, u, s, linalg.Mul(false, false, w, v))
+	// G = Vᵀ diag(√μ) Q_keepᵀ
+	wi := mat.NewDense(n, len(keep), nil)
+	for c, j := range keep {
+		sc := math.Sqrt(mu[j])
+		for i := 0; i < n; i++ {
+			wi.Set(i, c, q.At(i, j)*sc)
+		}
+	}
+	f.G = linalg.Mul(true, true, v, wi)
+	return f, nil
 }
 
 func lowRank(form Form, u *mat.Dense, s []float64, t *mat.Dense) *Factor {

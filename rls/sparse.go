@@ -1,0 +1,219 @@
+package rls
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"rlskit/factor"
+	"rlskit/internal/linalg"
+	"rlskit/kernel"
+)
+
+// Policy says what a hold-out does with held-out rows that are basis vectors of
+// a sparse model (paper 004, sect. 6.4).
+type Policy int
+
+const (
+	// Remove takes the held-out basis vectors E = H ∩ B out of the basis: the
+	// prediction is that of the sparse model trained on H̄ with basis B∖E
+	// (paper 004, Proposition 1). This is what retraining on H̄ alone would give.
+	Remove Policy = iota
+	// Keep leaves the basis as it is; held-out rows only leave the loss
+	// (paper 004, Corollary 2; what HoldOut computes).
+	Keep
+)
+
+func (p Policy) String() string {
+	switch p {
+	case Remove:
+		return "remove"
+	case Keep:
+		return "keep"
+	}
+	return fmt.Sprintf("Policy(%d)", int(p))
+}
+
+// HoldOutBasis returns the predictions for the rows H of the model retrained
+// without them under the given basis policy. For the dual and linear forms both
+// policies equal HoldOut (retraining on H̄ never uses the held-out points).
+//
+// For a sparse model with basis B (n vectors, K_BB of full rank) write the
+// coefficients as a = Tc (T = K_BB^{-1/2}V from the factor), so f = USc and the
+// regularizer is ‖c‖². Removing rows H and basis vectors E is then the ridge
+// problem on the rows H̄ with the linear constraint T_E c = 0:
+//
+//	A = diag(s² + λ) − XᵀX,  X = U_H S,  z = S(UᵀY − U_HᵀY_H),
+//	c = A⁻¹z − A⁻¹T_Eᵀ (T_E A⁻¹T_Eᵀ)⁻¹ T_E A⁻¹z,   f_H = Xc.
+//
+// A⁻¹ is applied through Woodbury when |H| < n (O(|H|²n)) and by a Cholesky
+// factorization of A otherwise (O(|H|n² + n³)): the cheaper side of paper 004,
+// eq. (36). The constraint adds O(|E|·n·(|E| + |H|)).
+func (s *Solution) HoldOutBasis(h []int, p Policy) (*mat.Dense, error) {
+	switch p {
+	case Keep:
+		return s.HoldOut(h)
+	case Remove:
+	default:
+		return nil, fmt.Errorf("%w: unknown basis policy %d", ErrHoldOut, int(p))
+	}
+	r := s.r
+	if r.f.Form != factor.Sparse {
+		return s.HoldOut(h)
+	}
+	if err := checkHoldOut(h, r.Rows()); err != nil {
+		return nil, err
+	}
+	pos := make(map[int]int, len(r.d.Basis))
+	for k, b := range r.d.Basis {
+		pos[b] = k
+	}
+	var e []int // positions in the basis of the held-out basis vectors
+	for _, i := range h {
+		if k, ok := pos[i]; ok {
+			e = append(e, k)
+		}
+	}
+	if len(e) == 0 {
+		return s.HoldOut(h)
+	}
+	n := len(r.d.Basis)
+	if len(e) == n {
+		return nil, fmt.Errorf("%w: the hold-out set holds all %d basis vectors, the remove policy leaves none", ErrBasis, n)
+	}
+	if r.f.Rank() < n {
+		return nil, fmt.Errorf("%w: the basis vectors are linearly dependent in the kernel's feature space (K_BB has rank %d < %d); use the keep policy", ErrBasis, r.f.Rank(), n)
+	}
+	f := r.f
+	x := scaleCols(kernel.Rows(f.U, h).(*mat.Dense), f.S) // U_H S
+	if 2*len(e) > n {
+		return s.holdOutReducedBasis(h, e, x)
+	}
+	// z = S(UᵀY − U_HᵀY_H)
+	z := mat.DenseCopyOf(r.uty)
+	linalg.Gemm(true, false, -1, kernel.Rows(f.U, h).(*mat.Dense), kernel.Rows(r.y, h).(*mat.Dense), 1, z)
+	z = scaleRows(z, f.S)
+	te := kernel.Rows(f.T, e).(*mat.Dense) // |E|×n
+	// one solve with A for [z, T_Eᵀ]
+	_, t := z.Dims()
+	rhs := mat.NewDense(f.Rank(), t+len(e), nil)
+	rhs.Slice(0, f.Rank(), 0, t).(*mat.Dense).Copy(z)
+	rhs.Slice(0, f.Rank(), t, t+len(e)).(*mat.Dense).Copy(te.T())
+	sol, err := s.solveA(x, rhs)
+	if err != nil {
+		return nil, fmt.Errorf("rls: hold-out of %d rows (%d basis vectors removed) at lambda %g: %w", len(h), len(e), s.Lambda, err)
+	}
+	q := sol.Slice(0, f.Rank(), 0, t).(*mat.Dense)
+	p2 := sol.Slice(0, f.Rank(), t, t+len(e)).(*mat.Dense)
+	me := linalg.Mul(false, false, te, mat.DenseCopyOf(p2))
+	symmetrize(me)
+	lam, err := solveSPD(me, linalg.Mul(false, false, te, mat.DenseCopyOf(q)))
+	if err != nil {
+		return nil, fmt.Errorf("rls: basis-removal constraint: %w", err)
+	}
+	c := mat.DenseCopyOf(q)
+	linalg.Gemm(false, false, -1, mat.DenseCopyOf(p2), lam, 1, c)
+	return linalg.Mul(false, false, x, c), nil
+}
+
+// holdOutReducedBasis solves the same problem in the coordinates of the
+// remaining basis B' = B∖E, better conditioned when most of the basis leaves:
+// c = G_{B'}a' (G from the factor, so T_E c = 0 holds by construction) and
+// a' = (G_{B'}ᵀ A G_{B'})⁻¹ G_{B'}ᵀ z. O(|H|·n·n' + n·n'²) for n' = |B'|.
+func (s *Solution) holdOutReducedBasis(h, e []int, x *mat.Dense) (*mat.Dense, error) {
+	r := s.r
+	f := r.f
+	gone := make(map[int]bool, len(e))
+	for _, k := range e {
+		gone[k] = true
+	}
+	var rest []int
+	for k := range r.d.Basis {
+		if !gone[k] {
+			rest = append(rest, k)
+		}
+	}
+	gt := kernel.Rows(mat.DenseCopyOf(f.G.T()), rest).(*mat.Dense) // G_{B'}ᵀ, n'×r
+	g := mat.DenseCopyOf(gt.T())                                   // r×n'
+	// A G = diag(s²+λ) G − Xᵀ(X G)
+	ag := mat.DenseCopyOf(g)
+	for k, ev := range f.E {
+		row := ag.RawRowView(k)
+		for j := range row {
+			row[j] *= ev + s.Lambda
+		}
+	}
+	linalg.Gemm(true, false, -1, x, linalg.Mul(false, false, x, g), 1, ag)
+	ar := linalg.Mul(false, false, gt, ag)
+	symmetrize(ar)
+	z := mat.DenseCopyOf(r.uty)
+	linalg.Gemm(true, false, -1, kernel.Rows(f.U, h).(*mat.Dense), kernel.Rows(r.y, h).(*mat.Dense), 1, z)
+	z = scaleRows(z, f.S)
+	a, err := solveSPD(ar, linalg.Mul(false, false, gt, z))
+	if err != nil {
+		return nil, fmt.Errorf("rls: hold-out of %d rows (%d basis vectors removed) at lambda %g: %w", len(h), len(e), s.Lambda, err)
+	}
+	return linalg.Mul(false, false, x, linalg.Mul(false, false, g, a)), nil
+}
+
+// solveA solves (diag(s²+λ) − XᵀX) Z = B: by Woodbury through
+// (I − X D⁻¹Xᵀ) when X has fewer rows than columns, else by Cholesky of A.
+func (s *Solution) solveA(x, b *mat.Dense) (*mat.Dense, error) {
+	f := s.r.f
+	nh, r := x.Dims()
+	dinv := make([]float64, r)
+	for k, e := range f.E {
+		dinv[k] = 1 / (e + s.Lambda)
+	}
+	if nh < r {
+		db := scaleRows(b, dinv)            // D⁻¹B
+		xd := scaleCols(x, dinv)            // XD⁻¹
+		m := linalg.Mul(false, true, xd, x) // XD⁻¹Xᵀ
+		m.Scale(-1, m)
+		for i := 0; i < nh; i++ {
+			m.Set(i, i, m.At(i, i)+1)
+		}
+		w, err := solveSPD(m, linalg.Mul(false, false, x, db))
+		if err != nil {
+			return nil, err
+		}
+		linalg.Gemm(true, false, 1, xd, w, 1, db) // + D⁻¹Xᵀ(...)
+		return db, nil
+	}
+	a := linalg.Syrk(true, x)
+	a.Scale(-1, a)
+	for k := range dinv {
+		a.Set(k, k, a.At(k, k)+1/dinv[k])
+	}
+	return solveSPD(a, b)
+}
+
+func symmetrize(a *mat.Dense) {
+	n, _ := a.Dims()
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			v := (a.At(i, j) + a.At(j, i)) / 2
+			a.Set(i, j, v)
+			a.Set(j, i, v)
+		}
+	}
+}
+
+// LeaveOneOutSkip returns leave-one-out predictions for the rows that are not
+// basis vectors and NaN for the basis rows (paper 004, sect. 6.4 (ii)): for a
+// non-basis row, removing it from the basis changes nothing, so the keep and
+// remove policies agree. O(m·r·t) after Solve.
+func (s *Solution) LeaveOneOutSkip() (*mat.Dense, error) {
+	out, err := s.LeaveOneOut()
+	if err != nil {
+		return nil, err
+	}
+	_, t := out.Dims()
+	for _, b := range s.r.d.Basis {
+		for c := 0; c < t; c++ {
+			out.Set(b, c, math.NaN())
+		}
+	}
+	return out, nil
+}
