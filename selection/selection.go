@@ -57,6 +57,28 @@ type Scheme struct {
 	// each output uses its positive–negative pairs (auc) or all pairs with
 	// different labels (cindex).
 	Pairs []rls.Pair
+	// Basis says what hold-outs of a sparse model do with held-out basis
+	// vectors: BasisKeep (the default) or BasisRemove, or for LOO BasisSkip
+	// (leave out only the rows that are not basis vectors).
+	Basis BasisPolicy
+}
+
+// BasisPolicy is the treatment of held-out basis vectors (paper 004, sect. 6.4).
+type BasisPolicy string
+
+const (
+	// BasisKeep keeps held-out basis vectors in the basis.
+	BasisKeep BasisPolicy = "keep"
+	// BasisRemove takes them out of the basis (what retraining on the rest gives).
+	BasisRemove BasisPolicy = "remove"
+	// BasisSkip (LOO only) predicts only the rows that are not basis vectors.
+	BasisSkip BasisPolicy = "skip"
+)
+
+// basisSolution is a solution whose hold-outs can remove basis vectors (*rls.Solution).
+type basisSolution interface {
+	HoldOutBasis(rows []int, p rls.Policy) (*mat.Dense, error)
+	LeaveOneOutSkip() (*mat.Dense, error)
 }
 
 // Point is one point of a CV curve.
@@ -117,11 +139,12 @@ func Select[S Solution](solve func(float64) (S, error), y *mat.Dense, grid []flo
 		var pairs []PairPrediction
 		switch sc.Kind {
 		case LOO:
-			if pred, err = s.LeaveOneOut(); err == nil {
-				v, err = meas.Score(y, pred, opt.Queries)
+			pred, err = looPredictions(s, sc, y)
+			if err == nil {
+				v, err = scoreCovered(meas, y, pred, opt.Queries)
 			}
 		case Folds:
-			pred, err = foldPredictions(s, sc.Folds, y)
+			pred, err = foldPredictions(s, sc, y)
 			if err == nil {
 				v, err = scoreCovered(meas, y, pred, opt.Queries)
 			}
@@ -161,8 +184,44 @@ func checkScheme(sc Scheme, y *mat.Dense, meas measure.Measure) error {
 	return nil
 }
 
+// looPredictions is leave-one-out under the scheme's basis policy.
+func looPredictions(s Solution, sc Scheme, y *mat.Dense) (*mat.Dense, error) {
+	switch sc.Basis {
+	case "", BasisKeep:
+		return s.LeaveOneOut()
+	case BasisSkip, BasisRemove:
+		bs, ok := any(s).(basisSolution)
+		if !ok {
+			return nil, fmt.Errorf("%w: basis policy %q needs a sparse RLS model", ErrScheme, sc.Basis)
+		}
+		if sc.Basis == BasisSkip {
+			return bs.LeaveOneOutSkip()
+		}
+		m, _ := y.Dims()
+		folds := make([][]int, m)
+		for i := range folds {
+			folds[i] = []int{i}
+		}
+		return foldPredictions(s, Scheme{Kind: Folds, Folds: folds, Basis: BasisRemove}, y)
+	}
+	return nil, fmt.Errorf("%w: unknown basis policy %q", ErrScheme, sc.Basis)
+}
+
 // foldPredictions holds out each fold and collects the predictions; rows in no fold are NaN.
-func foldPredictions(s Solution, folds [][]int, y *mat.Dense) (*mat.Dense, error) {
+func foldPredictions(s Solution, sc Scheme, y *mat.Dense) (*mat.Dense, error) {
+	folds := sc.Folds
+	holdOut := s.HoldOut
+	switch sc.Basis {
+	case "", BasisKeep:
+	case BasisRemove:
+		bs, ok := any(s).(basisSolution)
+		if !ok {
+			return nil, fmt.Errorf("%w: basis policy remove needs an RLS model", ErrScheme)
+		}
+		holdOut = func(rows []int) (*mat.Dense, error) { return bs.HoldOutBasis(rows, rls.Remove) }
+	default:
+		return nil, fmt.Errorf("%w: basis policy %q does not apply to folds", ErrScheme, sc.Basis)
+	}
 	m, t := y.Dims()
 	pred := mat.NewDense(m, t, nil)
 	for i := 0; i < m; i++ {
@@ -171,7 +230,7 @@ func foldPredictions(s Solution, folds [][]int, y *mat.Dense) (*mat.Dense, error
 		}
 	}
 	for k, f := range folds {
-		p, err := s.HoldOut(f)
+		p, err := holdOut(f)
 		if err != nil {
 			return nil, fmt.Errorf("fold %d: %w", k, err)
 		}
@@ -323,4 +382,73 @@ func exponent(s string) (int, error) {
 func DefaultGrid() []float64 {
 	g, _ := ParseGrid("2^-15..2^15", true)
 	return g
+}
+
+// Retrainer trains a fresh model on the rows train and returns, for any λ, its
+// predictions for the rows test (|test|×t). Used by SelectRetrain.
+type Retrainer func(train, test []int) (func(lambda float64) (*mat.Dense, error), error)
+
+// SelectRetrain cross-validates by training a new model per fold (once per
+// fold; every λ is then a re-solve of that fold's model). It is the naive
+// baseline, and the only exact choice when the training itself depends on the
+// fold — e.g. basis vectors selected anew from each fold's training rows
+// (paper 004, sect. 6.2, Approach 3). Cost: one training per fold.
+func SelectRetrain(retrain Retrainer, y *mat.Dense, grid []float64, folds [][]int, name string, meas measure.Measure, opt Options) (*Result, error) {
+	if len(grid) == 0 {
+		return nil, fmt.Errorf("%w: no λ values", ErrGrid)
+	}
+	m, t := y.Dims()
+	if err := cv.Check(folds, m); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrScheme, err)
+	}
+	preds := make([]*mat.Dense, len(grid))
+	for n := range preds {
+		preds[n] = mat.NewDense(m, t, nil)
+		for i := 0; i < m; i++ {
+			for c := 0; c < t; c++ {
+				preds[n].Set(i, c, math.NaN())
+			}
+		}
+	}
+	in := make([]bool, m)
+	for k, f := range folds {
+		clear(in)
+		for _, i := range f {
+			in[i] = true
+		}
+		var train []int
+		for i := 0; i < m; i++ {
+			if !in[i] {
+				train = append(train, i)
+			}
+		}
+		solve, err := retrain(train, f)
+		if err != nil {
+			return nil, fmt.Errorf("fold %d: %w", k, err)
+		}
+		for n, lambda := range grid {
+			p, err := solve(lambda)
+			if err != nil {
+				return nil, fmt.Errorf("fold %d, λ = %g: %w", k, lambda, err)
+			}
+			for r, i := range f {
+				preds[n].SetRow(i, p.RawRowView(r))
+			}
+		}
+		if opt.Progress != nil {
+			opt.Progress(k+1, len(folds))
+		}
+	}
+	res := &Result{BestIndex: -1}
+	for n, lambda := range grid {
+		v, err := scoreCovered(meas, y, preds[n], opt.Queries)
+		if err != nil {
+			return nil, fmt.Errorf("%s at λ = %g: %w", name, lambda, err)
+		}
+		res.Curve = append(res.Curve, Point{Lambda: lambda, Value: v})
+		if res.BestIndex < 0 || meas.Better(v, res.Best.Value) || (v == res.Best.Value && lambda > res.Best.Lambda) {
+			res.BestIndex, res.Best, res.Predictions = n, Point{lambda, v}, preds[n]
+		}
+	}
+	return res, nil
 }

@@ -243,3 +243,48 @@ func TestParseGrid(t *testing.T) {
 		t.Errorf("coef0-style grid: %v %v", g, err)
 	}
 }
+
+// Retraining per fold gives the same curve as the exact hold-out shortcut.
+func TestSelectRetrainEqualsShortcut(t *testing.T) {
+	_, y := problem(t, 24, false)
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := mat.NewDense(24, 3, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	k := kernel.Gaussian{Gamma: 0.3}
+	full, _ := rls.Fit(x, y, rls.Options{Kernel: k})
+	folds := [][]int{{0, 3, 5, 7, 11, 13}, {1, 2, 4, 6}, {8, 9, 10, 12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}}
+	grid := []float64{0.01, 1, 100}
+	mse := mustMeasure(t, "mse")
+	want, err := Select(full.Solve, y, grid, Scheme{Kind: Folds, Name: "folds", Folds: folds}, mse, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	retrain := func(train, test []int) (func(float64) (*mat.Dense, error), error) {
+		m, err := rls.Fit(kernel.Rows(x, train), kernel.Rows(y, train).(*mat.Dense), rls.Options{Kernel: k})
+		if err != nil {
+			return nil, err
+		}
+		xt := kernel.Rows(x, test)
+		return func(l float64) (*mat.Dense, error) {
+			s, err := m.Solve(l)
+			if err != nil {
+				return nil, err
+			}
+			return s.Predictor().Predict(xt)
+		}, nil
+	}
+	got, err := SelectRetrain(retrain, y, grid, folds, "retrain", mse, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range grid {
+		if d := math.Abs(got.Curve[n].Value - want.Curve[n].Value); d > 1e-9*want.Curve[n].Value {
+			t.Errorf("λ=%g: retrain %g, shortcut %g", grid[n], got.Curve[n].Value, want.Curve[n].Value)
+		}
+	}
+	if _, err := SelectRetrain(retrain, y, grid, [][]int{{0, 0}}, "bad", mse, Options{}); !errors.Is(err, ErrScheme) {
+		t.Errorf("bad folds: err = %v", err)
+	}
+}

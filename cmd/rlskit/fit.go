@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
+	"rlskit/basis"
 	"rlskit/cv"
 	"rlskit/dataset"
 	"rlskit/internal/linalg"
@@ -42,6 +42,9 @@ type fitFlags struct {
 	cv, folds, measure         string
 	preferences, cost          string
 	solver                     string
+	basisSelect, basisHoldOut  string
+	basisDesign                int
+	greedyLambda               float64
 	maxIter                    int
 	tol                        float64
 	modelOut, cvPredictionsOut string
@@ -84,6 +87,10 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.StringVar(&f.coef0Grid, "coef0-grid", "", "grid SPEC of coef0 values searched with λ")
 	fl.IntVar(&f.basis, "basis", 0, "sparse model: number of basis vectors drawn at random (seeded by --seed)")
 	fl.StringVar(&f.basisRows, "basis-rows", "", "sparse model: file of 0-based basis row indices")
+	fl.StringVar(&f.basisSelect, "basis-select", "random", "how --basis N vectors are chosen: random, greedy (paper 004, Algorithm 1) or per-group (one per query/group; no N)")
+	fl.Float64Var(&f.greedyLambda, "greedy-lambda", 1, "λ at which greedy basis selection measures the training error")
+	fl.StringVar(&f.basisHoldOut, "basis-holdout", "", "sparse models: held-out basis vectors are removed from the basis (remove, default for folds), kept (keep, default for loo), or for loo skipped (skip)")
+	fl.IntVar(&f.basisDesign, "basis-design", 0, "sparse k-fold design of paper 004 sect. 6.2: 1 spreads the basis over the folds, 2 keeps it out of every fold, 3 draws a new random basis per fold (retrains)")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed (folds, basis)")
 	fl.Float64Var(&f.lambda, "lambda", 0, "regularization parameter λ")
 	fl.StringVar(&f.lambdaGrid, "lambda-grid", "", "grid SPEC of λ values (default 2^-15..2^15)")
@@ -149,6 +156,8 @@ type cvOutput struct {
 	Measure  string       `json:"measure"`
 	Curve    []curvePoint `json:"curve"`
 	Best     curvePoint   `json:"best"`
+	// BasisHoldOut is the sparse models' basis policy in hold-outs.
+	BasisHoldOut string `json:"basis_holdout,omitempty"`
 }
 
 type curvePoint struct {
@@ -240,6 +249,48 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if f.basis < 0 {
 		return fmt.Errorf("--basis %d: must be positive", f.basis)
 	}
+	sparse := f.basis > 0 || f.basisRows != "" || f.basisSelect == "per-group"
+	switch f.basisSelect {
+	case "random", "greedy":
+	case "per-group":
+		if f.basis > 0 || f.basisRows != "" {
+			return errors.New("--basis-select per-group picks one row per group: give no --basis or --basis-rows")
+		}
+	default:
+		return fmt.Errorf("--basis-select %q: want random, greedy or per-group", f.basisSelect)
+	}
+	if changed("basis-select") && f.basisSelect != "per-group" && f.basis == 0 {
+		return errors.New("--basis-select needs --basis N")
+	}
+	switch f.basisHoldOut {
+	case "":
+		if sparse && cvName != "loo" && f.learner == "rls" {
+			f.basisHoldOut = "remove"
+		} else if sparse {
+			f.basisHoldOut = "keep"
+		}
+	case "remove", "keep":
+		if !sparse {
+			return errors.New("--basis-holdout applies to sparse models (--basis, --basis-rows, --basis-select per-group)")
+		}
+	case "skip":
+		if !sparse || cvName != "loo" {
+			return errors.New("--basis-holdout skip is a leave-one-out design for sparse models")
+		}
+	default:
+		return fmt.Errorf("--basis-holdout %q: want remove, keep or skip", f.basisHoldOut)
+	}
+	if f.basisHoldOut != "" && f.learner != "rls" && f.basisHoldOut != "keep" {
+		return fmt.Errorf("--basis-holdout %s: the rankers keep their basis (use keep)", f.basisHoldOut)
+	}
+	if f.basisDesign != 0 {
+		if f.basisDesign < 1 || f.basisDesign > 3 {
+			return fmt.Errorf("--basis-design %d: want 1, 2 or 3", f.basisDesign)
+		}
+		if kfoldK == 0 || f.learner != "rls" || f.basis == 0 || f.basisSelect != "random" || f.kernel == "precomputed" {
+			return errors.New("--basis-design goes with --learner rls, --cv kfold:K, a random --basis N and a kernel on features")
+		}
+	}
 	switch f.solver {
 	case "direct":
 		if changed("max-iter") || changed("tol") {
@@ -308,13 +359,28 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if specs[0].Name == "precomputed" && m != width {
 		return fmt.Errorf("%s: a precomputed kernel matrix must be square, got %d rows and %d columns", f.data, m, width)
 	}
-	basis, err := chooseBasis(f, m)
+	basis, err := chooseBasis(f, d, m)
 	if err != nil {
 		return err
 	}
 	scheme, err := makeScheme(cvName, kfoldK, f, d, m, meas)
 	if err != nil {
 		return err
+	}
+	scheme.Basis = selection.BasisPolicy(f.basisHoldOut)
+	switch f.basisDesign {
+	case 1:
+		if scheme.Folds, err = cv.BasisFolds(m, basis, kfoldK, f.seed); err != nil {
+			return err
+		}
+		scheme.Name += ",basis-design:1"
+	case 2:
+		if scheme.Folds, err = cv.FoldsExcluding(m, basis, kfoldK, f.seed); err != nil {
+			return err
+		}
+		scheme.Name += ",basis-design:2"
+	case 3:
+		scheme.Name += ",basis-design:3"
 	}
 	if meas.NeedsQueries && d.Queries == nil {
 		return fmt.Errorf("--measure %s needs query ids (qid: in svmlight, --qid in CSV)", meas.Name)
@@ -327,7 +393,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	// Train and cross-validate every kernel setting.
 	prog := newProgress(e.stderr, f.quiet)
 	defer prog.done()
-	out := fitOutput{Learner: f.learner, NTrain: m, NFeatures: width, Outputs: d.LabelNames, NBasis: len(basis), Backend: linalg.Backend}
+	out := fitOutput{Learner: f.learner, NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend}
 	var (
 		best                 *selection.Result
 		bestModel            *trained
@@ -342,6 +408,12 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 			return err
 		}
 		t0 := time.Now()
+		if f.basisSelect == "greedy" {
+			prog.step("greedy basis selection for "+spec.String(), n, len(specs))
+			if basis, err = greedyBasis(x, d, k, f); err != nil {
+				return err
+			}
+		}
 		r, err := train(f.learner, x, d, k, basis, edges, cost)
 		if err != nil {
 			return fmt.Errorf("training with %s: %w", spec, err)
@@ -354,6 +426,12 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 				return err
 			}
 			res = &selection.Result{Best: selection.Point{Lambda: grid[0], Value: math.NaN()}}
+		} else if f.basisDesign == 3 {
+			res, err = selection.SelectRetrain(reselectPerFold(x, d, k, f), d.Y, grid, scheme.Folds, scheme.Name, meas,
+				selection.Options{Queries: d.Queries, Progress: func(done, total int) { prog.step("retraining fold", done, total) }})
+			if err != nil {
+				return fmt.Errorf("cross-validation with %s: %w", spec, err)
+			}
 		} else {
 			res, err = selection.Select(r.solve, d.Y, grid, scheme, meas, selection.Options{
 				Queries:  d.Queries,
@@ -383,8 +461,10 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		out.Queries = queryStats(d)
 	}
 	if cvName != "none" {
-		out.CV = &cvOutput{Strategy: scheme.Name, Measure: meas.Name, Curve: curve, Best: point(best.Best, bestSpec, len(specs) > 1)}
+		out.CV = &cvOutput{Strategy: scheme.Name, Measure: meas.Name, Curve: curve, Best: point(best.Best, bestSpec, len(specs) > 1),
+			BasisHoldOut: f.basisHoldOut}
 	}
+	out.NBasis = len(basis)
 
 	// Outputs: each file written whole or not at all.
 	if f.modelOut != "" {
@@ -592,7 +672,7 @@ func makeScheme(name string, k int, f *fitFlags, d *dataset.Data, m int, meas me
 	return selection.Scheme{Kind: selection.Folds, Name: fmt.Sprintf("kfold:%d", k), Folds: folds}, nil
 }
 
-func chooseBasis(f *fitFlags, m int) ([]int, error) {
+func chooseBasis(f *fitFlags, d *dataset.Data, m int) ([]int, error) {
 	switch {
 	case f.basisRows != "":
 		b, err := readFile(f.basisRows, func(r io.Reader) ([]int, error) { return dataset.ReadIndices(r, f.basisRows, m) })
@@ -603,16 +683,65 @@ func chooseBasis(f *fitFlags, m int) ([]int, error) {
 			return nil, fmt.Errorf("--basis-rows %s: no rows", f.basisRows)
 		}
 		return b, nil
+	case f.basisSelect == "per-group":
+		if d.Queries == nil {
+			return nil, errors.New("--basis-select per-group needs group ids (qid: in svmlight, --qid in CSV)")
+		}
+		b, err := basis.PerGroup(d.Queries, f.seed)
+		if err != nil {
+			return nil, fmt.Errorf("--basis-select per-group: %w", err)
+		}
+		return b, nil
 	case f.basis > 0:
 		if f.basis > m {
 			return nil, fmt.Errorf("--basis %d: more basis vectors than the %d training rows", f.basis, m)
 		}
-		rng := rand.New(rand.NewPCG(f.seed, 0x62617369))
-		b := rng.Perm(m)[:f.basis]
-		slices.Sort(b)
-		return b, nil
+		if f.basisSelect == "greedy" {
+			return nil, nil // chosen per kernel setting
+		}
+		return basis.Random(m, f.basis, f.seed)
 	}
 	return nil, nil
+}
+
+// greedyBasis runs the randomized greedy selection (paper 004, Algorithm 1).
+func greedyBasis(x mat.Matrix, d *dataset.Data, k kernel.Kernel, f *fitFlags) ([]int, error) {
+	b, err := basis.Greedy(x, d.Y, k, f.basis, basis.GreedyOptions{Lambda: f.greedyLambda, Seed: f.seed})
+	if err != nil {
+		return nil, fmt.Errorf("--basis-select greedy: %w", err)
+	}
+	slices.Sort(b)
+	return b, nil
+}
+
+// reselectPerFold trains, for each fold, a sparse RLS model on the fold's
+// training rows with --basis N basis vectors drawn afresh among them
+// (paper 004, sect. 6.2, Approach 3).
+func reselectPerFold(x mat.Matrix, d *dataset.Data, k kernel.Kernel, f *fitFlags) selection.Retrainer {
+	fold := uint64(0)
+	return func(train, test []int) (func(float64) (*mat.Dense, error), error) {
+		fold++
+		if f.basis > len(train) {
+			return nil, fmt.Errorf("--basis %d: more basis vectors than the %d training rows of a fold", f.basis, len(train))
+		}
+		b, err := basis.Random(len(train), f.basis, f.seed+fold)
+		if err != nil {
+			return nil, err
+		}
+		xt := kernel.Rows(x, train)
+		r, err := rls.Fit(xt, kernel.Rows(d.Y, train).(*mat.Dense), rls.Options{Kernel: k, Basis: b})
+		if err != nil {
+			return nil, err
+		}
+		xs := kernel.Rows(x, test)
+		return func(l float64) (*mat.Dense, error) {
+			s, err := r.Solve(l)
+			if err != nil {
+				return nil, err
+			}
+			return s.Predictor().Predict(xs)
+		}, nil
+	}
 }
 
 func readFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
