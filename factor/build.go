@@ -48,14 +48,7 @@ func Build(x mat.Matrix, k kernel.Kernel, req Request) (*Data, error) {
 	lin, isLinear := k.(kernel.Linear)
 	form := req.Form
 	if req.Auto {
-		switch {
-		case req.Basis != nil:
-			form = Sparse
-		case isLinear && lin.Bias >= 0 && width+1 < m:
-			form = Linear
-		default:
-			form = Dual
-		}
+		form = AutoForm(x, k, req.Basis)
 	}
 	d := &Data{Kernel: k, X: x, Width: width}
 	var err error
@@ -182,4 +175,34 @@ func (d *Data) Predictor(coef *mat.Dense, learner string, lambda float64, output
 		p.Points, p.A = d.Points, coef
 	}
 	return p
+}
+
+// KernelOnly computes the m×m kernel matrix K of X for a learner that factors
+// something else than K itself (the query ranker factors L^{1/2}KL^{1/2}). The
+// returned Data is of the Dual form, with the expansion points set and no
+// eigendecomposition (Factor.U and Factor.E are nil).
+func KernelOnly(x mat.Matrix, k kernel.Kernel) (*Data, *mat.Dense, error) {
+	_, width := x.Dims()
+	points := k.Points(x)
+	km, err := k.Block(x, points)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkSymmetric(km); err != nil {
+		return nil, nil, err
+	}
+	return &Data{Factor: &Factor{Form: Dual}, Kernel: k, X: x, Points: points, Width: width}, km, nil
+}
+
+// AutoForm is the form Build's Auto rule picks for X, the kernel and a basis.
+func AutoForm(x mat.Matrix, k kernel.Kernel, basis []int) Form {
+	m, width := x.Dims()
+	lin, isLinear := k.(kernel.Linear)
+	switch {
+	case basis != nil:
+		return Sparse
+	case isLinear && lin.Bias >= 0 && width+1 < m:
+		return Linear
+	}
+	return Dual
 }

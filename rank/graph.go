@@ -335,32 +335,29 @@ func (gm *graphModel) prepareHoldOut(u []int) (*holdCache, error) {
 	return c, nil
 }
 
-// holdOut applies the downdate at this λ: Z = X(Λ+λ)^{-1/2},
-// f_U = f_U − Ψ_U(Λ+λ)^{-1/2} Zᵀ(I − ZZᵀ)⁻¹(ỹ − Fᵀf_T). O(s²k' + |U|·s·k').
+// holdOut applies the downdate at this λ: with D = (Λ+λ)⁻¹ and Z = XD^{1/2},
+// f_U = f_U − Ψ_U D Xᵀ(I − XDXᵀ)⁻¹(ỹ − Fᵀf_T). O(s²k' + |U|·k'·t).
 func (s *GraphSolution) holdOut(c *holdCache) (*mat.Dense, error) {
 	out := rows(s.f, c.u)
 	if c.f == nil {
 		return out, nil
 	}
-	sq := make([]float64, len(s.inv))
-	for k, v := range s.inv {
-		sq[k] = math.Sqrt(v)
-	}
-	z := scaleCols(c.x, sq)
 	_, ns := c.f.Dims()
-	a := linalg.Syrk(false, z)
+	xd := scaleCols(c.x, s.inv)           // XD
+	a := linalg.Mul(false, true, xd, c.x) // XDXᵀ = ZZᵀ
 	a.Scale(-1, a)
 	for k := 0; k < ns; k++ {
 		a.Set(k, k, a.At(k, k)+1)
 	}
+	symmetrize(a)
 	r := mat.DenseCopyOf(c.ytil)
 	linalg.Gemm(true, false, -1, c.f, rows(s.f, c.t), 1, r)
 	sol, err := solveSym(a, r)
 	if err != nil {
 		return nil, fmt.Errorf("rank: hold-out of %d rows at lambda %g: %w", len(c.u), s.Lambda, err)
 	}
-	psiU := scaleCols(rows(s.m.psi, c.u), sq)
-	linalg.Gemm(false, false, -1, psiU, linalg.Mul(true, false, z, sol), 1, out)
+	v := linalg.Mul(true, false, xd, sol) // D Xᵀ sol
+	linalg.Gemm(false, false, -1, rows(s.m.psi, c.u), v, 1, out)
 	return out, nil
 }
 

@@ -2,9 +2,16 @@ package rank
 
 import (
 	"fmt"
+	"math"
+	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"rlskit/factor"
+	"rlskit/internal/linalg"
+	"rlskit/kernel"
+	"rlskit/rls"
 )
 
 // Query is RankRLS for label ranking: pairs only inside a query, magnitude-
@@ -31,16 +38,72 @@ func FitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options) (*Query, e
 	if len(queries) != m {
 		return nil, fmt.Errorf("%w: %d query ids for %d rows", ErrQueries, len(queries), m)
 	}
+	qg := newQueryGraph(queries, mat.DenseCopyOf(y))
+	// The one-eigendecomposition route needs a kernel matrix of full numerical
+	// rank: when K is rank deficient (linear, polynomial, precomputed kernels
+	// beyond their feature dimension) the zero eigenvalues of K and the query
+	// shifts share one cluster of SKS's spectrum and the shifts cannot be told
+	// apart; the general route deflates them exactly after factoring K.
+	_, gaussian := opt.Kernel.(kernel.Gaussian)
+	if gaussian && (opt.Form == rls.Dual || opt.Form == rls.Auto && factor.AutoForm(x, opt.Kernel, opt.Basis) == factor.Dual) {
+		gm, err := newQueryDual(x, opt.Kernel, qg, outs)
+		if err != nil {
+			return nil, err
+		}
+		return &Query{graphModel: gm, q: qg}, nil
+	}
 	d, err := build(x, opt)
 	if err != nil {
 		return nil, err
 	}
-	qg := newQueryGraph(queries, mat.DenseCopyOf(y))
 	gm, err := newGraphModel("queryrank", d, qg, outs)
 	if err != nil {
 		return nil, err
 	}
 	return &Query{graphModel: gm, q: qg}, nil
+}
+
+// newQueryDual trains the dual query ranker with one eigendecomposition. With
+// S = L^{1/2} = blockdiag(√n_q·C_q) (C_q centres query q; cheap to apply),
+// M = SKS = V diag(Λ) Vᵀ has the same non-zero eigenvalues as H = ΦᵀLΦ
+// (Φ = K^{1/2}), whose eigenvectors are K^{1/2}SVΛ^{-1/2}. Hence
+// Ψ = KSVΛ^{-1/2}, T_ΦW = SVΛ^{-1/2}, and the null space of H — the shifts
+// within queries, which S annihilates — never enters. Eigenvalues at or below
+// m·ε·max Λ are dropped. Cost: the kernel matrix, O(m²) for SKS, one O(m³)
+// eigendecomposition and one m×m×k gemm (paper 002, sect. 3.2).
+func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, outs []string) (*graphModel, error) {
+	d, km, err := factor.KernelOnly(x, k)
+	if err != nil {
+		return nil, err
+	}
+	sk := qg.mulSqrtL(km)
+	mm := qg.mulSqrtL(mat.DenseCopyOf(sk.T()))
+	symmetrize(mm)
+	lam, v, err := linalg.EigSym(mm)
+	if err != nil {
+		return nil, fmt.Errorf("rank: eigendecomposition of L^{1/2}KL^{1/2}: %w", err)
+	}
+	m := len(lam)
+	tol := float64(m) * 2.2e-16 * math.Max(lam[m-1], 0)
+	first := 0
+	for first < m && lam[first] <= tol {
+		first++
+	}
+	gm := &graphModel{learner: "queryrank", d: d, g: qg, b: qg.b(), outs: outs}
+	_, t := gm.b.Dims()
+	if first == m {
+		gm.psi, gm.tv, gm.z, gm.lam = mat.NewDense(m, 1, nil), mat.NewDense(m, 1, nil), mat.NewDense(1, t, nil), []float64{0}
+		return gm, nil
+	}
+	isq := make([]float64, m-first)
+	for j := range isq {
+		isq[j] = 1 / math.Sqrt(lam[first+j])
+	}
+	gm.lam = lam[first:]
+	gm.tv = scaleCols(qg.mulSqrtL(mat.DenseCopyOf(v.Slice(0, m, first, m))), isq)
+	gm.psi = linalg.Mul(false, false, km, gm.tv)
+	gm.z = linalg.Mul(true, false, gm.psi, gm.b)
+	return gm, nil
 }
 
 // Solve returns the model at λ: O(m·k·t), no refactorization.
@@ -83,13 +146,31 @@ func (s *GraphSolution) LeaveQueryOut(q *Query) (*mat.Dense, error) {
 	}
 	m, t := s.f.Dims()
 	out := mat.NewDense(m, t, nil)
-	for k, c := range q.lqo {
-		p, err := s.holdOut(c)
+	// queries are independent: two workers per core's worth of small BLAS calls
+	workers := min(runtime.GOMAXPROCS(0), len(q.lqo))
+	errs := make([]error, len(q.lqo))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := w; k < len(q.lqo); k += workers {
+				c := q.lqo[k]
+				p, err := s.holdOut(c)
+				if err != nil {
+					errs[k] = fmt.Errorf("query %d: %w", k, err)
+					continue
+				}
+				for n, i := range c.u {
+					copy(out.RawRowView(i), p.RawRowView(n)) // rows of distinct queries: no overlap
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("query %d: %w", k, err)
-		}
-		for n, i := range c.u {
-			out.SetRow(i, p.RawRowView(n))
+			return nil, err
 		}
 	}
 	return out, nil
@@ -142,6 +223,31 @@ func (g *queryGraph) mulL(x *mat.Dense) *mat.Dense {
 }
 
 func (g *queryGraph) b() *mat.Dense { return g.mulL(g.y) }
+
+// mulSqrtL computes L^{1/2}X = blockdiag(√n_q·C_q)X in O(m·k): in every query,
+// subtract the query's mean row and scale by √n_q.
+func (g *queryGraph) mulSqrtL(x *mat.Dense) *mat.Dense {
+	_, k := x.Dims()
+	out := mat.DenseCopyOf(x)
+	mean := make([]float64, k)
+	for _, mem := range g.members {
+		clear(mean)
+		for _, i := range mem {
+			for c, v := range x.RawRowView(i) {
+				mean[c] += v
+			}
+		}
+		n := float64(len(mem))
+		sn := math.Sqrt(n)
+		for _, i := range mem {
+			row := out.RawRowView(i)
+			for c := range row {
+				row[c] = sn * (row[c] - mean[c]/n)
+			}
+		}
+	}
+	return out
+}
 
 func (g *queryGraph) components() []int { return g.of }
 
