@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -51,6 +54,8 @@ type graphModel struct {
 	tv      *mat.Dense // T_Φ·V₊·W: coefficients from W-coordinates
 	z       *mat.Dense // k'×t
 	outs    []string
+
+	holdCaches sync.Map // hold-out set → *holdCache
 }
 
 func newGraphModel(learner string, d *factor.Data, g laplacian, outs []string) (*graphModel, error) {
@@ -287,11 +292,30 @@ func (s *GraphSolution) HoldOut(u []int) (*mat.Dense, error) {
 	if err := checkRows(u, m); err != nil {
 		return nil, err
 	}
-	c, err := s.m.prepareHoldOut(u)
+	c, err := s.m.cachedHoldOut(u)
 	if err != nil {
 		return nil, err
 	}
 	return s.holdOut(c)
+}
+
+// cachedHoldOut returns the λ-independent part of HoldOut(u), computed once per
+// model and hold-out set: cross-validating along a λ grid reuses it.
+func (gm *graphModel) cachedHoldOut(u []int) (*holdCache, error) {
+	var key strings.Builder
+	for _, i := range u {
+		key.WriteString(strconv.Itoa(i))
+		key.WriteByte(',')
+	}
+	if c, ok := gm.holdCaches.Load(key.String()); ok {
+		return c.(*holdCache), nil
+	}
+	c, err := gm.prepareHoldOut(u)
+	if err != nil {
+		return nil, err
+	}
+	gm.holdCaches.Store(key.String(), c)
+	return c, nil
 }
 
 // holdCache is the λ-independent part of a hold-out: the touched rows T, the

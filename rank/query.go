@@ -21,10 +21,6 @@ import (
 type Query struct {
 	*graphModel
 	q *queryGraph
-
-	lqoOnce sync.Once
-	lqo     []*holdCache
-	lqoErr  error
 }
 
 // FitQuery trains on X (m×d), labels Y (m×t) and per-row query ids. Cost: the
@@ -130,32 +126,23 @@ func (s *GraphSolution) LeaveQueryOut(q *Query) (*mat.Dense, error) {
 	if s.m != q.graphModel {
 		return nil, fmt.Errorf("%w: solution of another model", ErrShape)
 	}
-	// the λ-independent part of every query's hold-out, once per model
-	q.lqoOnce.Do(func() {
-		for k, mem := range q.q.members {
-			c, err := q.prepareHoldOut(mem)
-			if err != nil {
-				q.lqoErr = fmt.Errorf("query %d: %w", k, err)
-				return
-			}
-			q.lqo = append(q.lqo, c)
-		}
-	})
-	if q.lqoErr != nil {
-		return nil, q.lqoErr
-	}
 	m, t := s.f.Dims()
 	out := mat.NewDense(m, t, nil)
 	// queries are independent: two workers per core's worth of small BLAS calls
-	workers := min(runtime.GOMAXPROCS(0), len(q.lqo))
-	errs := make([]error, len(q.lqo))
+	members := q.q.members
+	workers := min(runtime.GOMAXPROCS(0), len(members))
+	errs := make([]error, len(members))
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for k := w; k < len(q.lqo); k += workers {
-				c := q.lqo[k]
+			for k := w; k < len(members); k += workers {
+				c, err := q.cachedHoldOut(members[k])
+				if err != nil {
+					errs[k] = fmt.Errorf("query %d: %w", k, err)
+					continue
+				}
 				p, err := s.holdOut(c)
 				if err != nil {
 					errs[k] = fmt.Errorf("query %d: %w", k, err)
