@@ -33,7 +33,7 @@ type Global struct {
 // FitGlobal trains on X (m×d) and the scores Y (m×t). Cost: the factor plus O(m·r·t).
 func FitGlobal(x mat.Matrix, y *mat.Dense, opt Options) (*Global, error) {
 	m, _ := x.Dims()
-	outs, err := checkLabels(y, m, opt.Outputs)
+	outs, err := rls.CheckLabels(y, m, opt.Outputs)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (g *Global) Solve(lambda float64) (*GlobalSolution, error) {
 		}
 	}
 	s.ub = ub
-	s.f = linalg.Mul(false, false, g.d.U, scaleRows(ub, g0))
+	s.f = linalg.Mul(false, false, g.d.U, linalg.ScaleRows(ub, g0))
 	return s, nil
 }
 
@@ -144,7 +144,7 @@ func (s *GlobalSolution) Coefficients() *mat.Dense {
 	if t == nil {
 		t = d.U
 	}
-	return linalg.Mul(false, false, t, scaleRows(s.ub, psi))
+	return linalg.Mul(false, false, t, linalg.ScaleRows(s.ub, psi))
 }
 
 // Predictor returns the trained predictor at λ.
@@ -168,7 +168,7 @@ func (s *GlobalSolution) block(u []int) qBlock {
 	gu := s.gu(len(u))
 	uu := rows(g.d.U, u)
 	var b qBlock
-	b.quu = linalg.Mul(false, true, scaleCols(uu, gu), uu)
+	b.quu = linalg.Mul(false, true, linalg.ScaleCols(uu, gu), uu)
 	gc := make([]float64, len(gu))
 	for k := range gu {
 		gc[k] = gu[k] * g.c1[k]
@@ -177,7 +177,7 @@ func (s *GlobalSolution) block(u []int) qBlock {
 	q1 := mat.NewVecDense(len(u), nil)
 	q1.MulVec(uu, mat.NewVecDense(len(gc), gc))
 	b.q1u = q1.RawVector().Data
-	gy := scaleRows(g.uty, gu)
+	gy := linalg.ScaleRows(g.uty, gu)
 	b.qyu = linalg.Mul(false, false, uu, gy)
 	_, t := g.y.Dims()
 	b.oneQY = make([]float64, t)
@@ -260,7 +260,7 @@ func (s *GlobalSolution) holdOut(u []int, b qBlock) (*mat.Dense, error) {
 // them (every pair touching U leaves the loss; paper 000, Theorem 1):
 // O(|U|²r + |U|³ + |U|·r·t).
 func (s *GlobalSolution) HoldOut(u []int) (*mat.Dense, error) {
-	if err := checkRows(u, s.g.d.Rows()); err != nil {
+	if err := rls.CheckHoldOut(u, s.g.d.Rows()); err != nil {
 		return nil, err
 	}
 	if s.g.d.Rows()-len(u) < 2 {
@@ -299,16 +299,8 @@ type qCache struct {
 // pairs (< m²/8) each is computed from the factor in O(r·t) instead.
 func (s *GlobalSolution) LeavePairOut(pairs []rls.Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.g.y.Dims()
-	if len(pairs) == 0 {
-		return nil, nil, fmt.Errorf("%w: no pairs", ErrHoldOut)
-	}
-	if m < 4 {
-		return nil, nil, fmt.Errorf("%w: leave-pair-out needs at least 4 rows, have %d", ErrHoldOut, m)
-	}
-	for _, p := range pairs {
-		if p.I < 0 || p.I >= m || p.J < 0 || p.J >= m || p.I == p.J {
-			return nil, nil, fmt.Errorf("%w: pair (%d, %d) with %d rows", ErrHoldOut, p.I, p.J, m)
-		}
+	if err := rls.CheckPairs(pairs, m, 4); err != nil {
+		return nil, nil, err
 	}
 	pi, pj = mat.NewDense(len(pairs), t, nil), mat.NewDense(len(pairs), t, nil)
 	if len(pairs) >= m*m/8 {
@@ -384,13 +376,13 @@ func (s *GlobalSolution) setupPairs() {
 	g := s.g
 	g2 := s.gu(2)
 	u := g.d.U
-	c := &qCache{q: linalg.Mul(false, true, scaleCols(u, g2), u)}
+	c := &qCache{q: linalg.Mul(false, true, linalg.ScaleCols(u, g2), u)}
 	m, t := g.y.Dims()
 	c.q1 = make([]float64, m)
 	for i := 0; i < m; i++ {
 		c.q1[i] = mat.Sum(c.q.RowView(i))
 	}
-	c.qy = linalg.Mul(false, false, u, scaleRows(g.uty, g2))
+	c.qy = linalg.Mul(false, false, u, linalg.ScaleRows(g.uty, g2))
 	for _, v := range c.q1 {
 		c.oneQone += v
 	}

@@ -107,9 +107,9 @@ func deflateBySVD(feat features, g laplacian) (*mat.Dense, []float64, error) {
 		return nil, nil, nil
 	}
 	vp := mat.DenseCopyOf(vc.Slice(0, k, 0, keep))
-	f := scaleCols(mat.DenseCopyOf(uc.Slice(0, m, 0, keep)), sc[:keep]) // Φ_cV₊
+	f := linalg.ScaleCols(mat.DenseCopyOf(uc.Slice(0, m, 0, keep)), sc[:keep]) // Φ_cV₊
 	h := linalg.Mul(true, false, f, g.mulL(f))
-	symmetrize(h)
+	linalg.Symmetrize(h)
 	lam, w, err := linalg.EigSym(h)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rank: eigendecomposition of ΦᵀLΦ: %w", err)
@@ -139,7 +139,7 @@ func deflateByShift(feat features, g laplacian) (*mat.Dense, []float64, error) {
 	}
 	no := orthonormalize(n)
 	h := linalg.Mul(true, false, feat.phi, g.mulL(feat.phi))
-	symmetrize(h)
+	linalg.Symmetrize(h)
 	sigma := 1.0
 	for i := 0; i < k; i++ {
 		sigma += 2 * math.Abs(h.At(i, i))
@@ -224,17 +224,6 @@ func centre(x *mat.Dense, comp []int) *mat.Dense {
 	return out
 }
 
-func symmetrize(h *mat.Dense) {
-	n, _ := h.Dims()
-	for i := 0; i < n; i++ {
-		for j := 0; j < i; j++ {
-			v := (h.At(i, j) + h.At(j, i)) / 2
-			h.Set(i, j, v)
-			h.Set(j, i, v)
-		}
-	}
-}
-
 // GraphSolution is a Query or Preference model at one λ with its
 // cross-validation shortcuts.
 type GraphSolution struct {
@@ -254,7 +243,7 @@ func (gm *graphModel) solve(lambda float64) (*GraphSolution, error) {
 		// Λ > 0 on the kept subspace, up to rounding
 		s.inv[k] = 1 / (math.Max(l, 0) + lambda)
 	}
-	s.w = scaleRows(gm.z, s.inv)
+	s.w = linalg.ScaleRows(gm.z, s.inv)
 	s.f = linalg.Mul(false, false, gm.psi, s.w)
 	return s, nil
 }
@@ -289,7 +278,7 @@ func (s *GraphSolution) Predictor() *model.Predictor {
 // O(|T|³ + |T|²k); for whole queries T = U.
 func (s *GraphSolution) HoldOut(u []int) (*mat.Dense, error) {
 	m, _ := s.f.Dims()
-	if err := checkRows(u, m); err != nil {
+	if err := rls.CheckHoldOut(u, m); err != nil {
 		return nil, err
 	}
 	c, err := s.m.cachedHoldOut(u)
@@ -367,13 +356,13 @@ func (s *GraphSolution) holdOut(c *holdCache) (*mat.Dense, error) {
 		return out, nil
 	}
 	_, ns := c.f.Dims()
-	xd := scaleCols(c.x, s.inv)           // XD
+	xd := linalg.ScaleCols(c.x, s.inv)    // XD
 	a := linalg.Mul(false, true, xd, c.x) // XDXᵀ = ZZᵀ
 	a.Scale(-1, a)
 	for k := 0; k < ns; k++ {
 		a.Set(k, k, a.At(k, k)+1)
 	}
-	symmetrize(a)
+	linalg.Symmetrize(a)
 	r := mat.DenseCopyOf(c.ytil)
 	linalg.Gemm(true, false, -1, c.f, rows(s.f, c.t), 1, r)
 	sol, err := solveSym(a, r)
@@ -411,14 +400,11 @@ func (s *GraphSolution) LeaveOneOut() (*mat.Dense, error) {
 // LeavePairOut holds out each pair (both rows and every edge touching them).
 func (s *GraphSolution) LeavePairOut(pairs []rls.Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.f.Dims()
-	if len(pairs) == 0 {
-		return nil, nil, fmt.Errorf("%w: no pairs", ErrHoldOut)
+	if err := rls.CheckPairs(pairs, m, 3); err != nil {
+		return nil, nil, err
 	}
 	pi, pj = mat.NewDense(len(pairs), t, nil), mat.NewDense(len(pairs), t, nil)
 	for n, p := range pairs {
-		if p.I == p.J || p.I < 0 || p.J < 0 || p.I >= m || p.J >= m {
-			return nil, nil, fmt.Errorf("%w: pair (%d, %d) with %d rows", ErrHoldOut, p.I, p.J, m)
-		}
 		h, err := s.HoldOut([]int{p.I, p.J})
 		if err != nil {
 			return nil, nil, err

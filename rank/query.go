@@ -27,7 +27,7 @@ type Query struct {
 // factor, O(m·k²) for ΦᵀLΦ and O(k³) for its eigendecomposition.
 func FitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options) (*Query, error) {
 	m, _ := x.Dims()
-	outs, err := checkLabels(y, m, opt.Outputs)
+	outs, err := rls.CheckLabels(y, m, opt.Outputs)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, outs []string) 
 	}
 	sk := qg.mulSqrtL(km)
 	mm := qg.mulSqrtL(mat.DenseCopyOf(sk.T()))
-	symmetrize(mm)
+	linalg.Symmetrize(mm)
 	lam, v, err := linalg.EigSym(mm)
 	if err != nil {
 		return nil, fmt.Errorf("rank: eigendecomposition of L^{1/2}KL^{1/2}: %w", err)
@@ -96,7 +96,7 @@ func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, outs []string) 
 		isq[j] = 1 / math.Sqrt(lam[first+j])
 	}
 	gm.lam = lam[first:]
-	gm.tv = scaleCols(qg.mulSqrtL(mat.DenseCopyOf(v.Slice(0, m, first, m))), isq)
+	gm.tv = linalg.ScaleCols(qg.mulSqrtL(mat.DenseCopyOf(v.Slice(0, m, first, m))), isq)
 	gm.psi = linalg.Mul(false, false, km, gm.tv)
 	gm.z = linalg.Mul(true, false, gm.psi, gm.b)
 	return gm, nil

@@ -34,7 +34,7 @@ import (
 
 var (
 	// ErrShape is returned when X, Y, queries or edges do not fit together.
-	ErrShape = errors.New("rank: dimension mismatch")
+	ErrShape = rls.ErrShape
 	// ErrQueries is returned for unusable query ids.
 	ErrQueries = errors.New("rank: invalid queries")
 	// ErrGraph is returned for an invalid preference graph.
@@ -78,33 +78,6 @@ func build(x mat.Matrix, opt Options) (*factor.Data, error) {
 	return factor.Build(x, opt.Kernel, req)
 }
 
-// checkLabels validates Y against m rows and names its outputs.
-func checkLabels(y *mat.Dense, m int, names []string) ([]string, error) {
-	if y == nil || y.IsEmpty() {
-		return nil, fmt.Errorf("%w: no labels", ErrShape)
-	}
-	ym, t := y.Dims()
-	if ym != m {
-		return nil, fmt.Errorf("%w: X has %d rows, Y has %d", ErrShape, m, ym)
-	}
-	for i := 0; i < m; i++ {
-		for c := 0; c < t; c++ {
-			if v := y.At(i, c); math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: label [%d,%d] = %v", ErrShape, i, c, v)
-			}
-		}
-	}
-	if names == nil {
-		for c := 0; c < t; c++ {
-			names = append(names, fmt.Sprintf("y%d", c))
-		}
-	}
-	if len(names) != t {
-		return nil, fmt.Errorf("%w: %d output names for %d outputs", ErrShape, len(names), t)
-	}
-	return names, nil
-}
-
 // features are Φ = U diag(√e) (m×k) and the map T_Φ from Φ-coordinates to
 // model coefficients. In the dual form eigenvalues at or below m·ε·max(e) —
 // rounding noise of the kernel matrix — are dropped, so 1/√e stays bounded.
@@ -119,7 +92,7 @@ func newFeatures(d *factor.Data) features {
 	f := d.Factor
 	m := f.Rows()
 	if f.Form != factor.Dual {
-		return features{phi: scaleCols(f.U, f.S), t: f.T}
+		return features{phi: linalg.ScaleCols(f.U, f.S), t: f.T}
 	}
 	emax := 0.0
 	for _, e := range f.E {
@@ -137,57 +110,11 @@ func newFeatures(d *factor.Data) features {
 		sq[k] = math.Sqrt(math.Max(f.E[first+k], 0))
 		inv[k] = 1 / sq[k]
 	}
-	return features{phi: scaleCols(u, sq), t: scaleCols(u, inv), full: first == 0}
-}
-
-// scaleCols returns B·diag(g).
-func scaleCols(b *mat.Dense, g []float64) *mat.Dense {
-	out := mat.DenseCopyOf(b)
-	r, _ := out.Dims()
-	for i := 0; i < r; i++ {
-		row := out.RawRowView(i)
-		for k := range row {
-			row[k] *= g[k]
-		}
-	}
-	return out
-}
-
-// scaleRows returns diag(g)·B.
-func scaleRows(b *mat.Dense, g []float64) *mat.Dense {
-	out := mat.DenseCopyOf(b)
-	for i, v := range g {
-		row := out.RawRowView(i)
-		for c := range row {
-			row[c] *= v
-		}
-	}
-	return out
+	return features{phi: linalg.ScaleCols(u, sq), t: linalg.ScaleCols(u, inv), full: first == 0}
 }
 
 // rows returns the given rows of a dense matrix.
 func rows(a *mat.Dense, idx []int) *mat.Dense { return kernel.Rows(a, idx).(*mat.Dense) }
-
-// checkRows validates a hold-out set of rows of 0..m-1.
-func checkRows(h []int, m int) error {
-	if len(h) == 0 {
-		return fmt.Errorf("%w: empty", ErrHoldOut)
-	}
-	if len(h) >= m {
-		return fmt.Errorf("%w: %d of %d rows held out, nothing left to train on", ErrHoldOut, len(h), m)
-	}
-	seen := make(map[int]bool, len(h))
-	for _, i := range h {
-		if i < 0 || i >= m {
-			return fmt.Errorf("%w: row %d outside [0,%d)", ErrHoldOut, i, m)
-		}
-		if seen[i] {
-			return fmt.Errorf("%w: row %d held out twice", ErrHoldOut, i)
-		}
-		seen[i] = true
-	}
-	return nil
-}
 
 // solve returns A⁻¹B for a small general matrix A.
 func solve(a, b *mat.Dense) (*mat.Dense, error) {
@@ -197,7 +124,5 @@ func solve(a, b *mat.Dense) (*mat.Dense, error) {
 	}
 	return &x, nil
 }
-
-var _ = linalg.Mul
 
 func sqrt(x float64) float64 { return math.Sqrt(x) }

@@ -98,27 +98,12 @@ func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
 		return nil, errors.New("rls: no kernel given")
 	}
 	m, _ := x.Dims()
-	if y == nil || y.IsEmpty() {
-		return nil, fmt.Errorf("%w: no labels", ErrShape)
-	}
-	ym, t := y.Dims()
-	if ym != m {
-		return nil, fmt.Errorf("%w: X has %d rows, Y has %d", ErrShape, m, ym)
-	}
 	if m < 2 {
 		return nil, fmt.Errorf("%w: %d training rows, need at least 2", ErrShape, m)
 	}
-	if err := finite(y); err != nil {
+	outs, err := CheckLabels(y, m, opt.Outputs)
+	if err != nil {
 		return nil, err
-	}
-	outs := opt.Outputs
-	if outs == nil {
-		for c := 0; c < t; c++ {
-			outs = append(outs, fmt.Sprintf("y%d", c))
-		}
-	}
-	if len(outs) != t {
-		return nil, fmt.Errorf("%w: %d output names for %d outputs", ErrShape, len(outs), t)
 	}
 	req := factor.Request{Basis: opt.Basis}
 	switch opt.Form {
@@ -142,16 +127,32 @@ func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
 	return r, nil
 }
 
-func finite(y *mat.Dense) error {
-	m, t := y.Dims()
+// CheckLabels validates the labels Y against m rows — present, m×t, finite —
+// and returns the output names (y0, y1, … when names is nil).
+func CheckLabels(y *mat.Dense, m int, names []string) ([]string, error) {
+	if y == nil || y.IsEmpty() {
+		return nil, fmt.Errorf("%w: no labels", ErrShape)
+	}
+	ym, t := y.Dims()
+	if ym != m {
+		return nil, fmt.Errorf("%w: X has %d rows, Y has %d", ErrShape, m, ym)
+	}
 	for i := 0; i < m; i++ {
 		for c := 0; c < t; c++ {
 			if v := y.At(i, c); math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: label [%d,%d] = %v", ErrShape, i, c, v)
+				return nil, fmt.Errorf("%w: label [%d,%d] = %v", ErrShape, i, c, v)
 			}
 		}
 	}
-	return nil
+	if names == nil {
+		for c := 0; c < t; c++ {
+			names = append(names, fmt.Sprintf("y%d", c))
+		}
+	}
+	if len(names) != t {
+		return nil, fmt.Errorf("%w: %d output names for %d outputs", ErrShape, len(names), t)
+	}
+	return names, nil
 }
 
 // Form reports the form the factor was built in.
@@ -214,7 +215,7 @@ func (r *RLS) Solve(lambda float64) (*Solution, error) {
 		s.c0 = 1
 	}
 	// R = c0·Y + U (g ∘ UᵀY)
-	gu := scaleRows(r.uty, s.g)
+	gu := linalg.ScaleRows(r.uty, s.g)
 	s.res = linalg.Mul(false, false, f.U, gu)
 	if s.c0 != 0 {
 		s.res.Add(s.res, r.y)
@@ -228,31 +229,6 @@ func (r *RLS) Solve(lambda float64) (*Solution, error) {
 		s.diag[i] += s.c0
 	}
 	return s, nil
-}
-
-// scaleRows returns diag(g)·B.
-func scaleRows(b *mat.Dense, g []float64) *mat.Dense {
-	out := mat.DenseCopyOf(b)
-	for i, v := range g {
-		row := out.RawRowView(i)
-		for c := range row {
-			row[c] *= v
-		}
-	}
-	return out
-}
-
-// scaleCols returns B·diag(g).
-func scaleCols(b *mat.Dense, g []float64) *mat.Dense {
-	out := mat.DenseCopyOf(b)
-	r, _ := out.Dims()
-	for i := 0; i < r; i++ {
-		row := out.RawRowView(i)
-		for k := range row {
-			row[k] *= g[k]
-		}
-	}
-	return out
 }
 
 // Residuals returns R = Y − Ŷ on the training data (shared; do not modify).
@@ -285,7 +261,7 @@ func (s *Solution) LeaveOneOut() (*mat.Dense, error) {
 // paper 004, sect. 4). Cost O(|H|²r + |H|³); for a low-rank factor with r < |H|
 // O(|H|r² + r³) through Woodbury.
 func (s *Solution) HoldOut(h []int) (*mat.Dense, error) {
-	if err := checkHoldOut(h, s.r.Rows()); err != nil {
+	if err := CheckHoldOut(h, s.r.Rows()); err != nil {
 		return nil, err
 	}
 	u := s.r.f.U
@@ -297,7 +273,7 @@ func (s *Solution) HoldOut(h []int) (*mat.Dense, error) {
 		z, err = s.woodbury(uh, rh)
 	} else {
 		// A_HH = c0 I + U_H diag(g) U_Hᵀ
-		ahh := linalg.Mul(false, true, scaleCols(uh, s.g), uh)
+		ahh := linalg.Mul(false, true, linalg.ScaleCols(uh, s.g), uh)
 		for i := range h {
 			ahh.Set(i, i, ahh.At(i, i)+s.c0)
 		}
@@ -358,7 +334,9 @@ func solveSPD(a, b *mat.Dense) (*mat.Dense, error) {
 	return &x, nil
 }
 
-func checkHoldOut(h []int, m int) error {
+// CheckHoldOut returns an error wrapping ErrHoldOut unless h is a non-empty set
+// of distinct rows of 0..m-1 that leaves at least one row to train on.
+func CheckHoldOut(h []int, m int) error {
 	if len(h) == 0 {
 		return fmt.Errorf("%w: empty", ErrHoldOut)
 	}
@@ -378,6 +356,23 @@ func checkHoldOut(h []int, m int) error {
 	return nil
 }
 
+// CheckPairs returns an error wrapping ErrHoldOut unless there is at least one
+// pair, every pair holds two distinct rows of 0..m-1, and m ≥ minRows.
+func CheckPairs(pairs []Pair, m, minRows int) error {
+	if len(pairs) == 0 {
+		return fmt.Errorf("%w: no pairs", ErrHoldOut)
+	}
+	if m < minRows {
+		return fmt.Errorf("%w: leave-pair-out needs at least %d rows, have %d", ErrHoldOut, minRows, m)
+	}
+	for _, p := range pairs {
+		if p.I < 0 || p.I >= m || p.J < 0 || p.J >= m || p.I == p.J {
+			return fmt.Errorf("%w: pair (%d, %d) with %d rows", ErrHoldOut, p.I, p.J, m)
+		}
+	}
+	return nil
+}
+
 // Pair is a pair of training rows held out together.
 type Pair struct{ I, J int }
 
@@ -388,21 +383,13 @@ type Pair struct{ I, J int }
 // pair costs O(r + t). Safe for concurrent use.
 func (s *Solution) LeavePairOut(pairs []Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.r.y.Dims()
-	if len(pairs) == 0 {
-		return nil, nil, fmt.Errorf("%w: no pairs", ErrHoldOut)
-	}
-	if m < 3 {
-		return nil, nil, fmt.Errorf("%w: leave-pair-out needs at least 3 rows, have %d", ErrHoldOut, m)
-	}
-	for _, p := range pairs {
-		if p.I < 0 || p.I >= m || p.J < 0 || p.J >= m || p.I == p.J {
-			return nil, nil, fmt.Errorf("%w: pair (%d, %d) with %d rows", ErrHoldOut, p.I, p.J, m)
-		}
+	if err := CheckPairs(pairs, m, 3); err != nil {
+		return nil, nil, err
 	}
 	u := s.r.f.U
 	var offDiag func(i, j int) float64
 	if len(pairs) >= m*m/8 {
-		s.fullOnce.Do(func() { s.full = linalg.Mul(false, true, scaleCols(u, s.g), u) })
+		s.fullOnce.Do(func() { s.full = linalg.Mul(false, true, linalg.ScaleCols(u, s.g), u) })
 		a := s.full
 		offDiag = func(i, j int) float64 { return a.At(i, j) }
 	} else {
@@ -447,7 +434,7 @@ func (s *Solution) Coefficients() *mat.Dense {
 	if t == nil {
 		t = f.U
 	}
-	return linalg.Mul(false, false, t, scaleRows(s.r.uty, psi))
+	return linalg.Mul(false, false, t, linalg.ScaleRows(s.r.uty, psi))
 }
 
 // Predictor returns the trained predictor at λ. For the linear kernel it is a

@@ -62,7 +62,7 @@ func (s *Solution) HoldOutBasis(h []int, p Policy) (*mat.Dense, error) {
 	if r.f.Form != factor.Sparse {
 		return s.HoldOut(h)
 	}
-	if err := checkHoldOut(h, r.Rows()); err != nil {
+	if err := CheckHoldOut(h, r.Rows()); err != nil {
 		return nil, err
 	}
 	pos := make(map[int]int, len(r.d.Basis))
@@ -86,14 +86,14 @@ func (s *Solution) HoldOutBasis(h []int, p Policy) (*mat.Dense, error) {
 		return nil, fmt.Errorf("%w: the basis vectors are linearly dependent in the kernel's feature space (K_BB has rank %d < %d); use the keep policy", ErrBasis, r.f.Rank(), n)
 	}
 	f := r.f
-	x := scaleCols(kernel.Rows(f.U, h).(*mat.Dense), f.S) // U_H S
+	x := linalg.ScaleCols(kernel.Rows(f.U, h).(*mat.Dense), f.S) // U_H S
 	if 2*len(e) > n {
 		return s.holdOutReducedBasis(h, e, x)
 	}
 	// z = S(UᵀY − U_HᵀY_H)
 	z := mat.DenseCopyOf(r.uty)
 	linalg.Gemm(true, false, -1, kernel.Rows(f.U, h).(*mat.Dense), kernel.Rows(r.y, h).(*mat.Dense), 1, z)
-	z = scaleRows(z, f.S)
+	z = linalg.ScaleRows(z, f.S)
 	te := kernel.Rows(f.T, e).(*mat.Dense) // |E|×n
 	// one solve with A for [z, T_Eᵀ]
 	_, t := z.Dims()
@@ -107,7 +107,7 @@ func (s *Solution) HoldOutBasis(h []int, p Policy) (*mat.Dense, error) {
 	q := sol.Slice(0, f.Rank(), 0, t).(*mat.Dense)
 	p2 := sol.Slice(0, f.Rank(), t, t+len(e)).(*mat.Dense)
 	me := linalg.Mul(false, false, te, mat.DenseCopyOf(p2))
-	symmetrize(me)
+	linalg.Symmetrize(me)
 	lam, err := solveSPD(me, linalg.Mul(false, false, te, mat.DenseCopyOf(q)))
 	if err != nil {
 		return nil, fmt.Errorf("rls: basis-removal constraint: %w", err)
@@ -146,10 +146,10 @@ func (s *Solution) holdOutReducedBasis(h, e []int, x *mat.Dense) (*mat.Dense, er
 	}
 	linalg.Gemm(true, false, -1, x, linalg.Mul(false, false, x, g), 1, ag)
 	ar := linalg.Mul(false, false, gt, ag)
-	symmetrize(ar)
+	linalg.Symmetrize(ar)
 	z := mat.DenseCopyOf(r.uty)
 	linalg.Gemm(true, false, -1, kernel.Rows(f.U, h).(*mat.Dense), kernel.Rows(r.y, h).(*mat.Dense), 1, z)
-	z = scaleRows(z, f.S)
+	z = linalg.ScaleRows(z, f.S)
 	a, err := solveSPD(ar, linalg.Mul(false, false, gt, z))
 	if err != nil {
 		return nil, fmt.Errorf("rls: hold-out of %d rows (%d basis vectors removed) at lambda %g: %w", len(h), len(e), s.Lambda, err)
@@ -167,8 +167,8 @@ func (s *Solution) solveA(x, b *mat.Dense) (*mat.Dense, error) {
 		dinv[k] = 1 / (e + s.Lambda)
 	}
 	if nh < r {
-		db := scaleRows(b, dinv)            // D⁻¹B
-		xd := scaleCols(x, dinv)            // XD⁻¹
+		db := linalg.ScaleRows(b, dinv)     // D⁻¹B
+		xd := linalg.ScaleCols(x, dinv)     // XD⁻¹
 		m := linalg.Mul(false, true, xd, x) // XD⁻¹Xᵀ
 		m.Scale(-1, m)
 		for i := 0; i < nh; i++ {
@@ -187,17 +187,6 @@ func (s *Solution) solveA(x, b *mat.Dense) (*mat.Dense, error) {
 		a.Set(k, k, a.At(k, k)+1/dinv[k])
 	}
 	return solveSPD(a, b)
-}
-
-func symmetrize(a *mat.Dense) {
-	n, _ := a.Dims()
-	for i := 0; i < n; i++ {
-		for j := 0; j < i; j++ {
-			v := (a.At(i, j) + a.At(j, i)) / 2
-			a.Set(i, j, v)
-			a.Set(j, i, v)
-		}
-	}
 }
 
 // LeaveOneOutSkip returns leave-one-out predictions for the rows that are not

@@ -205,3 +205,41 @@ func newDense(r, c int) *mat.Dense {
 	}
 	return mat.NewDense(r, c, nil)
 }
+
+// ScaleRows returns diag(g)·B as a new matrix. O(size of B).
+func ScaleRows(b *mat.Dense, g []float64) *mat.Dense {
+	out := mat.DenseCopyOf(b)
+	for i, v := range g {
+		row := out.RawRowView(i)
+		for c := range row {
+			row[c] *= v
+		}
+	}
+	return out
+}
+
+// ScaleCols returns B·diag(g) as a new matrix. O(size of B).
+func ScaleCols(b *mat.Dense, g []float64) *mat.Dense {
+	out := mat.DenseCopyOf(b)
+	r, _ := out.Dims()
+	for i := 0; i < r; i++ {
+		row := out.RawRowView(i)
+		for k := range row {
+			row[k] *= g[k]
+		}
+	}
+	return out
+}
+
+// Symmetrize replaces the square A by (A + Aᵀ)/2 in place, removing the
+// asymmetry rounding leaves in a product that is symmetric in exact arithmetic.
+func Symmetrize(a *mat.Dense) {
+	n, _ := a.Dims()
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			v := (a.At(i, j) + a.At(j, i)) / 2
+			a.Set(i, j, v)
+			a.Set(j, i, v)
+		}
+	}
+}
