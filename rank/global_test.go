@@ -20,7 +20,7 @@ func TestGlobalEqualsRetraining(t *testing.T) {
 			m, _ := p.y.Dims()
 			edges := scoringEdges(p.y, nil)
 			all := allRows(m)
-			for _, lambda := range lambdasFor(p) {
+			for _, lambda := range lambdas {
 				tol := tolerance(p, lambda)
 				s, err := g.Solve(lambda)
 				if err != nil {

@@ -22,7 +22,7 @@ func TestQueryEqualsRetraining(t *testing.T) {
 			m, _ := p.y.Dims()
 			edges := scoringEdges(p.y, p.q)
 			all := allRows(m)
-			for _, lambda := range lambdasFor(p) {
+			for _, lambda := range lambdas {
 				tol := tolerance(p, lambda)
 				s, err := q.Solve(lambda)
 				if err != nil {
@@ -116,7 +116,7 @@ func TestPreferenceEqualsRetraining(t *testing.T) {
 					t.Fatal(err)
 				}
 				oe := oracleEdges(edges, cost)
-				for _, lambda := range lambdasFor(p) {
+				for _, lambda := range lambdas {
 					tol := tolerance(p, lambda)
 					s, err := pr.Solve(lambda)
 					if err != nil {

@@ -101,12 +101,6 @@ func problems(rng *rand.Rand) []problem {
 
 var lambdas = []float64{1e-6, 1e-3, 1, 1e2, 1e4}
 
-// lambdasFor returns the λ grid a problem is tested on: all of lambdas. (A
-// kernel whose feature space holds the constant function makes a ranking
-// problem blind to shifts of f, which only λ‖f‖² fixes; at tiny λ an oracle that
-// works from the rank-deficient K — LU on LK + λI — loses the shift, so for
-// those kernels the oracle retrains in the explicit feature space instead.)
-func lambdasFor(p problem) []float64 { return lambdas }
 
 // edges lists a preference graph over rows: Laplacian weight w² and target z (per output).
 type oracleEdge struct {
@@ -304,7 +298,25 @@ func tolerance(p problem, lambda float64) float64 {
 	for i := 0; i < m; i++ {
 		trace += math.Abs(k.At(i, i))
 	}
-	return math.Max(1e-8, 100*2.2e-16*float64(m)*trace/lambda)
+	// A kernel whose feature space holds the constant function leaves the shift
+	// of f to λ alone: the Sherman–Morrison step divides by
+	// δ = 1 − 1ᵀQ₀1 = (λ/m)·1ᵀ(mK + λI)⁻¹1 (all terms positive, no cancellation),
+	// which multiplies the forward error by up to 1/(mδ).
+	km := mat.DenseCopyOf(k)
+	km.Scale(float64(m), km)
+	ones := mat.NewDense(m, 1, nil)
+	for i := 0; i < m; i++ {
+		km.Set(i, i, km.At(i, i)+lambda)
+		ones.Set(i, 0, 1)
+	}
+	var x mat.Dense
+	amp := 1.0
+	if err := x.Solve(km, ones); err == nil {
+		if md := lambda * mat.Sum(&x); md > 0 && md < 1 {
+			amp = 1 / md
+		}
+	}
+	return math.Max(1e-8, 100*2.2e-16*float64(m)*trace/lambda*amp)
 }
 
 func allRows(m int) []int {
