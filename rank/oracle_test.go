@@ -101,7 +101,6 @@ func problems(rng *rand.Rand) []problem {
 
 var lambdas = []float64{1e-6, 1e-3, 1, 1e2, 1e4}
 
-
 // edges lists a preference graph over rows: Laplacian weight w² and target z (per output).
 type oracleEdge struct {
 	i, j int
