@@ -80,18 +80,29 @@ func randomEdges(rng *rand.Rand, m, l int) []Edge {
 func oracleEdges(edges []Edge, cost Cost) []oracleEdge {
 	var out []oracleEdge
 	for _, e := range edges {
-		w, z := e.Weight, 1.0
+		w := e.Weight
 		if w == 0 {
 			w = 1
 		}
-		switch cost {
-		case Magnitude:
-			z = e.Magnitude
-		case Inverse:
-			z = e.Magnitude
-			w /= e.Magnitude
+		mags := e.Magnitudes
+		if mags == nil {
+			mags = []float64{e.Magnitude}
 		}
-		out = append(out, oracleEdge{i: e.I, j: e.J, w2: w * w, z: []float64{z}})
+		z := make([]float64, len(mags))
+		for c, mg := range mags {
+			switch cost {
+			case Unit:
+				z[c] = 1
+			case Magnitude:
+				z[c] = mg
+			case Inverse:
+				z[c] = mg
+			}
+		}
+		if cost == Inverse {
+			w /= mags[0]
+		}
+		out = append(out, oracleEdge{i: e.I, j: e.J, w2: w * w, z: z})
 	}
 	return out
 }
@@ -99,15 +110,19 @@ func oracleEdges(edges []Edge, cost Cost) []oracleEdge {
 func TestPreferenceEqualsRetraining(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	for _, p := range problems(rng) {
-		if _, tt := p.y.Dims(); tt != 1 {
-			continue
-		}
+		_, tt := p.y.Dims()
 		m, _ := p.x.Dims()
 		for _, cost := range []Cost{Unit, Magnitude, Inverse} {
+			if cost == Inverse && tt > 1 {
+				continue // the inverse cost weighs edges per output: one output only
+			}
 			edges := randomEdges(rng, m, 3*m)
-			if cost == Inverse {
-				for k := range edges {
+			for k := range edges {
+				if cost == Inverse {
 					edges[k].Magnitude++
+				}
+				if tt > 1 { // one magnitude per output
+					edges[k].Magnitudes = []float64{edges[k].Magnitude, float64(rng.IntN(3)), 0.5 * edges[k].Magnitude}
 				}
 			}
 			t.Run(p.name+"_"+cost.String(), func(t *testing.T) {
@@ -250,6 +265,8 @@ func TestRankBadInput(t *testing.T) {
 		{"inverse with zero magnitude", []Edge{{I: 1, J: 2, Magnitude: 0}}, Inverse},
 		{"negative weight", []Edge{{I: 1, J: 2, Weight: -2}}, Unit},
 		{"no edges", nil, Unit},
+		{"ragged magnitudes", []Edge{{I: 0, J: 1, Magnitudes: []float64{1, 2}}, {I: 1, J: 2, Magnitudes: []float64{1}}}, Magnitude},
+		{"inverse with several outputs", []Edge{{I: 0, J: 1, Magnitudes: []float64{1, 2}}}, Inverse},
 	}
 	for _, g := range graphs {
 		if _, err := FitPreference(x, g.edges, g.cost, opt); !errors.Is(err, ErrGraph) {

@@ -34,25 +34,38 @@ func (c Cost) String() string {
 }
 
 // Edge is a preference: row I is preferred over row J with the given magnitude
-// (≥ 0) and importance weight (> 0; 0 means 1).
+// (≥ 0) and importance weight (> 0; 0 means 1). Magnitudes, when set, gives one
+// magnitude per output (every edge the same number): with the unit and
+// magnitude costs the Laplacian is shared, so t outputs cost one training.
 type Edge struct {
-	I, J      int
-	Magnitude float64
-	Weight    float64
+	I, J       int
+	Magnitude  float64
+	Weight     float64
+	Magnitudes []float64
 }
 
 // edgeGraph is L = MMᵀ = Σ_e w_e²(e_i − e_j)(e_i − e_j)ᵀ and b = MN = Σ_e w_e² z_e (e_i − e_j),
 // built in O(l) (paper 002, eq. (18)).
 type edgeGraph struct {
 	m    int
+	t    int
 	i, j []int
 	w2   []float64
-	z    []float64
-	adj  [][]int // row → edges incident to it
+	z    [][]float64 // per edge, one target per output
+	adj  [][]int     // row → edges incident to it
 }
 
 func newEdgeGraph(m int, edges []Edge, cost Cost) (*edgeGraph, error) {
-	g := &edgeGraph{m: m, adj: make([][]int, m)}
+	g := &edgeGraph{m: m, t: 1, adj: make([][]int, m)}
+	if len(edges) > 0 && edges[0].Magnitudes != nil {
+		g.t = len(edges[0].Magnitudes)
+		if g.t == 0 {
+			return nil, fmt.Errorf("%w: edge 0 has an empty magnitude list", ErrGraph)
+		}
+		if cost == Inverse && g.t > 1 {
+			return nil, fmt.Errorf("%w: the inverse cost weighs each edge by its magnitude, so several outputs cannot share one graph", ErrGraph)
+		}
+	}
 	for n, e := range edges {
 		if e.I < 0 || e.I >= m || e.J < 0 || e.J >= m {
 			return nil, fmt.Errorf("%w: edge %d (%d, %d) outside rows [0,%d)", ErrGraph, n, e.I, e.J, m)
@@ -60,8 +73,20 @@ func newEdgeGraph(m int, edges []Edge, cost Cost) (*edgeGraph, error) {
 		if e.I == e.J {
 			return nil, fmt.Errorf("%w: edge %d is a self-loop on row %d", ErrGraph, n, e.I)
 		}
-		if e.Magnitude < 0 || math.IsNaN(e.Magnitude) || math.IsInf(e.Magnitude, 0) {
-			return nil, fmt.Errorf("%w: edge %d (%d, %d) has magnitude %v, want a finite number ≥ 0", ErrGraph, n, e.I, e.J, e.Magnitude)
+		mags := e.Magnitudes
+		if mags == nil {
+			if g.t != 1 {
+				return nil, fmt.Errorf("%w: edge %d has no magnitude list, edge 0 has %d", ErrGraph, n, g.t)
+			}
+			mags = []float64{e.Magnitude}
+		}
+		if len(mags) != g.t {
+			return nil, fmt.Errorf("%w: edge %d has %d magnitudes, edge 0 has %d", ErrGraph, n, len(mags), g.t)
+		}
+		for _, mg := range mags {
+			if mg < 0 || math.IsNaN(mg) || math.IsInf(mg, 0) {
+				return nil, fmt.Errorf("%w: edge %d (%d, %d) has magnitude %v, want a finite number ≥ 0", ErrGraph, n, e.I, e.J, mg)
+			}
 		}
 		w := e.Weight
 		if w == 0 {
@@ -70,17 +95,20 @@ func newEdgeGraph(m int, edges []Edge, cost Cost) (*edgeGraph, error) {
 		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
 			return nil, fmt.Errorf("%w: edge %d (%d, %d) has weight %v, want a finite number > 0", ErrGraph, n, e.I, e.J, e.Weight)
 		}
-		z := 1.0
+		z := make([]float64, g.t)
 		switch cost {
 		case Magnitude:
-			z = e.Magnitude
+			copy(z, mags)
 		case Inverse:
-			if e.Magnitude == 0 {
+			if mags[0] == 0 {
 				return nil, fmt.Errorf("%w: edge %d (%d, %d) has magnitude 0, which the inverse cost divides by", ErrGraph, n, e.I, e.J)
 			}
-			z = e.Magnitude
-			w /= e.Magnitude
+			z[0] = mags[0]
+			w /= mags[0]
 		case Unit:
+			for c := range z {
+				z[c] = 1
+			}
 		default:
 			return nil, fmt.Errorf("%w: unknown cost %d", ErrGraph, int(cost))
 		}
@@ -111,11 +139,14 @@ func (g *edgeGraph) mulL(x *mat.Dense) *mat.Dense {
 }
 
 func (g *edgeGraph) b() *mat.Dense {
-	out := mat.NewDense(g.m, 1, nil)
+	out := mat.NewDense(g.m, g.t, nil)
 	for e := range g.i {
-		v := g.w2[e] * g.z[e]
-		out.Set(g.i[e], 0, out.At(g.i[e], 0)+v)
-		out.Set(g.j[e], 0, out.At(g.j[e], 0)-v)
+		oi, oj := out.RawRowView(g.i[e]), out.RawRowView(g.j[e])
+		for c, z := range g.z[e] {
+			v := g.w2[e] * z
+			oi[c] += v
+			oj[c] -= v
+		}
 	}
 	return out
 }
@@ -174,21 +205,25 @@ func (g *edgeGraph) removal(u []int) ([]int, *mat.Dense, *mat.Dense) {
 		pos[i] = n
 	}
 	dl := mat.NewDense(len(t), len(t), nil)
-	db := mat.NewDense(len(t), 1, nil)
+	db := mat.NewDense(len(t), g.t, nil)
 	for _, e := range removed {
 		a, b, w2 := pos[g.i[e]], pos[g.j[e]], g.w2[e]
 		dl.Set(a, a, dl.At(a, a)+w2)
 		dl.Set(b, b, dl.At(b, b)+w2)
 		dl.Set(a, b, dl.At(a, b)-w2)
 		dl.Set(b, a, dl.At(b, a)-w2)
-		db.Set(a, 0, db.At(a, 0)+w2*g.z[e])
-		db.Set(b, 0, db.At(b, 0)-w2*g.z[e])
+		da, dbb := db.RawRowView(a), db.RawRowView(b)
+		for c, z := range g.z[e] {
+			da[c] += w2 * z
+			dbb[c] -= w2 * z
+		}
 	}
 	return t, dl, db
 }
 
-// Preference is RankRLS on an arbitrary preference graph (paper 002, eqs. (12)–(17)).
-// It has one output.
+// Preference is RankRLS on an arbitrary preference graph (paper 002, eqs. (12)–(17)),
+// with one output per edge magnitude (Edge.Magnitudes) under the unit and
+// magnitude costs.
 type Preference struct {
 	*graphModel
 }
@@ -207,9 +242,12 @@ func FitPreference(x mat.Matrix, edges []Edge, cost Cost, opt Options) (*Prefere
 	outs := opt.Outputs
 	if outs == nil {
 		outs = []string{"score"}
+		for c := 1; c < g.t; c++ {
+			outs = append(outs, fmt.Sprintf("score%d", c))
+		}
 	}
-	if len(outs) != 1 {
-		return nil, fmt.Errorf("%w: a preference graph has one output, got %d names", ErrShape, len(outs))
+	if len(outs) != g.t {
+		return nil, fmt.Errorf("%w: %d output names for %d magnitudes per edge", ErrShape, len(outs), g.t)
 	}
 	d, err := build(x, opt)
 	if err != nil {
