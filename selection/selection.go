@@ -268,9 +268,22 @@ func scoreCovered(meas measure.Measure, y, pred *mat.Dense, q []int) (float64, e
 // lpo runs leave-pair-out per output and returns the mean over outputs of the
 // share of pairs ordered like their labels, prediction ties ½ (paper 000).
 func lpo(s Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, float64, error) {
+	all, scores, err := lpoPerOutput(s, sc, y, meas)
+	if err != nil {
+		return nil, 0, err
+	}
+	total := 0.0
+	for _, v := range scores {
+		total += v
+	}
+	return all, total / float64(len(scores)), nil
+}
+
+// lpoPerOutput is leave-pair-out with one score per output.
+func lpoPerOutput(s Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, []float64, error) {
 	_, t := y.Dims()
 	var all []PairPrediction
-	total := 0.0
+	scores := make([]float64, t)
 	for c := 0; c < t; c++ {
 		yc := mat.Col(nil, c, y)
 		pairs := sc.Pairs
@@ -278,23 +291,21 @@ func lpo(s Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPredi
 			pairs = DefaultPairs(yc, meas)
 		}
 		if usable := countDifferent(pairs, yc); usable < 2 {
-			return nil, 0, fmt.Errorf("%w: output %d has %d pair(s) with different labels, leave-pair-out needs 2: %w", ErrScheme, c, usable, measure.ErrUndefined)
+			return nil, nil, fmt.Errorf("%w: output %d has %d pair(s) with different labels, leave-pair-out needs 2: %w", ErrScheme, c, usable, measure.ErrUndefined)
 		}
 		pi, pj, err := s.LeavePairOut(pairs)
 		if err != nil {
-			return nil, 0, fmt.Errorf("output %d: %w", c, err)
+			return nil, nil, fmt.Errorf("output %d: %w", c, err)
 		}
 		a, b := mat.Col(nil, c, pi), mat.Col(nil, c, pj)
 		for n, p := range pairs {
 			all = append(all, PairPrediction{Output: c, Pair: p, PI: a[n], PJ: b[n]})
 		}
-		score, err := cv.PairScore(pairs, yc, a, b)
-		if err != nil {
-			return nil, 0, fmt.Errorf("output %d: %w", c, err)
+		if scores[c], err = cv.PairScore(pairs, yc, a, b); err != nil {
+			return nil, nil, fmt.Errorf("output %d: %w", c, err)
 		}
-		total += score
 	}
-	return all, total / float64(t), nil
+	return all, scores, nil
 }
 
 // countDifferent counts the pairs whose labels differ.

@@ -38,6 +38,8 @@ func problem(t *testing.T, m int, binary bool) (*rls.RLS, *mat.Dense) {
 	return r, y
 }
 
+func mustMeasureB(name string) (measure.Measure, error) { return measure.ByName(name) }
+
 func mustMeasure(t *testing.T, name string) measure.Measure {
 	t.Helper()
 	m, err := measure.ByName(name)

@@ -357,3 +357,30 @@ func TestDemoAndVersion(t *testing.T) {
 		t.Errorf("version: %q %v", v, err)
 	}
 }
+
+func TestFitPermutations(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 50, 21)
+	stdout, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--kernel", "gaussian", "--gamma", "0.3",
+		"--lambda-grid", "0.01,0.1,1", "--permutations", "39", "--seed", "4", "--quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := decodeFit(t, stdout)
+	if o.Perm == nil || o.Perm.Permutations != 39 || o.Perm.PValue > 2.0/40 || o.Perm.NullMean <= o.Perm.Real {
+		t.Errorf("permutation report %+v", o.Perm)
+	}
+	if o.Perm != nil && o.Perm.Real != o.CV.Best.Value {
+		t.Errorf("permutation real value %v, CV best %v", o.Perm.Real, o.CV.Best.Value)
+	}
+	for _, bad := range [][]string{
+		{"--permutations", "5", "--cv", "none", "--lambda", "1"},
+		{"--permutations", "-1"},
+		{"--permutations", "5", "--label", "y,cls"},
+	} {
+		args := append([]string{"fit", "--data", data, "--label", "y", "--quiet"}, bad...)
+		if _, _, err := run(t, "", args...); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}

@@ -44,6 +44,7 @@ type fitFlags struct {
 	solver                     string
 	basisSelect, basisHoldOut  string
 	basisDesign                int
+	permutations               int
 	greedyLambda               float64
 	maxIter                    int
 	tol                        float64
@@ -103,6 +104,7 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.StringVar(&f.solver, "solver", "direct", "direct (factor once: exact λ path and CV) or cg (matrix-free conjugate gradient for the linear kernel on large sparse data; --cv none, one --lambda)")
 	fl.IntVar(&f.maxIter, "max-iter", 1000, "cg: iteration cap")
 	fl.Float64Var(&f.tol, "tol", 1e-6, "cg: relative residual at which to stop")
+	fl.IntVar(&f.permutations, "permutations", 0, "permutation test: learn P label permutations as extra outputs of the same model and cross-validate them in the same pass (seeded by --seed)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	return cmd
 }
@@ -118,6 +120,7 @@ type fitOutput struct {
 	Outputs   []string    `json:"outputs"`
 	NBasis    int         `json:"n_basis,omitempty"`
 	CG        *cgOutput   `json:"cg,omitempty"`
+	Perm      *permOutput `json:"permutation,omitempty"`
 	Queries   *queryInfo  `json:"queries,omitempty"`
 	CV        *cvOutput   `json:"cv"`
 	Timing    timing      `json:"timing"`
@@ -142,6 +145,15 @@ func queryStats(d *dataset.Data) *queryInfo {
 		}
 	}
 	return info
+}
+
+// permOutput reports a permutation test.
+type permOutput struct {
+	Permutations int     `json:"permutations"`
+	PValue       float64 `json:"p_value"`
+	Real         float64 `json:"real"`
+	NullMean     float64 `json:"null_mean"`
+	NullSD       float64 `json:"null_sd"`
 }
 
 // cgOutput reports the conjugate-gradient solver per output.
@@ -291,6 +303,12 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 			return errors.New("--basis-design goes with --learner rls, --cv kfold:K, a random --basis N and a kernel on features")
 		}
 	}
+	if f.permutations < 0 {
+		return fmt.Errorf("--permutations %d: must be ≥ 0", f.permutations)
+	}
+	if f.permutations > 0 && (cvName == "none" || f.learner == "prefrank" || f.basisDesign == 3 || f.solver != "direct") {
+		return errors.New("--permutations needs cross-validation with the direct solver and a learner trained on the labels (not prefrank, not --basis-design 3)")
+	}
 	switch f.solver {
 	case "direct":
 		if changed("max-iter") || changed("tol") {
@@ -398,6 +416,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		best                 *selection.Result
 		bestModel            *trained
 		bestSpec             kernel.Spec
+		bestBasis            []int
 		trainTime, totalTime time.Duration
 		curve                []curvePoint
 	)
@@ -445,9 +464,31 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 			curve = append(curve, point(p, spec, len(specs) > 1))
 		}
 		if best == nil || meas.Better(res.Best.Value, best.Best.Value) {
-			best, bestModel, bestSpec = res, r, spec
+			best, bestModel, bestSpec, bestBasis = res, r, spec, basis
 		}
 		totalTime = time.Since(t0) + totalTime
+	}
+	if f.permutations > 0 {
+		if _, t := d.Y.Dims(); t != 1 {
+			return fmt.Errorf("--permutations takes one label column, %s has %d", f.data, t)
+		}
+		k, _ := kernel.New(bestSpec)
+		fit := func(y *mat.Dense) (func(float64) (solution, error), error) {
+			dp := *d
+			dp.Y = y
+			dp.LabelNames = nil
+			r, err := train(f.learner, x, &dp, k, bestBasis, edges, cost)
+			if err != nil {
+				return nil, err
+			}
+			return r.solve, nil
+		}
+		pr, err := selection.PermutationTest(fit, d.Y, grid, scheme, meas, f.permutations, f.seed, selection.Options{
+			Queries: d.Queries, Progress: func(done, total int) { prog.step("permutation test, λ", done, total) }})
+		if err != nil {
+			return fmt.Errorf("permutation test: %w", err)
+		}
+		out.Perm = &permOutput{Permutations: pr.Permutations, PValue: pr.PValue, Real: pr.Real, NullMean: pr.NullMean, NullSD: pr.NullSD}
 	}
 	sol, err := bestModel.solve(best.Best.Lambda)
 	if err != nil {
@@ -464,7 +505,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		out.CV = &cvOutput{Strategy: scheme.Name, Measure: meas.Name, Curve: curve, Best: point(best.Best, bestSpec, len(specs) > 1),
 			BasisHoldOut: f.basisHoldOut}
 	}
-	out.NBasis = len(basis)
+	out.NBasis = len(bestBasis)
 
 	// Outputs: each file written whole or not at all.
 	if f.modelOut != "" {

@@ -1,0 +1,168 @@
+package selection
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"rlskit/kernel"
+	"rlskit/rls"
+)
+
+func permProblem(m int, seed uint64, signal bool) (*mat.Dense, *mat.Dense) {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	x := mat.NewDense(m, 3, nil)
+	y := mat.NewDense(m, 1, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < 3; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+		v := rng.NormFloat64()
+		if signal {
+			v = 2*math.Sin(x.At(i, 0)) + 0.3*v
+		}
+		y.Set(i, 0, v)
+	}
+	return x, y
+}
+
+func fitRLS(x *mat.Dense, k kernel.Kernel) func(*mat.Dense) (func(float64) (*rls.Solution, error), error) {
+	return func(y *mat.Dense) (func(float64) (*rls.Solution, error), error) {
+		r, err := rls.Fit(x, y, rls.Options{Kernel: k})
+		if err != nil {
+			return nil, err
+		}
+		return r.Solve, nil
+	}
+}
+
+// The permuted outputs, learned together, give the CV values of running each
+// permutation on its own.
+func TestPermutationTestEqualsSeparateRuns(t *testing.T) {
+	x, y := permProblem(30, 1, true)
+	k := kernel.Gaussian{Gamma: 0.3}
+	grid := []float64{0.01, 0.1, 1, 10}
+	for _, sc := range []Scheme{
+		{Kind: LOO, Name: "loo"},
+		{Kind: Folds, Name: "folds", Folds: [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, {20, 21, 22, 23, 24, 25, 26, 27, 28, 29}}},
+	} {
+		for _, name := range []string{"mse", "cindex"} {
+			meas := mustMeasure(t, name)
+			res, err := PermutationTest(fitRLS(x, k), y, grid, sc, meas, 6, 99, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			labels := Permutations(y, 6, 99)
+			for c := 0; c <= 6; c++ {
+				yc := mat.NewDense(30, 1, mat.Col(nil, c, labels))
+				solve, _ := fitRLS(x, k)(yc)
+				sep, err := Select(solve, yc, grid, sc, meas, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := res.Real
+				if c > 0 {
+					got = res.Null[c-1]
+				}
+				if math.Abs(got-sep.Best.Value) > 1e-10*(1+math.Abs(got)) {
+					t.Errorf("%s/%s column %d: together %v, separately %v", sc.Name, name, c, got, sep.Best.Value)
+				}
+			}
+		}
+	}
+}
+
+func TestPermutationTestLPO(t *testing.T) {
+	x, y := permProblem(20, 2, true)
+	for i := 0; i < 20; i++ {
+		y.Set(i, 0, math.Copysign(1, y.At(i, 0)))
+	}
+	res, err := PermutationTest(fitRLS(x, kernel.Gaussian{Gamma: 0.3}), y, []float64{0.1, 1}, Scheme{Kind: LPO, Name: "lpo"}, mustMeasure(t, "auc"), 19, 3, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PValue > 2.0/20 {
+		t.Errorf("LPO-AUC with signal: p = %v", res.PValue)
+	}
+}
+
+// With real signal p ≤ 2/(P+1); with labels shuffled before training p is
+// spread over (0, 1] across seeds.
+func TestPermutationTestCalibration(t *testing.T) {
+	k := kernel.Gaussian{Gamma: 0.3}
+	grid := []float64{0.1, 1, 10}
+	loo := Scheme{Kind: LOO, Name: "loo"}
+	mse := mustMeasure(t, "mse")
+	x, y := permProblem(40, 5, true)
+	res, err := PermutationTest(fitRLS(x, k), y, grid, loo, mse, 49, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.PValue > 2.0/50 || res.NullMean <= res.Real {
+		t.Errorf("signal: p = %v, real %v, null mean %v", res.PValue, res.Real, res.NullMean)
+	}
+	var ps []float64
+	for seed := uint64(0); seed < 20; seed++ {
+		x, y := permProblem(40, 100+seed, false)
+		res, err := PermutationTest(fitRLS(x, k), y, grid, loo, mse, 19, seed, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, res.PValue)
+	}
+	mean, small := 0.0, 0
+	for _, p := range ps {
+		mean += p / float64(len(ps))
+		if p <= 0.1 {
+			small++
+		}
+	}
+	if mean < 0.25 || mean > 0.75 || small > 6 {
+		t.Errorf("no signal: p-values %v (mean %.2f, %d ≤ 0.1)", ps, mean, small)
+	}
+}
+
+func TestPermutationTestErrors(t *testing.T) {
+	x, y := permProblem(10, 7, true)
+	f := fitRLS(x, kernel.Gaussian{Gamma: 0.3})
+	loo := Scheme{Kind: LOO, Name: "loo"}
+	mse := mustMeasure(t, "mse")
+	if _, err := PermutationTest(f, y, []float64{1}, loo, mse, 0, 1, Options{}); !errors.Is(err, ErrScheme) {
+		t.Errorf("0 permutations: %v", err)
+	}
+	if _, err := PermutationTest(f, mat.NewDense(10, 2, nil), []float64{1}, loo, mse, 3, 1, Options{}); !errors.Is(err, ErrScheme) {
+		t.Errorf("two label columns: %v", err)
+	}
+	if _, err := PermutationTest(f, y, nil, loo, mse, 3, 1, Options{}); !errors.Is(err, ErrGrid) {
+		t.Errorf("empty grid: %v", err)
+	}
+}
+
+// P = 1000 permutations cost a small multiple of P = 0 (one training either way).
+func BenchmarkPermutationTest(b *testing.B) {
+	x, y := permProblem(500, 11, true)
+	k := kernel.Gaussian{Gamma: 0.3}
+	grid, _ := ParseGrid("2^-5..2^5", true)
+	loo := Scheme{Kind: LOO, Name: "loo"}
+	mse, _ := mustMeasureB("mse")
+	for _, p := range []int{0, 100, 1000} {
+		b.Run(fmt.Sprintf("P=%d", p), func(b *testing.B) {
+			for b.Loop() {
+				if p == 0 {
+					solve, _ := fitRLS(x, k)(y)
+					if _, err := Select(solve, y, grid, loo, mse, Options{}); err != nil {
+						b.Fatal(err)
+					}
+					continue
+				}
+				if _, err := PermutationTest(fitRLS(x, k), y, grid, loo, mse, p, 1, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
