@@ -57,6 +57,8 @@ type Measure struct {
 	NeedsQueries bool
 
 	fn func(y, p []float64, q []int) (float64, error)
+	// whole, when set, scores the matrices at once (multi-class measures).
+	whole func(y, p *mat.Dense) (float64, error)
 }
 
 // all returns the available measures in the order Names reports them. It
@@ -69,6 +71,7 @@ func all() []Measure {
 		{Name: "disagreement", NeedsQueries: true, fn: Disagreement},
 		{Name: "accuracy", HigherIsBetter: true, fn: noQueries(Accuracy)},
 		{Name: "spearman", HigherIsBetter: true, fn: noQueries(Spearman)},
+		{Name: "multiclass-accuracy", HigherIsBetter: true, fn: noQueries(Accuracy), whole: MulticlassAccuracy},
 	}
 }
 
@@ -78,7 +81,7 @@ func noQueries(f func(y, p []float64) (float64, error)) func(y, p []float64, q [
 }
 
 // Names returns the names of the available measures, in a fixed order:
-// mse, auc, cindex, disagreement, accuracy, spearman. The caller owns the
+// mse, auc, cindex, disagreement, accuracy, spearman, multiclass-accuracy. The caller owns the
 // returned slice. Time O(1).
 func Names() []string {
 	ms := all()
@@ -141,6 +144,13 @@ func (m Measure) Score(Y, P *mat.Dense, q []int) (float64, error) {
 	} else {
 		q = nil
 	}
+	if m.whole != nil {
+		v, err := m.whole(Y, P)
+		if err != nil {
+			return math.NaN(), fmt.Errorf("%s: %w", m.Name, err)
+		}
+		return v, nil
+	}
 	y := make([]float64, r)
 	p := make([]float64, r)
 	var sum float64
@@ -174,3 +184,35 @@ func (m Measure) Better(a, b float64) bool {
 
 // String returns the measure's name.
 func (m Measure) String() string { return m.Name }
+
+// MulticlassAccuracy is the share of rows whose largest prediction is in the
+// column of the largest label — one-vs-all outputs, one column per class, the
+// class taken by argmax (the first column on ties). It needs at least two
+// columns (ErrUndefined otherwise). O(m·t).
+func MulticlassAccuracy(Y, P *mat.Dense) (float64, error) {
+	r, c := Y.Dims()
+	if pr, pc := P.Dims(); pr != r || pc != c {
+		return math.NaN(), fmt.Errorf("%w: labels %d×%d, predictions %d×%d", ErrShape, r, c, pr, pc)
+	}
+	if c < 2 || r == 0 {
+		return math.NaN(), fmt.Errorf("%w: multi-class accuracy needs rows and at least 2 class columns, got %d×%d", ErrUndefined, r, c)
+	}
+	hit := 0
+	for i := 0; i < r; i++ {
+		if Argmax(Y.RawRowView(i)) == Argmax(P.RawRowView(i)) {
+			hit++
+		}
+	}
+	return float64(hit) / float64(r), nil
+}
+
+// Argmax returns the index of the largest value (the first on ties; NaN never wins). O(len(v)).
+func Argmax(v []float64) int {
+	best := 0
+	for k, x := range v {
+		if x > v[best] || math.IsNaN(v[best]) && !math.IsNaN(x) {
+			best = k
+		}
+	}
+	return best
+}

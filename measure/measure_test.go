@@ -261,6 +261,7 @@ func TestByName(t *testing.T) {
 		{"disagreement", false, false, true},
 		{"accuracy", true, false, false},
 		{"spearman", true, false, false},
+		{"multiclass-accuracy", true, false, false},
 	}
 	names := Names()
 	if len(names) != len(want) {

@@ -44,6 +44,10 @@ type Predictor struct {
 	Features []string
 	// Scaler, when set, standardizes data rows before the model sees them.
 	Scaler *Scaler
+	// Classes, for a one-vs-all model, are the class labels of the outputs (in
+	// order); ClassLabel names the label column they came from.
+	Classes    []float64
+	ClassLabel string
 
 	// Linear predictors: W is d×t, B has length t.
 	W *mat.Dense
@@ -107,16 +111,18 @@ func (p *Predictor) Predict(x mat.Matrix) (*mat.Dense, error) {
 
 // file is the JSON form.
 type file struct {
-	Format   string      `json:"format"`
-	Version  int         `json:"version"`
-	Learner  string      `json:"learner"`
-	Kernel   kernel.Spec `json:"kernel"`
-	Lambda   float64     `json:"lambda"`
-	Width    int         `json:"width"`
-	Outputs  []string    `json:"outputs"`
-	Features []string    `json:"features,omitempty"`
-	Scaler   *Scaler     `json:"scaler,omitempty"`
-	Type     string      `json:"type"` // "linear" | "kernel"
+	Format     string      `json:"format"`
+	Version    int         `json:"version"`
+	Learner    string      `json:"learner"`
+	Kernel     kernel.Spec `json:"kernel"`
+	Lambda     float64     `json:"lambda"`
+	Width      int         `json:"width"`
+	Outputs    []string    `json:"outputs"`
+	Features   []string    `json:"features,omitempty"`
+	Scaler     *Scaler     `json:"scaler,omitempty"`
+	Classes    []float64   `json:"classes,omitempty"`
+	ClassLabel string      `json:"class_label,omitempty"`
+	Type       string      `json:"type"` // "linear" | "kernel"
 
 	W [][]float64 `json:"weights,omitempty"` // d rows of t
 	B []float64   `json:"intercept,omitempty"`
@@ -140,7 +146,8 @@ const formatName = "rlskit-model"
 // Save writes the predictor as JSON.
 func (p *Predictor) Save(w io.Writer) error {
 	f := file{Format: formatName, Version: Version, Learner: p.Learner, Kernel: p.Kernel,
-		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs, Features: p.Features, Scaler: p.Scaler}
+		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs, Features: p.Features, Scaler: p.Scaler,
+		Classes: p.Classes, ClassLabel: p.ClassLabel}
 	if p.IsLinear() {
 		f.Type = "linear"
 		f.W = rows(p.W)
@@ -212,8 +219,11 @@ func Load(r io.Reader) (*Predictor, error) {
 			return bad("%v", err)
 		}
 	}
+	if f.Classes != nil && (len(f.Classes) != t || !allFinite(f.Classes)) {
+		return bad("%d classes for %d outputs", len(f.Classes), t)
+	}
 	p := &Predictor{Learner: f.Learner, Kernel: f.Kernel, Lambda: f.Lambda, Width: f.Width, Outputs: f.Outputs,
-		Features: f.Features, Scaler: f.Scaler}
+		Features: f.Features, Scaler: f.Scaler, Classes: f.Classes, ClassLabel: f.ClassLabel}
 	switch f.Type {
 	case "linear":
 		w, err := fromRows(f.W, f.Width, t)

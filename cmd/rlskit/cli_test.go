@@ -384,3 +384,73 @@ func TestFitPermutations(t *testing.T) {
 		}
 	}
 }
+
+func TestOneVsAll(t *testing.T) {
+	dir := t.TempDir()
+	// three classes from the sign pattern of two features
+	rng := rand.New(rand.NewPCG(31, 1))
+	var b strings.Builder
+	b.WriteString("a,b,kind\n")
+	var test strings.Builder
+	test.WriteString("a,b,kind\n")
+	for i := 0; i < 90; i++ {
+		a, c := rng.NormFloat64(), rng.NormFloat64()
+		k := 0
+		switch {
+		case a > 0.4:
+			k = 2
+		case c > 0:
+			k = 1
+		}
+		line := fmt.Sprintf("%g,%g,%d\n", a, c, k)
+		if i < 70 {
+			b.WriteString(line)
+		} else {
+			test.WriteString(line)
+		}
+	}
+	train, testPath := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
+	os.WriteFile(train, []byte(b.String()), 0o644)
+	os.WriteFile(testPath, []byte(test.String()), 0o644)
+	modelPath := filepath.Join(dir, "m.json")
+	stdout, _, err := run(t, "", "fit", "--data", train, "--label", "kind", "--one-vs-all", "--kernel", "gaussian",
+		"--lambda-grid", "2^-6..2^2", "--cv", "kfold:5", "--model", modelPath, "--quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := decodeFit(t, stdout)
+	if o.CV.Measure != "multiclass-accuracy" || len(o.Outputs) != 3 || o.CV.Best.Value < 0.7 {
+		t.Errorf("one-vs-all fit: %+v, outputs %v", o.CV, o.Outputs)
+	}
+	pout, perr, err := run(t, "", "predict", "--model", modelPath, "--data", testPath, "--measure", "multiclass-accuracy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(pout), "\n")
+	if len(lines) != 20 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for _, l := range lines {
+		if l != "0" && l != "1" && l != "2" {
+			t.Fatalf("prediction %q is not a class", l)
+		}
+	}
+	if !strings.Contains(perr, "multiclass-accuracy") {
+		t.Errorf("measure line %q", perr)
+	}
+	sout, _, err := run(t, "", "predict", "--model", modelPath, "--data", testPath, "--scores")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := strings.Fields(strings.Split(sout, "\n")[0]); len(f) != 4 {
+		t.Errorf("--scores line %q", f)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("a,b,kind\n1,2,5\n"), 0o644)
+	if _, _, err := run(t, "", "predict", "--model", modelPath, "--data", bad); err == nil || !strings.Contains(err.Error(), "class 5") {
+		t.Errorf("unknown class: %v", err)
+	}
+	if _, _, err := run(t, "", "fit", "--data", train, "--label", "kind", "--one-vs-all", "--learner", "globalrank", "--quiet"); err == nil {
+		t.Error("one-vs-all with a ranker: no error")
+	}
+}

@@ -45,6 +45,7 @@ type fitFlags struct {
 	basisSelect, basisHoldOut  string
 	basisDesign                int
 	permutations               int
+	oneVsAll                   bool
 	greedyLambda               float64
 	maxIter                    int
 	tol                        float64
@@ -105,6 +106,7 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.IntVar(&f.maxIter, "max-iter", 1000, "cg: iteration cap")
 	fl.Float64Var(&f.tol, "tol", 1e-6, "cg: relative residual at which to stop")
 	fl.IntVar(&f.permutations, "permutations", 0, "permutation test: learn P label permutations as extra outputs of the same model and cross-validate them in the same pass (seeded by --seed)")
+	fl.BoolVar(&f.oneVsAll, "one-vs-all", false, "multi-class: turn the class-label column into one ±1 output per class, learned together (default measure multiclass-accuracy)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	return cmd
 }
@@ -238,6 +240,8 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	measName := f.measure
 	if measName == "" {
 		switch {
+		case f.oneVsAll:
+			measName = "multiclass-accuracy"
 		case f.learner == "queryrank" && cvName != "lpo":
 			measName = "disagreement"
 		case f.learner != "rls":
@@ -341,6 +345,22 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 	if d.Y == nil && (f.learner != "prefrank" || cvName != "none") {
 		return fmt.Errorf("%s: no labels (name the label column(s) with --label)", f.data)
+	}
+	var classes []float64
+	var classLabel string
+	if f.oneVsAll {
+		if f.learner != "rls" {
+			return errors.New("--one-vs-all trains rls on one output per class")
+		}
+		if _, t := d.Y.Dims(); t != 1 {
+			return fmt.Errorf("--one-vs-all takes one class-label column, %s has %d", f.data, t)
+		}
+		y, cl, err := dataset.OneVsAll(mat.Col(nil, 0, d.Y))
+		if err != nil {
+			return fmt.Errorf("--one-vs-all: %w", err)
+		}
+		classes, classLabel = cl, d.LabelNames[0]
+		d.Y, d.LabelNames = y, dataset.ClassNames(cl)
 	}
 	if f.learner == "queryrank" && d.Queries == nil {
 		return fmt.Errorf("--learner queryrank needs query ids (qid: in svmlight, --qid in CSV)")
@@ -497,6 +517,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	pred := sol.Predictor()
 	pred.Scaler = scaler
 	pred.Features = d.FeatureNames
+	pred.Classes, pred.ClassLabel = classes, classLabel
 	out.Kernel, out.Form, out.Lambda = bestSpec, bestModel.form, best.Best.Lambda
 	if d.Queries != nil {
 		out.Queries = queryStats(d)

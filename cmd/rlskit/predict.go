@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"gonum.org/v1/gonum/mat"
 
 	"rlskit/dataset"
 	"rlskit/measure"
@@ -20,6 +21,7 @@ import (
 type predictFlags struct {
 	modelPath, data, format, out string
 	measure, label, qid          string
+	scores                       bool
 }
 
 func newPredict(e *env) *cobra.Command {
@@ -43,6 +45,7 @@ when the header has them; every other column is a feature.`,
 	fl.StringVar(&f.measure, "measure", "", "score the predictions: "+strings.Join(measure.Names(), ", "))
 	fl.StringVar(&f.label, "label", "", "CSV label column(s) (default: the model's outputs, when present)")
 	fl.StringVar(&f.qid, "qid", "", "CSV query column (for --measure disagreement)")
+	fl.BoolVar(&f.scores, "scores", false, "one-vs-all models: print the per-class outputs after the predicted class")
 	return cmd
 }
 
@@ -79,7 +82,10 @@ func runPredict(e *env, f *predictFlags) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.data, err)
 		}
-		if containsAll(header, p.Outputs) {
+		switch {
+		case p.Classes != nil && containsAll(header, []string{p.ClassLabel}):
+			label = p.ClassLabel
+		case p.Classes == nil && containsAll(header, p.Outputs):
 			label = strings.Join(p.Outputs, ",")
 		}
 	}
@@ -100,6 +106,17 @@ func runPredict(e *env, f *predictFlags) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.data, err)
 	}
+	if p.Classes != nil && d.Y != nil {
+		if _, t := d.Y.Dims(); t != 1 {
+			return fmt.Errorf("%s: a one-vs-all model takes one class-label column, got %d", f.data, t)
+		}
+		if d.Y, err = dataset.EncodeClasses(mat.Col(nil, 0, d.Y), p.Classes); err != nil {
+			return fmt.Errorf("%s: %w", f.data, err)
+		}
+	}
+	if f.scores && p.Classes == nil {
+		return errors.New("--scores applies to one-vs-all models")
+	}
 	var score *float64
 	if f.measure != "" {
 		if d.Y == nil {
@@ -114,19 +131,42 @@ func runPredict(e *env, f *predictFlags) error {
 		}
 		score = &v
 	}
+	write := func(w io.Writer) error { return dataset.WritePredictions(w, pred) }
+	if p.Classes != nil {
+		write = func(w io.Writer) error { return writeClasses(w, p.Classes, pred, f.scores) }
+	}
 	report := e.stderr
 	if f.out != "" {
-		if err := dataset.WriteFileAtomic(f.out, func(w io.Writer) error { return dataset.WritePredictions(w, pred) }); err != nil {
+		if err := dataset.WriteFileAtomic(f.out, write); err != nil {
 			return fmt.Errorf("--out %s: %w", f.out, err)
 		}
 		report = e.stdout
-	} else if err := dataset.WritePredictions(e.stdout, pred); err != nil {
+	} else if err := write(e.stdout); err != nil {
 		return err
 	}
 	if score != nil {
 		return json.NewEncoder(report).Encode(map[string]any{"measure": meas.Name, "value": *score})
 	}
 	return nil
+}
+
+// writeClasses writes the predicted class (the argmax output) per row, with the
+// per-class outputs after it when scores is set.
+func writeClasses(w io.Writer, classes []float64, pred *mat.Dense, scores bool) error {
+	lw := newLineWriter(w)
+	names := dataset.ClassNames(classes)
+	r, _ := pred.Dims()
+	for i := 0; i < r; i++ {
+		row := pred.RawRowView(i)
+		lw.printf("%s", names[measure.Argmax(row)])
+		if scores {
+			for _, v := range row {
+				lw.printf("\t%s", ftoa(v))
+			}
+		}
+		lw.printf("\n")
+	}
+	return lw.flush()
 }
 
 func formatOf(isCSV bool) string {
