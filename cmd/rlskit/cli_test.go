@@ -447,10 +447,39 @@ func TestOneVsAll(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("a,b,kind\n1,2,5\n"), 0o644)
-	if _, _, err := run(t, "", "predict", "--model", modelPath, "--data", bad); err == nil || !strings.Contains(err.Error(), "class 5") {
+	if _, _, err := run(t, "", "predict", "--model", modelPath, "--data", bad, "--measure", "multiclass-accuracy"); err == nil || !strings.Contains(err.Error(), "class 5") {
 		t.Errorf("unknown class: %v", err)
 	}
 	if _, _, err := run(t, "", "fit", "--data", train, "--label", "kind", "--one-vs-all", "--learner", "globalrank", "--quiet"); err == nil {
 		t.Error("one-vs-all with a ranker: no error")
+	}
+}
+
+// predict streams: large input in chunks gives the same lines as the model on all rows.
+func TestPredictStreams(t *testing.T) {
+	dir := t.TempDir()
+	train := writeCSV(t, dir, 40, 41)
+	modelPath := filepath.Join(dir, "m.json")
+	if _, _, err := run(t, "", "fit", "--data", train, "--label", "y", "--kernel", "linear", "--lambda", "1", "--cv", "none", "--model", modelPath, "--quiet"); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("a,b,c,cls\n")
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(&b, "%g,%g,%g,1\n", rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64())
+	}
+	stdout, _, err := run(t, b.String(), "predict", "--model", modelPath, "--data", "-", "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 10000 {
+		t.Fatalf("%d lines, want 10000", len(lines))
+	}
+	// a malformed row deep in the stream is reported with its line
+	bad := b.String() + "1,2,x,1\n"
+	if _, _, err := run(t, bad, "predict", "--model", modelPath, "--data", "-", "--format", "csv"); err == nil || !strings.Contains(err.Error(), ":10002") {
+		t.Errorf("bad row: %v", err)
 	}
 }

@@ -93,6 +93,12 @@ func runPredict(e *env, f *predictFlags) error {
 	if !isCSV {
 		width = p.Width
 	}
+	if f.scores && p.Classes == nil {
+		return errors.New("--scores applies to one-vs-all models")
+	}
+	if f.measure == "" {
+		return streamPredict(e, f, p, br, isCSV, label, width)
+	}
 	d, err := readData(&env{stdin: br}, "-", formatOf(isCSV), label, f.qid, width)
 	if err != nil {
 		return relabel(err, f.data)
@@ -113,9 +119,6 @@ func runPredict(e *env, f *predictFlags) error {
 		if d.Y, err = dataset.EncodeClasses(mat.Col(nil, 0, d.Y), p.Classes); err != nil {
 			return fmt.Errorf("%s: %w", f.data, err)
 		}
-	}
-	if f.scores && p.Classes == nil {
-		return errors.New("--scores applies to one-vs-all models")
 	}
 	var score *float64
 	if f.measure != "" {
@@ -148,6 +151,46 @@ func runPredict(e *env, f *predictFlags) error {
 		return json.NewEncoder(report).Encode(map[string]any{"measure": meas.Name, "value": *score})
 	}
 	return nil
+}
+
+// streamPredict predicts chunk by chunk — memory independent of the number of
+// rows — writing to --out (atomically) or stdout. Used when no measure is asked.
+func streamPredict(e *env, f *predictFlags, p *model.Predictor, r io.Reader, isCSV bool, label string, width int) error {
+	var labels []string
+	if label != "" {
+		for _, l := range strings.Split(label, ",") {
+			labels = append(labels, strings.TrimSpace(l))
+		}
+	}
+	name := f.data
+	if name == "-" {
+		name = "<stdin>"
+	}
+	write := func(w io.Writer) error {
+		return dataset.ReadChunks(r, name, formatOf(isCSV), dataset.CSVOptions{Labels: labels, Qid: f.qid},
+			dataset.SVMLightOptions{Width: width}, 4096, func(d *dataset.Data, offset int) error {
+				if offset == 0 && p.Features != nil && d.FeatureNames != nil {
+					if err := sameFeatures(d.FeatureNames, p.Features); err != nil {
+						return fmt.Errorf("%s: %w", f.data, err)
+					}
+				}
+				pred, err := p.Predict(d.X)
+				if err != nil {
+					return fmt.Errorf("%s: rows from %d: %w", f.data, offset, err)
+				}
+				if p.Classes != nil {
+					return writeClasses(w, p.Classes, pred, f.scores)
+				}
+				return dataset.WritePredictions(w, pred)
+			})
+	}
+	if f.out != "" {
+		if err := dataset.WriteFileAtomic(f.out, write); err != nil {
+			return fmt.Errorf("--out %s: %w", f.out, err)
+		}
+		return nil
+	}
+	return write(e.stdout)
 }
 
 // writeClasses writes the predicted class (the argmax output) per row, with the
