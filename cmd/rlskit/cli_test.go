@@ -483,3 +483,32 @@ func TestPredictStreams(t *testing.T) {
 		t.Errorf("bad row: %v", err)
 	}
 }
+
+// --report writes one self-contained HTML file (its rendering is tested in package report).
+func TestFitReport(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 40, 51)
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"regression", []string{"--label", "y", "--kernel", "gaussian", "--gamma-grid", "0.1,1"}, []string{"<svg", "gamma=0.1", "mse"}},
+		{"binary", []string{"--label", "cls", "--measure", "auc", "--cv", "kfold:4"}, []string{"<svg", "AUC", "auc"}},
+	} {
+		path := filepath.Join(dir, c.name+".html")
+		args := append([]string{"fit", "--data", data, "--lambda-grid", "0.1,1,10", "--quiet", "--report", path}, c.args...)
+		if _, _, err := run(t, "", args...); err != nil {
+			t.Fatal(err)
+		}
+		html := readFileT(t, path)
+		for _, w := range c.want {
+			if !strings.Contains(html, w) {
+				t.Errorf("%s report lacks %q", c.name, w)
+			}
+		}
+	}
+	if _, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--lambda", "1", "--cv", "none", "--report", filepath.Join(dir, "x.html"), "--quiet"); err == nil {
+		t.Error("--report without cross-validation: no error")
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"rlskit/measure"
 	"rlskit/model"
 	"rlskit/rank"
+	"rlskit/report"
 	"rlskit/rls"
 	"rlskit/selection"
 )
@@ -46,6 +47,7 @@ type fitFlags struct {
 	basisDesign                int
 	permutations               int
 	oneVsAll                   bool
+	reportOut                  string
 	greedyLambda               float64
 	maxIter                    int
 	tol                        float64
@@ -107,6 +109,7 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.Float64Var(&f.tol, "tol", 1e-6, "cg: relative residual at which to stop")
 	fl.IntVar(&f.permutations, "permutations", 0, "permutation test: learn P label permutations as extra outputs of the same model and cross-validate them in the same pass (seeded by --seed)")
 	fl.BoolVar(&f.oneVsAll, "one-vs-all", false, "multi-class: turn the class-label column into one ±1 output per class, learned together (default measure multiclass-accuracy)")
+	fl.StringVar(&f.reportOut, "report", "", "write an HTML report (CV curve, predictions or ROC, per-query disagreement, summary) to this file")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	return cmd
 }
@@ -307,6 +310,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 			return errors.New("--basis-design goes with --learner rls, --cv kfold:K, a random --basis N and a kernel on features")
 		}
 	}
+	if f.reportOut != "" && (cvName == "none" || f.solver != "direct") {
+		return errors.New("--report shows a cross-validation: give a --cv other than none (direct solver)")
+	}
 	if f.permutations < 0 {
 		return fmt.Errorf("--permutations %d: must be ≥ 0", f.permutations)
 	}
@@ -437,6 +443,8 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		bestModel            *trained
 		bestSpec             kernel.Spec
 		bestBasis            []int
+		specCurves           []specCurve
+		bestCurve            int
 		trainTime, totalTime time.Duration
 		curve                []curvePoint
 	)
@@ -483,7 +491,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		for _, p := range res.Curve {
 			curve = append(curve, point(p, spec, len(specs) > 1))
 		}
+		specCurves = append(specCurves, specCurve{spec: spec, points: res.Curve})
 		if best == nil || meas.Better(res.Best.Value, best.Best.Value) {
+			bestCurve = n
 			best, bestModel, bestSpec, bestBasis = res, r, spec, basis
 		}
 		totalTime = time.Since(t0) + totalTime
@@ -543,6 +553,12 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: trainTime.Seconds(),
 		CV: (totalTime - trainTime).Seconds(), Total: time.Since(start).Seconds()}
+	if f.reportOut != "" {
+		rd := reportData(f, d, &out, meas, specCurves, bestCurve, best)
+		if err := dataset.WriteFileAtomic(f.reportOut, func(w io.Writer) error { return report.Write(w, rd) }); err != nil {
+			return fmt.Errorf("--report %s: %w", f.reportOut, err)
+		}
+	}
 	prog.done()
 	enc := json.NewEncoder(e.stdout)
 	return enc.Encode(out)

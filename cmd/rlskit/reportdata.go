@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"rlskit/dataset"
+	"rlskit/kernel"
+	"rlskit/measure"
+	"rlskit/report"
+	"rlskit/selection"
+)
+
+// specCurve is the CV curve of one kernel setting.
+type specCurve struct {
+	spec   kernel.Spec
+	points []selection.Point
+}
+
+// reportData gathers what the HTML report shows: the curves, the chosen point,
+// and — from the CV predictions at the best λ, first output — the prediction
+// scatter (regression), the ROC curve (two classes) or the per-query
+// disagreement (queries).
+func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measure, curves []specCurve, bestCurve int, best *selection.Result) report.Data {
+	r := report.Data{
+		Title:          "rlskit fit: " + f.data,
+		Measure:        meas.Name,
+		HigherIsBetter: meas.HigherIsBetter,
+		BestCurve:      bestCurve,
+		BestLambda:     best.Best.Lambda,
+		BestValue:      best.Best.Value,
+	}
+	r.Summary = [][2]string{
+		{"data", fmt.Sprintf("%s: %d rows × %d features, outputs %v", f.data, out.NTrain, out.NFeatures, out.Outputs)},
+		{"learner", fmt.Sprintf("%s (%s form)", out.Learner, out.Form)},
+		{"kernel", out.Kernel.String()},
+		{"λ", fmt.Sprintf("%g", out.Lambda)},
+		{"cross-validation", fmt.Sprintf("%s, %s = %.6g", out.CV.Strategy, meas.Name, best.Best.Value)},
+		{"time", fmt.Sprintf("load %.2f s, training %.2f s, cross-validation %.2f s", out.Timing.Load, out.Timing.Train, out.Timing.CV)},
+	}
+	if out.NBasis > 0 {
+		r.Summary = append(r.Summary, [2]string{"basis", fmt.Sprintf("%d vectors, held-out basis vectors: %s", out.NBasis, out.CV.BasisHoldOut)})
+	}
+	if out.Perm != nil {
+		r.Summary = append(r.Summary, [2]string{"permutation test", fmt.Sprintf("p = %.4g over %d permutations (null mean %.4g, sd %.4g)",
+			out.Perm.PValue, out.Perm.Permutations, out.Perm.NullMean, out.Perm.NullSD)})
+	}
+	for _, c := range curves {
+		rc := report.Curve{}
+		if len(curves) > 1 {
+			rc.Label = specLabel(c.spec)
+		}
+		for _, p := range c.points {
+			rc.Lambdas = append(rc.Lambdas, p.Lambda)
+			rc.Values = append(rc.Values, p.Value)
+		}
+		r.Curves = append(r.Curves, rc)
+	}
+	if best.Predictions == nil || d.Y == nil {
+		return r
+	}
+	var y, p []float64
+	var q []int
+	for i := 0; i < out.NTrain; i++ {
+		if v := best.Predictions.At(i, 0); !math.IsNaN(v) {
+			y, p = append(y, d.Y.At(i, 0)), append(p, v)
+			if d.Queries != nil {
+				q = append(q, d.Queries[i])
+			}
+		}
+	}
+	classes := slices.Compact(slices.Sorted(slices.Values(y)))
+	switch {
+	case d.Queries != nil:
+		r.QueryDisagreement = perQueryDisagreement(y, p, q)
+	case len(classes) == 2:
+		for _, v := range y {
+			r.ROCLabels = append(r.ROCLabels, math.Copysign(1, v-(classes[0]+classes[1])/2))
+		}
+		r.ROCScores = p
+	default:
+		r.True, r.Predicted = y, p
+	}
+	return r
+}
+
+func specLabel(s kernel.Spec) string {
+	switch s.Name {
+	case "gaussian":
+		return fmt.Sprintf("gamma=%g", s.Gamma)
+	case "polynomial":
+		return fmt.Sprintf("gamma=%g coef0=%g degree=%d", s.Gamma, s.Coef0, s.Degree)
+	}
+	return s.String()
+}
+
+// perQueryDisagreement is 1 − c-index within every query that has a pair.
+func perQueryDisagreement(y, p []float64, q []int) []float64 {
+	rows := map[int][]int{}
+	var order []int
+	for i, id := range q {
+		if _, ok := rows[id]; !ok {
+			order = append(order, id)
+		}
+		rows[id] = append(rows[id], i)
+	}
+	var out []float64
+	for _, id := range order {
+		var yq, pq []float64
+		for _, i := range rows[id] {
+			yq, pq = append(yq, y[i]), append(pq, p[i])
+		}
+		if c, err := measure.CIndex(yq, pq); err == nil {
+			out = append(out, 1-c)
+		}
+	}
+	return out
+}

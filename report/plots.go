@@ -1,0 +1,429 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"html/template"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Plot size: 480×300 pt, which is 640×400 CSS pixels (1 px = 0.75 pt).
+const (
+	plotWidth  = 480 * vg.Inch / 72
+	plotHeight = 300 * vg.Inch / 72
+)
+
+// maxScatterPoints caps the points drawn in the prediction scatter; larger
+// data are thinned to an evenly strided subset to keep the SVG small.
+const maxScatterPoints = 5000
+
+// histBins is the number of equal bins over [0, 1] of the disagreement
+// histogram.
+const histBins = 20
+
+// palette holds the line colours, one per curve (cycled). Every entry is
+// clearly chromatic, so that plots stand out from the grey page.
+var palette = []color.Color{
+	color.RGBA{0x1f, 0x77, 0xb4, 0xff}, // blue
+	color.RGBA{0xff, 0x7f, 0x0e, 0xff}, // orange
+	color.RGBA{0x2c, 0xa0, 0x2c, 0xff}, // green
+	color.RGBA{0xd6, 0x27, 0x28, 0xff}, // red
+	color.RGBA{0x94, 0x67, 0xbd, 0xff}, // purple
+	color.RGBA{0x8c, 0x56, 0x4b, 0xff}, // brown
+	color.RGBA{0xe3, 0x77, 0xc2, 0xff}, // pink
+	color.RGBA{0xbc, 0xbd, 0x22, 0xff}, // olive
+	color.RGBA{0x17, 0xbe, 0xcf, 0xff}, // cyan
+}
+
+// shapes holds the point glyphs, one per curve (cycled).
+var shapes = []draw.GlyphDrawer{
+	draw.CircleGlyph{},
+	draw.SquareGlyph{},
+	draw.TriangleGlyph{},
+	draw.PyramidGlyph{},
+	draw.RingGlyph{},
+	draw.BoxGlyph{},
+	draw.CrossGlyph{},
+	draw.PlusGlyph{},
+}
+
+var (
+	gridGrey  = color.Gray{Y: 0xdd}
+	refGrey   = color.Gray{Y: 0x80}
+	textBlack = color.Gray{Y: 0x20}
+)
+
+// sans returns the Liberation Sans font (bundled with gonum/plot, used to
+// measure text; the browser substitutes its own sans-serif if needed).
+func sans(size vg.Length) font.Font {
+	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
+}
+
+// newPlot returns a plot with the common look: sans-serif text, a light
+// grid, the given title and axis labels.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = sans(13)
+	p.Title.Padding = 6
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = sans(11)
+		a.Tick.Label.Font = sans(9)
+	}
+	p.Legend.TextStyle.Font = sans(9)
+	p.Legend.Top = true
+	p.Legend.ThumbnailWidth = 18
+	p.Legend.Padding = 2
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = gridGrey
+	grid.Horizontal.Color = gridGrey
+	p.Add(grid)
+	return p
+}
+
+// renderSVG draws p on an SVG canvas of the report's plot size and returns
+// the <svg> element (without the XML prolog), labelled for screen readers.
+func renderSVG(p *plot.Plot, label string) (svg template.HTML, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("report: drawing %q: %v", label, r)
+		}
+	}()
+	c := vgsvg.New(plotWidth, plotHeight)
+	p.Draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return "", fmt.Errorf("report: writing SVG: %w", err)
+	}
+	s := b.String()
+	i := strings.Index(s, "<svg")
+	if i < 0 {
+		return "", fmt.Errorf("report: SVG canvas produced no <svg> element")
+	}
+	s = `<svg role="img" aria-label="` + html.EscapeString(label) + `" ` + strings.TrimSpace(s[i+len("<svg"):])
+	// Nothing in the element may be a fetch. vgsvg only emits the SVG and
+	// XLink namespace URIs, which are names, not links; check it stays so.
+	rest := strings.NewReplacer(`xmlns="http://www.w3.org/2000/svg"`, "",
+		`xmlns:xlink="http://www.w3.org/1999/xlink"`, "").Replace(s)
+	if strings.Contains(rest, "http://") || strings.Contains(rest, "https://") {
+		return "", fmt.Errorf("report: SVG of %q contains an external URL", label)
+	}
+	return template.HTML(s), nil
+}
+
+// log2Ticks places major ticks at integer exponents of a log₂ axis (whose
+// data coordinate is log₂ λ), every 1, 2, 5, 10, 20, … exponents so that
+// there are at most about ten. Ranges narrower than two units fall back to
+// gonum's default ticks.
+type log2Ticks struct{}
+
+// Ticks implements plot.Ticker.
+func (log2Ticks) Ticks(lo, hi float64) []plot.Tick {
+	first, last := math.Ceil(lo-1e-9), math.Floor(hi+1e-9)
+	if last-first < 2 {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step := 1.0
+	for mult := 0; (last-first)/step > 10; mult++ {
+		step = []float64{2, 5, 10}[mult%3] * math.Pow(10, float64(mult/3))
+	}
+	var ticks []plot.Tick
+	for k := math.Ceil(first/step) * step; k <= last; k += step {
+		if k == 0 {
+			k = 0 // not -0
+		}
+		ticks = append(ticks, plot.Tick{Value: k, Label: strconv.FormatFloat(k, 'f', -1, 64)})
+	}
+	if step > 1 && last-first <= 100 {
+		for k := first; k <= last; k++ {
+			if math.Mod(k, step) != 0 {
+				ticks = append(ticks, plot.Tick{Value: k})
+			}
+		}
+	}
+	return ticks
+}
+
+// cvFigure draws the CV curves over log₂ λ and marks the chosen point.
+func cvFigure(d *Data) (figure, error) {
+	measure := d.Measure
+	if measure == "" {
+		measure = "value"
+	}
+	better := "lower is better"
+	if d.HigherIsBetter {
+		better = "higher is better"
+	}
+	p := newPlot("Cross-validated "+measure, "log₂ λ", measure+" ("+better+")")
+	p.X.Tick.Marker = log2Ticks{}
+	several := len(d.Curves) > 1
+
+	points := 0
+	for i, c := range d.Curves {
+		ls := draw.LineStyle{Color: palette[i%len(palette)], Width: 1.5}
+		gs := draw.GlyphStyle{Color: palette[i%len(palette)], Radius: 2.5, Shape: shapes[i%len(shapes)]}
+		points += len(c.Lambdas)
+		// Split at NaN: each run of numbers is its own line.
+		var run plotter.XYs
+		flush := func() error {
+			if len(run) == 0 {
+				return nil
+			}
+			if len(run) > 1 {
+				l, err := plotter.NewLine(run)
+				if err != nil {
+					return err
+				}
+				l.LineStyle = ls
+				p.Add(l)
+			}
+			s, err := plotter.NewScatter(run)
+			if err != nil {
+				return err
+			}
+			s.GlyphStyle = gs
+			p.Add(s)
+			run = nil
+			return nil
+		}
+		for j, l := range c.Lambdas {
+			if math.IsNaN(c.Values[j]) {
+				if err := flush(); err != nil {
+					return figure{}, fmt.Errorf("report: CV curve %d: %w", i, err)
+				}
+				continue
+			}
+			run = append(run, plotter.XY{X: math.Log2(l), Y: c.Values[j]})
+		}
+		if err := flush(); err != nil {
+			return figure{}, fmt.Errorf("report: CV curve %d: %w", i, err)
+		}
+		if several {
+			p.Legend.Add(curveLabel(d.Curves, i), &plotter.Line{LineStyle: ls}, &plotter.Scatter{GlyphStyle: gs})
+		}
+	}
+
+	best, err := plotter.NewScatter(plotter.XYs{{X: math.Log2(d.BestLambda), Y: d.BestValue}})
+	if err != nil {
+		return figure{}, fmt.Errorf("report: chosen point: %w", err)
+	}
+	best.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: 6, Shape: thickRing{}}
+	p.Add(best)
+	if several {
+		p.Legend.Add("chosen", best)
+		// Headroom above the data for the legend (about 11 pt per entry
+		// on a data area of about 250 pt), so that it rarely covers a curve.
+		p.Y.Max += (p.Y.Max - p.Y.Min) * min(0.045*float64(len(d.Curves)+1), 0.6)
+	}
+
+	chosen := fmt.Sprintf("λ = %s (log₂ λ = %s)", num(d.BestLambda), num(math.Log2(d.BestLambda)))
+	if several {
+		chosen += ", " + curveLabel(d.Curves, d.BestCurve)
+	} else if l := d.Curves[0].Label; l != "" {
+		chosen += ", " + l
+	}
+	caption := fmt.Sprintf("Chosen (ringed): %s, %s = %s. %s, %s in all; a gap marks λ values without a %s.",
+		chosen, measure, num(d.BestValue), plural(len(d.Curves), "curve", "curves"), plural(points, "point", "points"), measure)
+	svg, err := renderSVG(p, "Cross-validated "+measure+" over log2 lambda")
+	if err != nil {
+		return figure{}, err
+	}
+	return figure{ID: "cv-curve", Heading: "Cross-validation curve", SVG: svg, Caption: caption}, nil
+}
+
+// curveLabel is the legend label of curve i.
+func curveLabel(cs []Curve, i int) string {
+	if cs[i].Label != "" {
+		return cs[i].Label
+	}
+	return "curve " + strconv.Itoa(i)
+}
+
+// plural formats n with the singular or plural noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// thickRing is a ring glyph drawn with a 2 pt line, for the chosen point.
+type thickRing struct{}
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (thickRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: 2})
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
+	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
+	p.Close()
+	c.Stroke(p)
+}
+
+// scatterFigure draws the CV predictions against the true labels with the
+// y = x line, on equal axis ranges.
+func scatterFigure(d *Data) (figure, error) {
+	n := len(d.True)
+	m := min(n, maxScatterPoints)
+	pts := make(plotter.XYs, m)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k := range m {
+		i := k * n / m // evenly strided; all points when m == n
+		pts[k] = plotter.XY{X: d.True[i], Y: d.Predicted[i]}
+	}
+	for i := range n {
+		lo = min(lo, d.True[i], d.Predicted[i])
+		hi = max(hi, d.True[i], d.Predicted[i])
+	}
+	if hi == lo {
+		lo, hi = lo-1, hi+1
+	}
+	pad := (hi - lo) * 0.03
+	lo, hi = lo-pad, hi+pad
+
+	p := newPlot("CV prediction vs. true label", "true label", "CV prediction")
+	diag, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
+	if err != nil {
+		return figure{}, fmt.Errorf("report: y = x line: %w", err)
+	}
+	diag.LineStyle = draw.LineStyle{Color: refGrey, Width: 1, Dashes: []vg.Length{4, 3}}
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		return figure{}, fmt.Errorf("report: scatter: %w", err)
+	}
+	c := palette[0].(color.RGBA)
+	s.GlyphStyle = draw.GlyphStyle{Color: color.NRGBA{R: c.R, G: c.G, B: c.B, A: 0xb0}, Radius: 2, Shape: draw.CircleGlyph{}}
+	p.Add(diag, s)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
+	p.Legend.Left = true
+	p.Legend.Add("y = x", diag)
+
+	caption := plural(n, "point", "points")
+	if m < n {
+		caption = fmt.Sprintf("%d of %d points shown (evenly strided)", m, n)
+	}
+	caption += fmt.Sprintf("; dashed line y = x; mean squared error %s.", num(mse(d.True, d.Predicted)))
+	svg, err := renderSVG(p, "CV prediction versus true label")
+	if err != nil {
+		return figure{}, err
+	}
+	return figure{ID: "prediction-scatter", Heading: "Predictions vs. true labels", SVG: svg, Caption: caption}, nil
+}
+
+// mse is the mean squared difference of a and b (equal lengths, n ≥ 1).
+func mse(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		e := a[i] - b[i]
+		s += e * e
+	}
+	return s / float64(len(a))
+}
+
+// rocFigure draws the ROC curve with the diagonal reference and the AUC in
+// the title.
+func rocFigure(d *Data) (figure, error) {
+	r := computeROC(d.ROCLabels, d.ROCScores)
+	fpr, tpr := thinCurve(r.FPR, r.TPR, 1e-3)
+	pts := make(plotter.XYs, len(fpr))
+	for i := range fpr {
+		pts[i] = plotter.XY{X: fpr[i], Y: tpr[i]}
+	}
+	auc := formatAUC(r.AUC)
+	p := newPlot("ROC curve (AUC = "+auc+")", "false positive rate", "true positive rate")
+	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	if err != nil {
+		return figure{}, fmt.Errorf("report: ROC diagonal: %w", err)
+	}
+	diag.LineStyle = draw.LineStyle{Color: refGrey, Width: 1, Dashes: []vg.Length{4, 3}}
+	line, err := plotter.NewLine(pts)
+	if err != nil {
+		return figure{}, fmt.Errorf("report: ROC curve: %w", err)
+	}
+	line.LineStyle = draw.LineStyle{Color: palette[0], Width: 2}
+	p.Add(diag, line)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	p.Legend.Top = false
+	p.Legend.Add("CV predictions", line)
+	p.Legend.Add("chance", diag)
+
+	caption := fmt.Sprintf("%d positive and %d negative examples (label > 0 is positive); AUC = %s, ties counted ½; dashed diagonal: chance.",
+		r.Pos, r.Neg, auc)
+	svg, err := renderSVG(p, "ROC curve, AUC "+auc)
+	if err != nil {
+		return figure{}, err
+	}
+	return figure{ID: "roc", Heading: "ROC curve", SVG: svg, Caption: caption}, nil
+}
+
+// formatAUC is the AUC as printed in the ROC title and caption.
+func formatAUC(auc float64) string { return strconv.FormatFloat(auc, 'f', 4, 64) }
+
+// disagreementFigure draws the histogram of per-query disagreement over
+// [0, 1] with a dashed line at the mean.
+func disagreementFigure(d *Data) (figure, error) {
+	bins := make([]plotter.HistogramBin, histBins)
+	w := 1.0 / histBins
+	for i := range bins {
+		bins[i].Min, bins[i].Max = float64(i)*w, float64(i+1)*w
+	}
+	var vals []float64
+	for _, v := range d.QueryDisagreement {
+		if math.IsNaN(v) {
+			continue
+		}
+		vals = append(vals, v)
+		bins[min(int(v*histBins), histBins-1)].Weight++
+	}
+	mean := 0.0
+	for _, v := range vals {
+		mean += v
+	}
+	mean /= float64(len(vals))
+	slices.Sort(vals)
+	median := vals[len(vals)/2]
+	if len(vals)%2 == 0 {
+		median = (vals[len(vals)/2-1] + vals[len(vals)/2]) / 2
+	}
+
+	p := newPlot("Per-query disagreement (1 − c-index)", "disagreement", "queries")
+	h := &plotter.Histogram{Bins: bins, Width: w, FillColor: palette[0],
+		LineStyle: draw.LineStyle{Color: color.White, Width: 0.5}}
+	p.Add(h)
+	ymax := 0.0
+	for _, b := range bins {
+		ymax = max(ymax, b.Weight)
+	}
+	ml, err := plotter.NewLine(plotter.XYs{{X: mean, Y: 0}, {X: mean, Y: ymax}})
+	if err != nil {
+		return figure{}, fmt.Errorf("report: mean line: %w", err)
+	}
+	ml.LineStyle = draw.LineStyle{Color: textBlack, Width: 1.2, Dashes: []vg.Length{4, 3}}
+	p.Add(ml)
+	p.X.Min, p.X.Max = 0, 1
+
+	caption := fmt.Sprintf("%s; dashed line: mean %s; median %s. 0 is a perfect ordering within a query, 0.5 chance.",
+		plural(len(vals), "query", "queries"), num(mean), num(median))
+	if skipped := len(d.QueryDisagreement) - len(vals); skipped > 0 {
+		caption += fmt.Sprintf(" Left out: %s without comparable pairs.", plural(skipped, "query", "queries"))
+	}
+	svg, err := renderSVG(p, "Histogram of per-query disagreement")
+	if err != nil {
+		return figure{}, err
+	}
+	return figure{ID: "query-disagreement", Heading: "Per-query disagreement", SVG: svg, Caption: caption}, nil
+}

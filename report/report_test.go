@@ -1,0 +1,554 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fullData returns data with every section: three CV curves (one with a
+// NaN gap), a regression scatter, a ROC and a disagreement histogram.
+func fullData() Data {
+	rng := rand.New(rand.NewPCG(1, 2))
+	d := Data{
+		Title: "CV report <test> & co",
+		Summary: [][2]string{
+			{"data", "200 × 5"},
+			{"learner", "<b>kernel RLS</b>"},
+			{"chosen", "λ = 0.125, gamma = 0.5"},
+		},
+		Measure:    "mse",
+		BestCurve:  1,
+		BestLambda: 0.125,
+	}
+	for k, g := range []float64{0.1, 0.5, 2} {
+		c := Curve{Label: fmt.Sprintf("gamma=%g", g)}
+		for e := -10; e <= 2; e++ {
+			x := float64(e) + 3
+			c.Lambdas = append(c.Lambdas, math.Exp2(float64(e)))
+			c.Values = append(c.Values, 0.2+0.01*x*x+0.1*float64(k))
+		}
+		d.Curves = append(d.Curves, c)
+	}
+	d.Curves[2].Values[4] = math.NaN()
+	d.BestValue = d.Curves[1].Values[7]
+	for range 200 {
+		y := rng.NormFloat64()
+		d.True = append(d.True, y)
+		d.Predicted = append(d.Predicted, 0.8*y+0.3*rng.NormFloat64())
+	}
+	for range 200 {
+		l := float64(rng.IntN(2))
+		d.ROCLabels = append(d.ROCLabels, l)
+		d.ROCScores = append(d.ROCScores, l+rng.NormFloat64())
+	}
+	for i := range 60 {
+		d.QueryDisagreement = append(d.QueryDisagreement, math.Mod(float64(i)*0.137, 0.9))
+	}
+	d.QueryDisagreement = append(d.QueryDisagreement, math.NaN())
+	return d
+}
+
+func render(t *testing.T, d Data) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Write(&b, d); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	return b.String()
+}
+
+func TestWriteAllSections(t *testing.T) {
+	out := render(t, fullData())
+	for _, want := range []string{
+		"<!DOCTYPE html>",
+		"<title>CV report &lt;test&gt; &amp; co</title>",
+		"<h1>CV report &lt;test&gt; &amp; co</h1>",
+		"&lt;b&gt;kernel RLS&lt;/b&gt;",
+		"200 × 5",
+		`id="cv-curve"`, `id="prediction-scatter"`, `id="roc"`, `id="query-disagreement"`,
+		"gamma=0.5", // legend
+		"chosen",
+		"60 queries", "Left out: 1 query without comparable pairs",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "<b>") || strings.Contains(out, "<test>") {
+		t.Error("unescaped user text in output")
+	}
+	if n := strings.Count(out, "<svg"); n != 4 {
+		t.Errorf("%d <svg elements, want 4", n)
+	}
+	if n := strings.Count(out, "</svg>"); n != 4 {
+		t.Errorf("%d </svg> closings, want 4", n)
+	}
+	if strings.Contains(out, "<?xml") {
+		t.Error("XML prolog left inside the HTML")
+	}
+	// Sections in the documented order.
+	last := -1
+	for _, id := range []string{"summary", "cv-curve", "prediction-scatter", "roc", "query-disagreement"} {
+		i := strings.Index(out, `id="`+id+`"`)
+		if i < last {
+			t.Errorf("section %s out of order", id)
+		}
+		last = i
+	}
+}
+
+func TestWriteOptionalSections(t *testing.T) {
+	d := fullData()
+	d.True, d.Predicted, d.ROCLabels, d.ROCScores, d.QueryDisagreement = nil, nil, nil, nil, nil
+	d.Summary = nil
+	d.Curves = d.Curves[:1]
+	d.Curves[0].Label = ""
+	d.BestCurve = 0
+	out := render(t, d)
+	if n := strings.Count(out, "<svg"); n != 1 {
+		t.Errorf("%d <svg elements, want 1", n)
+	}
+	for _, absent := range []string{`id="summary"`, `id="roc"`, `id="prediction-scatter"`, `id="query-disagreement"`, "curve 0"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("output has %q though it has no data", absent)
+		}
+	}
+
+	// Only the ROC plot besides the curve.
+	d.ROCLabels, d.ROCScores = []float64{1, 0}, []float64{2, 1}
+	out = render(t, d)
+	if n := strings.Count(out, "<svg"); n != 2 || !strings.Contains(out, `id="roc"`) {
+		t.Errorf("%d <svg elements (want 2) or no ROC section", n)
+	}
+}
+
+func TestSVGTextEscaped(t *testing.T) {
+	d := fullData()
+	d.Curves[0].Label = `<script>alert("x")</script>`
+	d.Measure = "a<b"
+	out := render(t, d)
+	if strings.Contains(out, "<script") || strings.Contains(out, "a<b") {
+		t.Error("curve label or measure not escaped inside the SVG")
+	}
+	if !strings.Contains(out, "&lt;script&gt;") {
+		t.Error("escaped curve label missing from the legend")
+	}
+}
+
+func TestROCAUCWithTies(t *testing.T) {
+	// Positives score 0.9, 0.5, 0.3; negatives 0.5, 0.1, 0.3. Pairs won:
+	// 0.9 beats all 3; 0.5 ties 0.5 (½) and beats 0.1 and 0.3 (2½);
+	// 0.3 loses to 0.5, beats 0.1, ties 0.3 (1½). AUC = 7/9 = 0.7778.
+	labels := []float64{1, 1, 0, 0, 1, 0}
+	scores := []float64{0.9, 0.5, 0.5, 0.1, 0.3, 0.3}
+	r := computeROC(labels, scores)
+	if math.Abs(r.AUC-7.0/9) > 1e-15 {
+		t.Errorf("AUC = %v, want 7/9", r.AUC)
+	}
+	if r.Pos != 3 || r.Neg != 3 {
+		t.Errorf("pos, neg = %d, %d", r.Pos, r.Neg)
+	}
+	// Curve: (0,0) → 0.9 → tie group 0.5 → tie group 0.3 → 0.1.
+	wantF := []float64{0, 0, 1.0 / 3, 2.0 / 3, 1}
+	wantT := []float64{0, 1.0 / 3, 2.0 / 3, 1, 1}
+	for i := range wantF {
+		if i >= len(r.FPR) || r.FPR[i] != wantF[i] || r.TPR[i] != wantT[i] {
+			t.Fatalf("ROC points %v %v, want %v %v", r.FPR, r.TPR, wantF, wantT)
+		}
+	}
+
+	d := fullData()
+	d.ROCLabels, d.ROCScores = labels, scores
+	out := render(t, d)
+	if !strings.Contains(out, "ROC curve (AUC = 0.7778)") {
+		t.Error("ROC title with AUC = 0.7778 not found")
+	}
+	if !strings.Contains(out, "AUC = 0.7778, ties counted ½") {
+		t.Error("caption with AUC = 0.7778 not found")
+	}
+
+	// Labels −1/+1, all scores tied: AUC ½.
+	if r := computeROC([]float64{-1, 1, 1, -1}, []float64{3, 3, 3, 3}); r.AUC != 0.5 {
+		t.Errorf("all tied: AUC = %v, want 0.5", r.AUC)
+	}
+}
+
+func TestThinCurve(t *testing.T) {
+	n := 100001
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i] = float64(i) / float64(n-1)
+		y[i] = math.Sqrt(x[i])
+	}
+	tx, ty := thinCurve(x, y, 1e-3)
+	if len(tx) > 3000 || tx[0] != 0 || tx[len(tx)-1] != 1 || ty[len(ty)-1] != 1 {
+		t.Errorf("thinned to %d points, ends (%v,%v) (%v,%v)", len(tx), tx[0], ty[0], tx[len(tx)-1], ty[len(ty)-1])
+	}
+}
+
+func TestLog2Ticks(t *testing.T) {
+	ticks := log2Ticks{}.Ticks(-40, 10)
+	labels := 0
+	for _, tk := range ticks {
+		if tk.Label != "" {
+			labels++
+			if tk.Value != math.Trunc(tk.Value) || math.Mod(tk.Value, 5) != 0 {
+				t.Errorf("labelled tick %v not a multiple of 5", tk.Value)
+			}
+			if tk.Label == "-0" {
+				t.Error("tick labelled -0")
+			}
+		}
+	}
+	if labels < 5 || labels > 11 {
+		t.Errorf("%d labelled ticks over [-40, 10]", labels)
+	}
+	if got := (log2Ticks{}).Ticks(-3, 2); len(got) != 6 {
+		t.Errorf("ticks over [-3, 2]: %v", got)
+	}
+	if got := (log2Ticks{}).Ticks(1.1, 1.2); len(got) == 0 {
+		t.Error("no ticks on a narrow range")
+	}
+}
+
+func TestErrData(t *testing.T) {
+	cases := map[string]func(d *Data){
+		"no curves":              func(d *Data) { d.Curves = nil },
+		"empty curve":            func(d *Data) { d.Curves[0] = Curve{} },
+		"curve lengths":          func(d *Data) { d.Curves[0].Values = d.Curves[0].Values[1:] },
+		"lambda zero":            func(d *Data) { d.Curves[0].Lambdas[0] = 0 },
+		"lambda negative":        func(d *Data) { d.Curves[1].Lambdas[0] = -1 },
+		"lambda NaN":             func(d *Data) { d.Curves[1].Lambdas[3] = math.NaN() },
+		"lambda Inf":             func(d *Data) { d.Curves[1].Lambdas[12] = math.Inf(1) },
+		"lambda descending":      func(d *Data) { d.Curves[0].Lambdas[3] = d.Curves[0].Lambdas[2] },
+		"value Inf":              func(d *Data) { d.Curves[0].Values[1] = math.Inf(-1) },
+		"best curve negative":    func(d *Data) { d.BestCurve = -1 },
+		"best curve too big":     func(d *Data) { d.BestCurve = 3 },
+		"best lambda zero":       func(d *Data) { d.BestLambda = 0 },
+		"best value NaN":         func(d *Data) { d.BestValue = math.NaN() },
+		"scatter lengths":        func(d *Data) { d.Predicted = d.Predicted[1:] },
+		"scatter one side nil":   func(d *Data) { d.True = nil },
+		"scatter NaN":            func(d *Data) { d.Predicted[5] = math.NaN() },
+		"ROC lengths":            func(d *Data) { d.ROCScores = d.ROCScores[:3] },
+		"ROC only positives":     func(d *Data) { d.ROCLabels, d.ROCScores = []float64{1, 2}, []float64{0.1, 0.2} },
+		"ROC only negatives":     func(d *Data) { d.ROCLabels, d.ROCScores = []float64{0, -1}, []float64{0.1, 0.2} },
+		"ROC NaN label":          func(d *Data) { d.ROCLabels[0] = math.NaN() },
+		"ROC Inf score":          func(d *Data) { d.ROCScores[0] = math.Inf(1) },
+		"disagreement > 1":       func(d *Data) { d.QueryDisagreement[0] = 1.5 },
+		"disagreement < 0":       func(d *Data) { d.QueryDisagreement[0] = -0.1 },
+		"disagreement all NaN":   func(d *Data) { d.QueryDisagreement = []float64{math.NaN(), math.NaN()} },
+		"disagreement Inf":       func(d *Data) { d.QueryDisagreement[2] = math.Inf(1) },
+		"lambda repeated at end": func(d *Data) { d.Curves[2].Lambdas[12] = d.Curves[2].Lambdas[11] },
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			d := fullData()
+			mutate(&d)
+			var b bytes.Buffer
+			err := Write(&b, d)
+			if !errors.Is(err, ErrData) {
+				t.Fatalf("err = %v, want ErrData", err)
+			}
+			if b.Len() != 0 {
+				t.Errorf("%d bytes written despite the error", b.Len())
+			}
+		})
+	}
+}
+
+// TestNoExternalURL checks the document fetches nothing: the only URLs are
+// the SVG and XLink namespace names, which browsers never fetch.
+func TestNoExternalURL(t *testing.T) {
+	out := render(t, fullData())
+	rest := strings.NewReplacer(
+		`xmlns="http://www.w3.org/2000/svg"`, "",
+		`xmlns:xlink="http://www.w3.org/1999/xlink"`, "",
+	).Replace(out)
+	for _, bad := range []string{"http://", "https://", "src=", "href=", "url(", "<script", "<link", "@import", "<img", "<iframe"} {
+		if strings.Contains(strings.ToLower(rest), bad) {
+			t.Errorf("output contains %q", bad)
+		}
+	}
+	if !strings.Contains(out, "Content-Security-Policy") {
+		t.Error("no Content-Security-Policy meta element")
+	}
+}
+
+// --- rendered-page check -------------------------------------------------
+
+// band is a horizontal stripe of a screenshot that contains coloured
+// (chromatic) pixels.
+type band struct {
+	Top, Bottom int // rows [Top, Bottom)
+	Left, Right int // columns spanned by its coloured pixels [Left, Right)
+	Pixels      int // coloured pixels in the band
+}
+
+// chromatic reports whether c is a clearly coloured pixel. The page itself
+// (text, table, headings) is grey; only the plots' lines, points and bars
+// are coloured, so coloured pixels locate the drawn plots.
+func chromatic(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	hi, lo := max(r, g, b)>>8, min(r, g, b)>>8
+	return hi-lo >= 60
+}
+
+// plotBands returns the stripes of img holding coloured pixels: rows with
+// at least two coloured pixels, merged across gaps of at most 24 rows, kept
+// when at least 120 rows tall, 150 columns wide and 400 pixels heavy — the
+// size of a drawn 640×400 plot's data (a plot's lines span its data area
+// because gonum fits the axes to the data). Anything smaller (a legend
+// swatch, anti-aliasing fringes of text) is ignored.
+func plotBands(img image.Image) []band {
+	bd := img.Bounds()
+	type row struct{ n, left, right int }
+	rows := make([]row, bd.Dy())
+	for y := bd.Min.Y; y < bd.Max.Y; y++ {
+		r := row{left: math.MaxInt, right: -1}
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			if chromatic(img.At(x, y)) {
+				r.n++
+				r.left, r.right = min(r.left, x), max(r.right, x+1)
+			}
+		}
+		rows[y-bd.Min.Y] = r
+	}
+	var out []band
+	var cur *band
+	gap := 0
+	for i, r := range rows {
+		if r.n < 2 {
+			gap++
+			if cur != nil && gap > 24 {
+				out = append(out, *cur)
+				cur = nil
+			}
+			continue
+		}
+		gap = 0
+		if cur == nil {
+			cur = &band{Top: i, Left: r.left, Right: r.right}
+		}
+		cur.Bottom = i + 1
+		cur.Left, cur.Right = min(cur.Left, r.left), max(cur.Right, r.right)
+		cur.Pixels += r.n
+	}
+	if cur != nil {
+		out = append(out, *cur)
+	}
+	kept := out[:0]
+	for _, b := range out {
+		if b.Bottom-b.Top >= 120 && b.Right-b.Left >= 150 && b.Pixels >= 400 {
+			kept = append(kept, b)
+		}
+	}
+	return kept
+}
+
+// checkPlots returns an error unless at least 0.5% of the pixels of img are
+// not white (the page rendered at all) and img shows exactly want drawn
+// plots (see plotBands).
+func checkPlots(img image.Image, want int) error {
+	bd := img.Bounds()
+	ink := 0
+	for y := bd.Min.Y; y < bd.Max.Y; y++ {
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if min(r, g, b)>>8 < 230 {
+				ink++
+			}
+		}
+	}
+	if frac := float64(ink) / float64(bd.Dx()*bd.Dy()); frac < 0.005 {
+		return fmt.Errorf("only %.2f%% of the pixels are not white", 100*frac)
+	}
+	if bands := plotBands(img); len(bands) != want {
+		return fmt.Errorf("%d plot bands %+v, want %d", len(bands), bands, want)
+	}
+	return nil
+}
+
+func TestCheckPlotsSynthetic(t *testing.T) {
+	newImg := func() *image.RGBA {
+		img := image.NewRGBA(image.Rect(0, 0, 1000, 3000))
+		fill(img, img.Bounds(), color.White)
+		return img
+	}
+	if err := checkPlots(newImg(), 0); err == nil {
+		t.Error("blank image passed the ink check")
+	}
+	if n := len(plotBands(newImg())); n != 0 {
+		t.Errorf("blank image: %d bands", n)
+	}
+
+	// Grey "text" blocks: ink, but no plot.
+	grey := newImg()
+	for i := range 4 {
+		fill(grey, image.Rect(100, 100+600*i, 900, 500+600*i), color.Gray{Y: 60})
+	}
+	if n := len(plotBands(grey)); n != 0 {
+		t.Errorf("grey blocks: %d bands, want 0", n)
+	}
+	if err := checkPlots(grey, 4); err == nil {
+		t.Error("grey blocks passed as 4 plots")
+	}
+
+	// Four coloured diagonal strokes, as plot lines, 400 rows each.
+	plots := newImg()
+	for i := range 4 {
+		for k := range 400 {
+			y := 100 + 600*i + k
+			fill(plots, image.Rect(150+k, y, 153+k, y+1), palette[i])
+		}
+		// Grey text between plots must not join or split bands.
+		fill(plots, image.Rect(100, 540+600*i, 700, 560+600*i), color.Gray{Y: 30})
+	}
+	if err := checkPlots(plots, 4); err != nil {
+		t.Errorf("four plots: %v", err)
+	}
+	if err := checkPlots(plots, 5); err == nil {
+		t.Error("four plots accepted as five")
+	}
+	// A small coloured swatch is not a plot.
+	fill(plots, image.Rect(800, 2700, 830, 2710), palette[1])
+	if err := checkPlots(plots, 4); err != nil {
+		t.Errorf("swatch counted: %v", err)
+	}
+	// Erase one plot: must fail.
+	fill(plots, image.Rect(0, 700, 1000, 1100), color.White)
+	if err := checkPlots(plots, 4); err == nil {
+		t.Error("three plots accepted as four")
+	}
+}
+
+func fill(img *image.RGBA, r image.Rectangle, c color.Color) {
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			img.Set(x, y, c)
+		}
+	}
+}
+
+// chromiumBinary returns the headless browser to render with, skipping the
+// test when there is none — unless CI is set, since CI installs it.
+func chromiumBinary(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("CI is set but neither chromium nor chromium-browser is on PATH")
+	}
+	t.Skip("no chromium or chromium-browser on PATH (set CI to make this a failure)")
+	return ""
+}
+
+// screenshot renders the HTML file in headless Chromium (1000×3000 window,
+// fresh profile, no background networking) and decodes the PNG.
+func screenshot(t *testing.T, bin, htmlPath string) image.Image {
+	t.Helper()
+	dir := t.TempDir()
+	pngPath := filepath.Join(dir, "shot.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin,
+		"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(dir, "profile"),
+		"--screenshot="+pngPath, "--window-size=1000,3000",
+		"file://"+htmlPath)
+	cmd.WaitDelay = 5 * time.Second // do not hang on pipes held by child processes
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v (context: %v)\n%s", bin, err, ctx.Err(), out.String())
+	}
+	f, err := os.Open(pngPath)
+	if err != nil {
+		t.Fatalf("no screenshot: %v\n%s", err, out.String())
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("decoding screenshot: %v", err)
+	}
+	return img
+}
+
+var svgElement = regexp.MustCompile(`(?s)<svg.*?</svg>`)
+
+// TestRenderChromium renders a full report in headless Chromium and checks
+// that the screenshot shows its four plots; the same report with its
+// <svg> elements removed must fail the same check.
+func TestRenderChromium(t *testing.T) {
+	bin := chromiumBinary(t)
+	if testing.Short() {
+		t.Skip("skipping browser rendering in -short mode")
+	}
+	dir := t.TempDir()
+	full := render(t, fullData())
+
+	page := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(page, []byte(full), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	img := screenshot(t, bin, page)
+	if b := img.Bounds(); b.Dx() < 900 || b.Dy() < 2500 {
+		t.Fatalf("screenshot is %v, want about 1000×3000", b)
+	}
+	if err := checkPlots(img, 4); err != nil {
+		t.Errorf("rendered report: %v", err)
+	}
+	if t.Failed() {
+		keep := filepath.Join(os.TempDir(), "report_chromium_failure.png")
+		if f, err := os.Create(keep); err == nil {
+			_ = png.Encode(f, img)
+			f.Close()
+			t.Logf("screenshot kept at %s", keep)
+		}
+	}
+
+	stripped := svgElement.ReplaceAllString(full, "")
+	if strings.Contains(stripped, "<svg") {
+		t.Fatal("SVG not stripped")
+	}
+	bare := filepath.Join(dir, "bare.html")
+	if err := os.WriteFile(bare, []byte(stripped), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bareImg := screenshot(t, bin, bare)
+	if n := len(plotBands(bareImg)); n != 0 {
+		t.Errorf("report without SVGs shows %d plot bands, want 0", n)
+	}
+	if err := checkPlots(bareImg, 4); err == nil {
+		t.Error("report without SVGs passed the plot check")
+	} else {
+		t.Logf("report without SVGs fails as it should: %v", err)
+	}
+}
+
+func TestSVGElementWellFormed(t *testing.T) {
+	out := render(t, fullData())
+	if !strings.Contains(out, `<svg role="img" aria-label="ROC curve, AUC `) {
+		t.Error("ROC <svg> lacks its accessible label")
+	}
+	if n := strings.Count(out, `" width="480pt" height="300pt"`); n != 4 {
+		t.Errorf("%d <svg> elements sized 480×300 pt (640×400 px) with separated attributes, want 4", n)
+	}
+}
