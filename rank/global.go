@@ -270,18 +270,7 @@ func (s *GlobalSolution) HoldOut(u []int) (*mat.Dense, error) {
 }
 
 // LeaveOneOut holds out each row in turn: O(m·(r + t)).
-func (s *GlobalSolution) LeaveOneOut() (*mat.Dense, error) {
-	m, t := s.g.y.Dims()
-	out := mat.NewDense(m, t, nil)
-	for i := 0; i < m; i++ {
-		p, err := s.HoldOut([]int{i})
-		if err != nil {
-			return nil, err
-		}
-		out.SetRow(i, p.RawRowView(0))
-	}
-	return out, nil
-}
+func (s *GlobalSolution) LeaveOneOut() (*mat.Dense, error) { return leaveOneOut(s.f, s.HoldOut) }
 
 // qCache holds Q_2 = U diag(e/((m−2)e+λ)) Uᵀ (m×m) and its products with 1 and
 // Y: the set-up (39) of paper 002 for leave-pair-out.

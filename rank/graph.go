@@ -384,11 +384,14 @@ func solveSym(a, b *mat.Dense) (*mat.Dense, error) {
 }
 
 // LeaveOneOut holds out each row in turn: O(m·|T|²k), T the row and its neighbours.
-func (s *GraphSolution) LeaveOneOut() (*mat.Dense, error) {
-	m, t := s.f.Dims()
+func (s *GraphSolution) LeaveOneOut() (*mat.Dense, error) { return leaveOneOut(s.f, s.HoldOut) }
+
+// leaveOneOut collects the hold-outs of every single row of a learner with m×t predictions f.
+func leaveOneOut(f *mat.Dense, holdOut func([]int) (*mat.Dense, error)) (*mat.Dense, error) {
+	m, t := f.Dims()
 	out := mat.NewDense(m, t, nil)
 	for i := 0; i < m; i++ {
-		p, err := s.HoldOut([]int{i})
+		p, err := holdOut([]int{i})
 		if err != nil {
 			return nil, err
 		}

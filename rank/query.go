@@ -186,54 +186,31 @@ func newQueryGraph(queries []int, y *mat.Dense) *queryGraph {
 	return g
 }
 
-// mulL computes (D − PPᵀ)X in O(m·k).
+// mulL computes (D − PPᵀ)X = D·C·X in O(m·k): C centres every query, D scales
+// row i by its query's size n_q (the complete graph's Laplacian is n_q·C_q).
 func (g *queryGraph) mulL(x *mat.Dense) *mat.Dense {
-	_, k := x.Dims()
-	out := mat.DenseCopyOf(x)
-	sum := make([]float64, k)
-	for _, mem := range g.members {
-		clear(sum)
-		for _, i := range mem {
-			for c, v := range x.RawRowView(i) {
-				sum[c] += v
-			}
-		}
-		n := float64(len(mem))
-		for _, i := range mem {
-			row := out.RawRowView(i)
-			for c := range row {
-				row[c] = n*row[c] - sum[c]
-			}
-		}
-	}
-	return out
+	return g.scaleBySize(centre(x, g.of), func(n float64) float64 { return n })
 }
 
 func (g *queryGraph) b() *mat.Dense { return g.mulL(g.y) }
 
-// mulSqrtL computes L^{1/2}X = blockdiag(√n_q·C_q)X in O(m·k): in every query,
-// subtract the query's mean row and scale by √n_q.
+// mulSqrtL computes L^{1/2}X = blockdiag(√n_q·C_q)X in O(m·k).
 func (g *queryGraph) mulSqrtL(x *mat.Dense) *mat.Dense {
-	_, k := x.Dims()
-	out := mat.DenseCopyOf(x)
-	mean := make([]float64, k)
+	return g.scaleBySize(centre(x, g.of), math.Sqrt)
+}
+
+// scaleBySize multiplies, in place, every row of x by f(n_q) for its query's size n_q.
+func (g *queryGraph) scaleBySize(x *mat.Dense, f func(n float64) float64) *mat.Dense {
 	for _, mem := range g.members {
-		clear(mean)
+		sc := f(float64(len(mem)))
 		for _, i := range mem {
-			for c, v := range x.RawRowView(i) {
-				mean[c] += v
-			}
-		}
-		n := float64(len(mem))
-		sn := math.Sqrt(n)
-		for _, i := range mem {
-			row := out.RawRowView(i)
+			row := x.RawRowView(i)
 			for c := range row {
-				row[c] = sn * (row[c] - mean[c]/n)
+				row[c] *= sc
 			}
 		}
 	}
-	return out
+	return x
 }
 
 func (g *queryGraph) components() []int { return g.of }

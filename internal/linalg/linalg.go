@@ -88,21 +88,12 @@ func Cholesky(a *mat.Dense) (*mat.Dense, error) {
 
 // SolveLower solves op(L) X = B in place (B becomes X) for lower-triangular L,
 // op(L) = Lᵀ when trans. O(n²·t) for B n×t.
-func SolveLower(l *mat.Dense, trans bool, b *mat.Dense) {
-	n, _ := l.Dims()
-	if n == 0 {
-		return
-	}
-	t := blas.NoTrans
-	if trans {
-		t = blas.Trans
-	}
-	r := l.RawMatrix()
-	blas64.Trsm(blas.Left, t, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: r.Stride, Data: r.Data}, b.RawMatrix())
-}
+func SolveLower(l *mat.Dense, trans bool, b *mat.Dense) { trsm(blas.Left, l, trans, b) }
 
 // SolveLowerRight solves X op(L) = B in place (B becomes X), op(L) = Lᵀ when trans.
-func SolveLowerRight(l *mat.Dense, trans bool, b *mat.Dense) {
+func SolveLowerRight(l *mat.Dense, trans bool, b *mat.Dense) { trsm(blas.Right, l, trans, b) }
+
+func trsm(side blas.Side, l *mat.Dense, trans bool, b *mat.Dense) {
 	n, _ := l.Dims()
 	if n == 0 {
 		return
@@ -112,7 +103,7 @@ func SolveLowerRight(l *mat.Dense, trans bool, b *mat.Dense) {
 		t = blas.Trans
 	}
 	r := l.RawMatrix()
-	blas64.Trsm(blas.Right, t, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: r.Stride, Data: r.Data}, b.RawMatrix())
+	blas64.Trsm(side, t, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: r.Stride, Data: r.Data}, b.RawMatrix())
 }
 
 // Gemm computes C = alpha·op(A)·op(B) + beta·C, op(X) = Xᵀ when the flag is set.
