@@ -41,22 +41,34 @@ func FitGlobal(x mat.Matrix, y *mat.Dense, opt Options) (*Global, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Global{d: d, y: mat.DenseCopyOf(y), outs: outs}
-	u := d.U
-	g.uty = linalg.Mul(true, false, u, g.y)
 	ones := mat.NewVecDense(m, nil)
 	for i := 0; i < m; i++ {
 		ones.SetVec(i, 1)
 	}
 	c1 := mat.NewVecDense(d.Rank(), nil)
-	c1.MulVec(u.T(), ones)
-	g.c1 = c1.RawVector().Data
+	c1.MulVec(d.U.T(), ones)
+	return newGlobal(d, c1.RawVector().Data, y, outs), nil
+}
+
+func newGlobal(d *factor.Data, c1 []float64, y *mat.Dense, outs []string) *Global {
+	g := &Global{d: d, c1: c1, y: mat.DenseCopyOf(y), outs: outs}
+	g.uty = linalg.Mul(true, false, d.U, g.y)
 	_, t := y.Dims()
 	g.sumY = make([]float64, t)
 	for c := range g.sumY {
 		g.sumY[c] = mat.Sum(g.y.ColView(c))
 	}
-	return g, nil
+	return g
+}
+
+// WithLabels returns the model of the same data and kernel for other scores Y
+// (m×t'), sharing the factorization: O(m·r·t').
+func (g *Global) WithLabels(y *mat.Dense, outputs []string) (*Global, error) {
+	outs, err := rls.CheckLabels(y, g.d.Rows(), outputs)
+	if err != nil {
+		return nil, err
+	}
+	return newGlobal(g.d, g.c1, y, outs), nil
 }
 
 // GlobalSolution is the Global model at one λ with its cross-validation shortcuts.

@@ -294,3 +294,46 @@ func TestRankBadInput(t *testing.T) {
 		t.Errorf("row mismatch: err = %v", err)
 	}
 }
+
+// WithLabels shares the factorization and equals a fresh fit on the new labels.
+func TestWithLabels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	x, y := randData(rng, 20, 3, 1, false)
+	_, y2 := randData(rng, 20, 3, 2, false)
+	q := make([]int, 20)
+	for i := range q {
+		q[i] = i % 3
+	}
+	opt := Options{Kernel: kernel.Gaussian{Gamma: 0.3}}
+	g, _ := FitGlobal(x, y, opt)
+	g2, err := g.WithLabels(y2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gf, _ := FitGlobal(x, y2, opt)
+	qr, _ := FitQuery(x, y, q, opt)
+	q2, err := qr.WithLabels(y2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qf, _ := FitQuery(x, y2, q, opt)
+	for _, l := range []float64{0.01, 1} {
+		a, _ := g2.Solve(l)
+		b, _ := gf.Solve(l)
+		ha, _ := a.HoldOut([]int{1, 5})
+		hb, _ := b.HoldOut([]int{1, 5})
+		if e := relErr(ha, hb); e > 1e-10 {
+			t.Errorf("Global λ=%g: %.2e", l, e)
+		}
+		c, _ := q2.Solve(l)
+		d, _ := qf.Solve(l)
+		lc, _ := c.LeaveQueryOut(q2)
+		ld, _ := d.LeaveQueryOut(qf)
+		if e := relErr(lc, ld); e > 1e-10 {
+			t.Errorf("Query λ=%g: %.2e", l, e)
+		}
+	}
+	if _, err := g.WithLabels(mat.NewDense(3, 1, nil), nil); !errors.Is(err, ErrShape) {
+		t.Errorf("wrong rows: %v", err)
+	}
+}

@@ -105,6 +105,20 @@ func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, outs []string) 
 // Solve returns the model at λ: O(m·k·t), no refactorization.
 func (q *Query) Solve(lambda float64) (*GraphSolution, error) { return q.solve(lambda) }
 
+// WithLabels returns the model of the same data, queries and kernel for other
+// scores Y (m×t'), sharing the factorization: O(m·k·t').
+func (q *Query) WithLabels(y *mat.Dense, outputs []string) (*Query, error) {
+	outs, err := rls.CheckLabels(y, len(q.q.of), outputs)
+	if err != nil {
+		return nil, err
+	}
+	qg := &queryGraph{of: q.q.of, members: q.q.members, y: mat.DenseCopyOf(y)}
+	old := q.graphModel
+	gm := &graphModel{learner: old.learner, d: old.d, g: qg, b: qg.b(), psi: old.psi, lam: old.lam, tv: old.tv, outs: outs}
+	gm.z = linalg.Mul(true, false, gm.psi, gm.b)
+	return &Query{graphModel: gm, q: qg}, nil
+}
+
 // Queries returns the rows of each query, in order of first appearance.
 func (q *Query) Queries() [][]int { return q.q.members }
 

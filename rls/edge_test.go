@@ -197,3 +197,26 @@ func loo(t *testing.T, s *Solution) *mat.Dense {
 	}
 	return p
 }
+
+func TestWithLabels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	x, y := randProblem(rng, 25, 3, 1, false)
+	_, y2 := randProblem(rng, 25, 3, 3, false)
+	for _, opt := range []Options{{Kernel: kernel.Gaussian{Gamma: 0.3}}, {Kernel: kernel.Gaussian{Gamma: 0.3}, Basis: []int{1, 4, 9, 16}}, {Kernel: kernel.Linear{Bias: 1}}} {
+		r, _ := Fit(x, y, opt)
+		r2, err := r.WithLabels(y2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := Fit(x, y2, opt)
+		a, _ := r2.Solve(0.1)
+		b, _ := f.Solve(0.1)
+		if e := relErr(loo(t, a), loo(t, b)); e > 1e-12 {
+			t.Errorf("%v: %.2e", opt.Kernel.Spec(), e)
+		}
+	}
+	r, _ := Fit(x, y, Options{Kernel: kernel.Linear{}})
+	if _, err := r.WithLabels(mat.NewDense(3, 1, nil), nil); !errors.Is(err, ErrShape) {
+		t.Errorf("wrong rows: %v", err)
+	}
+}

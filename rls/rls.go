@@ -122,9 +122,24 @@ func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newRLS(d, y, outs), nil
+}
+
+func newRLS(d *factor.Data, y *mat.Dense, outs []string) *RLS {
 	r := &RLS{d: d, f: d.Factor, y: mat.DenseCopyOf(y), outs: outs}
 	r.uty = linalg.Mul(true, false, r.f.U, r.y)
-	return r, nil
+	return r
+}
+
+// WithLabels returns the model of the same data and kernel for other labels Y
+// (m×t'), sharing the factorization: O(m·r·t'), no refactoring. Permutation
+// tests and one-vs-all learning use it. outputs may be nil.
+func (r *RLS) WithLabels(y *mat.Dense, outputs []string) (*RLS, error) {
+	outs, err := CheckLabels(y, r.Rows(), outputs)
+	if err != nil {
+		return nil, err
+	}
+	return newRLS(r.d, y, outs), nil
 }
 
 // CheckLabels validates the labels Y against m rows — present, m×t, finite —

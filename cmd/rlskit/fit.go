@@ -502,12 +502,8 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		if _, t := d.Y.Dims(); t != 1 {
 			return fmt.Errorf("--permutations takes one label column, %s has %d", f.data, t)
 		}
-		k, _ := kernel.New(bestSpec)
 		fit := func(y *mat.Dense) (func(float64) (solution, error), error) {
-			dp := *d
-			dp.Y = y
-			dp.LabelNames = nil
-			r, err := train(f.learner, x, &dp, k, bestBasis, edges, cost)
+			r, err := bestModel.withLabels(y) // the factorization is shared: no second O(m³)
 			if err != nil {
 				return nil, err
 			}

@@ -26,6 +26,8 @@ type solution interface {
 type trained struct {
 	solve func(float64) (solution, error)
 	form  string
+	// withLabels returns the same factorization for other labels (nil for prefrank).
+	withLabels func(y *mat.Dense) (*trained, error)
 }
 
 // train fits the named learner. The CLI only dispatches; the learners do the work.
@@ -37,19 +39,19 @@ func train(learner string, x mat.Matrix, d *dataset.Data, k kernel.Kernel, basis
 		if err != nil {
 			return nil, err
 		}
-		return &trained{form: r.Form().String(), solve: func(l float64) (solution, error) { return r.Solve(l) }}, nil
+		return rlsTrained(r), nil
 	case "globalrank":
 		g, err := rank.FitGlobal(x, d.Y, ropt)
 		if err != nil {
 			return nil, err
 		}
-		return &trained{form: formOf(basis, k, x), solve: func(l float64) (solution, error) { return g.Solve(l) }}, nil
+		return globalTrained(g, formOf(basis, k, x)), nil
 	case "queryrank":
 		q, err := rank.FitQuery(x, d.Y, d.Queries, ropt)
 		if err != nil {
 			return nil, err
 		}
-		return &trained{form: formOf(basis, k, x), solve: func(l float64) (solution, error) { return q.Solve(l) }}, nil
+		return queryTrained(q, formOf(basis, k, x)), nil
 	case "prefrank":
 		ropt.Outputs = []string{"score"}
 		if d.Y != nil {
@@ -62,6 +64,39 @@ func train(learner string, x mat.Matrix, d *dataset.Data, k kernel.Kernel, basis
 		return &trained{form: formOf(basis, k, x), solve: func(l float64) (solution, error) { return p.Solve(l) }}, nil
 	}
 	return nil, fmt.Errorf("--learner %q: unknown learner (want one of %v)", learner, learnerNames)
+}
+
+func rlsTrained(r *rls.RLS) *trained {
+	return &trained{form: r.Form().String(), solve: func(l float64) (solution, error) { return r.Solve(l) },
+		withLabels: func(y *mat.Dense) (*trained, error) {
+			r2, err := r.WithLabels(y, nil)
+			if err != nil {
+				return nil, err
+			}
+			return rlsTrained(r2), nil
+		}}
+}
+
+func globalTrained(g *rank.Global, form string) *trained {
+	return &trained{form: form, solve: func(l float64) (solution, error) { return g.Solve(l) },
+		withLabels: func(y *mat.Dense) (*trained, error) {
+			g2, err := g.WithLabels(y, nil)
+			if err != nil {
+				return nil, err
+			}
+			return globalTrained(g2, form), nil
+		}}
+}
+
+func queryTrained(q *rank.Query, form string) *trained {
+	return &trained{form: form, solve: func(l float64) (solution, error) { return q.Solve(l) },
+		withLabels: func(y *mat.Dense) (*trained, error) {
+			q2, err := q.WithLabels(y, nil)
+			if err != nil {
+				return nil, err
+			}
+			return queryTrained(q2, form), nil
+		}}
 }
 
 // formOf names the form the Auto rule picks (see factor.Build).
