@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"rlskit/dataset"
+	"rlskit/factor"
 	"rlskit/kernel"
 	"rlskit/model"
 	"rlskit/rank"
@@ -101,15 +102,7 @@ func queryTrained(q *rank.Query, form string) *trained {
 
 // formOf names the form the Auto rule picks (see factor.Build).
 func formOf(basis []int, k kernel.Kernel, x mat.Matrix) string {
-	m, d := x.Dims()
-	lin, ok := k.(kernel.Linear)
-	switch {
-	case basis != nil:
-		return "sparse"
-	case ok && lin.Bias >= 0 && d+1 < m:
-		return "linear"
-	}
-	return "dual"
+	return factor.AutoForm(x, k, basis).String()
 }
 
 // parseCost maps --cost to a preference cost.
