@@ -192,41 +192,49 @@ type timing struct {
 	Total float64 `json:"total_s"`
 }
 
-func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
-	start := time.Now()
-	changed := cmd.Flags().Changed
-	// Check every flag before any work.
+// fitPlan is what the flags of fit resolve to, checked before any data is read.
+type fitPlan struct {
+	cost   rank.Cost
+	specs  []kernel.Spec
+	grid   []float64
+	cvName string
+	kfoldK int
+	meas   measure.Measure
+}
+
+// planFit checks every flag of fit, and their combinations, before any work.
+func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 	if f.data == "" {
-		return errors.New("--data is required")
+		return nil, errors.New("--data is required")
 	}
 	if !slices.Contains(learnerNames, f.learner) {
-		return fmt.Errorf("--learner %q: unknown learner (want one of %v)", f.learner, learnerNames)
+		return nil, fmt.Errorf("--learner %q: unknown learner (want one of %v)", f.learner, learnerNames)
 	}
 	if f.learner != "rls" && !changed("bias") {
 		f.bias = 0 // a ranking loss cannot see a constant shift
 	}
 	cost, err := parseCost(f.cost)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if (f.preferences != "") != (f.learner == "prefrank") {
-		return errors.New("--preferences goes with --learner prefrank, and prefrank needs it")
+		return nil, errors.New("--preferences goes with --learner prefrank, and prefrank needs it")
 	}
 	if changed("cost") && f.learner != "prefrank" {
-		return errors.New("--cost applies to --learner prefrank")
+		return nil, errors.New("--cost applies to --learner prefrank")
 	}
 	specs, err := kernelGrid(f, changed)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	grid, err := lambdaGrid(f, changed)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cvName := f.cv
 	if f.folds != "" {
 		if cvName != "" && cvName != "folds" {
-			return fmt.Errorf("--folds %s and --cv %s: give one of them", f.folds, cvName)
+			return nil, fmt.Errorf("--folds %s and --cv %s: give one of them", f.folds, cvName)
 		}
 		cvName = "folds"
 	}
@@ -235,10 +243,10 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 	kfoldK, err := parseCV(cvName)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if cvName == "none" && len(grid) > 1 {
-		return fmt.Errorf("--cv none with %d λ values: a grid needs cross-validation to choose from it", len(grid))
+		return nil, fmt.Errorf("--cv none with %d λ values: a grid needs cross-validation to choose from it", len(grid))
 	}
 	measName := f.measure
 	if measName == "" {
@@ -257,29 +265,29 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 	meas, err := measure.ByName(measName)
 	if err != nil {
-		return fmt.Errorf("--measure: %w", err)
+		return nil, fmt.Errorf("--measure: %w", err)
 	}
 	if cvName == "lpo" && !meas.Pairwise {
-		return fmt.Errorf("--cv lpo needs a pairwise measure (auc, cindex), not --measure %s", meas.Name)
+		return nil, fmt.Errorf("--cv lpo needs a pairwise measure (auc, cindex), not --measure %s", meas.Name)
 	}
 	if f.cvPredictionsOut != "" && cvName == "none" {
-		return errors.New("--cv-predictions needs cross-validation (--cv is none)")
+		return nil, errors.New("--cv-predictions needs cross-validation (--cv is none)")
 	}
 	if f.basis < 0 {
-		return fmt.Errorf("--basis %d: must be positive", f.basis)
+		return nil, fmt.Errorf("--basis %d: must be positive", f.basis)
 	}
 	sparse := f.basis > 0 || f.basisRows != "" || f.basisSelect == "per-group"
 	switch f.basisSelect {
 	case "random", "greedy":
 	case "per-group":
 		if f.basis > 0 || f.basisRows != "" {
-			return errors.New("--basis-select per-group picks one row per group: give no --basis or --basis-rows")
+			return nil, errors.New("--basis-select per-group picks one row per group: give no --basis or --basis-rows")
 		}
 	default:
-		return fmt.Errorf("--basis-select %q: want random, greedy or per-group", f.basisSelect)
+		return nil, fmt.Errorf("--basis-select %q: want random, greedy or per-group", f.basisSelect)
 	}
 	if changed("basis-select") && f.basisSelect != "per-group" && f.basis == 0 {
-		return errors.New("--basis-select needs --basis N")
+		return nil, errors.New("--basis-select needs --basis N")
 	}
 	switch f.basisHoldOut {
 	case "":
@@ -290,59 +298,71 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		}
 	case "remove", "keep":
 		if !sparse {
-			return errors.New("--basis-holdout applies to sparse models (--basis, --basis-rows, --basis-select per-group)")
+			return nil, errors.New("--basis-holdout applies to sparse models (--basis, --basis-rows, --basis-select per-group)")
 		}
 	case "skip":
 		if !sparse || cvName != "loo" {
-			return errors.New("--basis-holdout skip is a leave-one-out design for sparse models")
+			return nil, errors.New("--basis-holdout skip is a leave-one-out design for sparse models")
 		}
 	default:
-		return fmt.Errorf("--basis-holdout %q: want remove, keep or skip", f.basisHoldOut)
+		return nil, fmt.Errorf("--basis-holdout %q: want remove, keep or skip", f.basisHoldOut)
 	}
 	if f.basisHoldOut != "" && f.learner != "rls" && f.basisHoldOut != "keep" {
-		return fmt.Errorf("--basis-holdout %s: the rankers keep their basis (use keep)", f.basisHoldOut)
+		return nil, fmt.Errorf("--basis-holdout %s: the rankers keep their basis (use keep)", f.basisHoldOut)
 	}
 	if f.basisDesign != 0 {
 		if f.basisDesign < 1 || f.basisDesign > 3 {
-			return fmt.Errorf("--basis-design %d: want 1, 2 or 3", f.basisDesign)
+			return nil, fmt.Errorf("--basis-design %d: want 1, 2 or 3", f.basisDesign)
 		}
 		if kfoldK == 0 || f.learner != "rls" || f.basis == 0 || f.basisSelect != "random" || f.kernel == "precomputed" {
-			return errors.New("--basis-design goes with --learner rls, --cv kfold:K, a random --basis N and a kernel on features")
+			return nil, errors.New("--basis-design goes with --learner rls, --cv kfold:K, a random --basis N and a kernel on features")
 		}
 	}
 	if f.reportOut != "" && (cvName == "none" || f.solver != "direct") {
-		return errors.New("--report shows a cross-validation: give a --cv other than none (direct solver)")
+		return nil, errors.New("--report shows a cross-validation: give a --cv other than none (direct solver)")
 	}
 	if f.permutations < 0 {
-		return fmt.Errorf("--permutations %d: must be ≥ 0", f.permutations)
+		return nil, fmt.Errorf("--permutations %d: must be ≥ 0", f.permutations)
 	}
 	if f.permutations > 0 && (cvName == "none" || f.learner == "prefrank" || f.basisDesign == 3 || f.solver != "direct") {
-		return errors.New("--permutations needs cross-validation with the direct solver and a learner trained on the labels (not prefrank, not --basis-design 3)")
+		return nil, errors.New("--permutations needs cross-validation with the direct solver and a learner trained on the labels (not prefrank, not --basis-design 3)")
 	}
 	switch f.solver {
 	case "direct":
 		if changed("max-iter") || changed("tol") {
-			return errors.New("--max-iter and --tol apply to --solver cg")
+			return nil, errors.New("--max-iter and --tol apply to --solver cg")
 		}
 	case "cg":
 		switch {
 		case f.kernel != "linear":
-			return fmt.Errorf("--solver cg trains the linear kernel, not %s", f.kernel)
+			return nil, fmt.Errorf("--solver cg trains the linear kernel, not %s", f.kernel)
 		case f.learner == "prefrank":
-			return errors.New("--solver cg covers rls, globalrank and queryrank")
+			return nil, errors.New("--solver cg covers rls, globalrank and queryrank")
 		case f.basis > 0 || f.basisRows != "":
-			return errors.New("--solver cg works on the features; --basis does not apply")
+			return nil, errors.New("--solver cg works on the features; --basis does not apply")
 		case cvName != "none" || len(grid) != 1:
-			return errors.New("--solver cg fits one model: give --lambda L and --cv none")
+			return nil, errors.New("--solver cg fits one model: give --lambda L and --cv none")
 		case f.maxIter < 1 || !(f.tol > 0):
-			return fmt.Errorf("--max-iter %d / --tol %g: need at least 1 iteration and a tolerance > 0", f.maxIter, f.tol)
+			return nil, fmt.Errorf("--max-iter %d / --tol %g: need at least 1 iteration and a tolerance > 0", f.maxIter, f.tol)
 		}
 	default:
-		return fmt.Errorf("--solver %q: want direct or cg", f.solver)
+		return nil, fmt.Errorf("--solver %q: want direct or cg", f.solver)
 	}
 	if f.basis > 0 && f.basisRows != "" {
-		return errors.New("--basis and --basis-rows: give one of them")
+		return nil, errors.New("--basis and --basis-rows: give one of them")
 	}
+
+	return &fitPlan{cost: cost, specs: specs, grid: grid, cvName: cvName, kfoldK: kfoldK, meas: meas}, nil
+}
+
+func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
+	start := time.Now()
+	changed := cmd.Flags().Changed
+	p, err := planFit(f, changed)
+	if err != nil {
+		return err
+	}
+	cost, specs, grid, cvName, kfoldK, meas := p.cost, p.specs, p.grid, p.cvName, p.kfoldK, p.meas
 
 	// Data.
 	d, err := readData(e, f.data, f.format, f.label, f.qid, 0)
