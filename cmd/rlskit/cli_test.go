@@ -347,7 +347,7 @@ func TestDemoAndVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"LOO MSE", "<- best", "chosen λ", "held-out test MSE"} {
+	for _, want := range []string{"LOO MSE", "<- best", "chosen gamma", "held-out test MSE"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}

@@ -25,11 +25,12 @@ var diabetesCSV []byte
 func newDemo(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "demo",
-		Short: "Fit gaussian RLS on the embedded diabetes data, λ by exact leave-one-out",
+		Short: "Fit gaussian RLS on the embedded diabetes data, λ and the kernel width by exact leave-one-out",
 		Long: `demo splits the embedded diabetes data (442 patients, 10 features; Efron et al. 2004)
 into 342 training and 100 test rows, standardizes the features, trains gaussian
-kernel RLS once, selects λ from 2^-10..2^10 by exact leave-one-out, and reports the
-LOO curve and the error on the held-out test rows.`,
+kernel RLS once per kernel width (gamma 2^-7..2^-2), selects λ from 2^-10..2^10 and
+the width by exact leave-one-out, and reports the LOO curves and the error on the
+held-out test rows.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runDemo(e) },
 	}
@@ -51,18 +52,31 @@ func runDemo(e *env) error {
 	if err != nil {
 		return err
 	}
-	gamma := 1 / float64(width)
-	r, err := rls.Fit(xs, yTrain, rls.Options{Kernel: kernel.Gaussian{Gamma: gamma}, Outputs: d.LabelNames})
-	if err != nil {
-		return err
-	}
-	trained := time.Since(start)
+	// one eigendecomposition per kernel width; every λ and every LOO prediction after it is exact and cheap
 	mse, _ := measure.ByName("mse")
 	grid, _ := selection.ParseGrid("2^-10..2^10", true)
-	res, err := selection.Select(r.Solve, yTrain, grid, selection.Scheme{Kind: selection.LOO, Name: "loo"}, mse, selection.Options{})
-	if err != nil {
-		return err
+	gammas, _ := selection.ParseGrid("2^-7..2^-2", true)
+	var (
+		r       *rls.RLS
+		res     *selection.Result
+		gamma   float64
+		perBest []selection.Point
+	)
+	for _, g := range gammas {
+		rg, err := rls.Fit(xs, yTrain, rls.Options{Kernel: kernel.Gaussian{Gamma: g}, Outputs: d.LabelNames})
+		if err != nil {
+			return err
+		}
+		rr, err := selection.Select(rg.Solve, yTrain, grid, selection.Scheme{Kind: selection.LOO, Name: "loo"}, mse, selection.Options{})
+		if err != nil {
+			return err
+		}
+		perBest = append(perBest, rr.Best)
+		if res == nil || mse.Better(rr.Best.Value, res.Best.Value) {
+			r, res, gamma = rg, rr, g
+		}
 	}
+	trained := time.Since(start)
 	sol, err := r.Solve(res.Best.Lambda)
 	if err != nil {
 		return err
@@ -83,8 +97,13 @@ func runDemo(e *env) error {
 
 	w := newLineWriter(e.stdout)
 	w.printf("rlskit demo: diabetes progression (Efron et al. 2004), %d features\n", width)
-	w.printf("gaussian RLS, gamma = 1/%d, standardized features; %d training rows, %d test rows\n\n", width, len(train), len(test))
-	w.printf("exact leave-one-out over λ (one eigendecomposition, %.0f ms):\n", trained.Seconds()*1000)
+	w.printf("gaussian RLS on standardized features; %d training rows, %d test rows\n\n", len(train), len(test))
+	w.printf("exact leave-one-out over 21 λ for each of %d kernel widths (one eigendecomposition each, %.0f ms in all):\n", len(gammas), trained.Seconds()*1000)
+	w.printf("  %10s  %10s  %12s\n", "gamma", "best λ", "LOO MSE")
+	for k, g := range gammas {
+		w.printf("  %10s  %10s  %12.1f\n", lambdaLabel(g), lambdaLabel(perBest[k].Lambda), perBest[k].Value)
+	}
+	w.printf("\nLOO curve at gamma = %s:\n", lambdaLabel(gamma))
 	w.printf("  %10s  %12s\n", "lambda", "LOO MSE")
 	for n, pt := range res.Curve {
 		mark := ""
@@ -93,7 +112,7 @@ func runDemo(e *env) error {
 		}
 		w.printf("  %10s  %12.1f%s\n", lambdaLabel(pt.Lambda), pt.Value, mark)
 	}
-	w.printf("\nchosen λ = %s: LOO MSE %.1f (RMSE %.1f)\n", lambdaLabel(res.Best.Lambda), res.Best.Value, math.Sqrt(res.Best.Value))
+	w.printf("\nchosen gamma = %s, λ = %s: LOO MSE %.1f (RMSE %.1f)\n", lambdaLabel(gamma), lambdaLabel(res.Best.Lambda), res.Best.Value, math.Sqrt(res.Best.Value))
 	w.printf("held-out test MSE %.1f (RMSE %.1f); predicting the training mean gives MSE %.1f\n", testMSE, math.Sqrt(testMSE), baseMSE)
 	w.printf("total %.0f ms\n", time.Since(start).Seconds()*1000)
 	return w.flush()

@@ -39,9 +39,11 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "rlskit",
 		Short: "Regularized least squares with exact, nearly free cross-validation",
-		Long: `rlskit fits kernel ridge regression (RLS) in dual, linear and sparse forms.
-One factorization of the kernel matrix gives the whole regularization path and
-exact leave-one-out, k-fold, leave-group-out and leave-pair-out cross-validation.`,
+		Long: `rlskit fits kernel ridge regression (RLS) and RankRLS (learning to rank from
+scores, queries or preference graphs) in dual, linear and sparse forms. One
+factorization of the kernel matrix gives the whole regularization path and exact
+leave-one-out, k-fold, leave-group-out, leave-query-out and leave-pair-out
+cross-validation, including sparse hold-outs that remove held-out basis vectors.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
