@@ -147,28 +147,31 @@ func (s *GraphSolution) LeaveQueryOut(q *Query) (*mat.Dense, error) {
 	workers := min(runtime.GOMAXPROCS(0), len(members))
 	errs := make([]error, len(members))
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := w; k < len(members); k += workers {
-				c, err := q.cachedHoldOut(members[k])
-				if err != nil {
-					errs[k] = fmt.Errorf("query %d: %w", k, err)
-					continue
+	// the goroutines use the cores; many small BLAS calls gain nothing from BLAS threads on top
+	linalg.SerialBLAS(func() {
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := w; k < len(members); k += workers {
+					c, err := q.cachedHoldOut(members[k])
+					if err != nil {
+						errs[k] = fmt.Errorf("query %d: %w", k, err)
+						continue
+					}
+					p, err := s.holdOut(c)
+					if err != nil {
+						errs[k] = fmt.Errorf("query %d: %w", k, err)
+						continue
+					}
+					for n, i := range c.u {
+						copy(out.RawRowView(i), p.RawRowView(n)) // rows of distinct queries: no overlap
+					}
 				}
-				p, err := s.holdOut(c)
-				if err != nil {
-					errs[k] = fmt.Errorf("query %d: %w", k, err)
-					continue
-				}
-				for n, i := range c.u {
-					copy(out.RawRowView(i), p.RawRowView(n)) // rows of distinct queries: no overlap
-				}
-			}
-		}()
-	}
-	wg.Wait()
+			}()
+		}
+		wg.Wait()
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

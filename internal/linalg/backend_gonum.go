@@ -14,3 +14,6 @@ func svdThin(a blas64.General, s []float64, u, vt blas64.General) error {
 }
 
 func potrfLower(a blas64.General) bool { return potrfLowerGonum(a) }
+
+// SerialBLAS runs f; the pure-Go BLAS has no thread pool to restrict.
+func SerialBLAS(f func()) { f() }

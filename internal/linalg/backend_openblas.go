@@ -4,6 +4,8 @@ package linalg
 
 /*
 #cgo LDFLAGS: -lopenblas -llapacke
+void openblas_set_num_threads(int);
+int openblas_get_num_threads(void);
 */
 import "C"
 
@@ -13,6 +15,7 @@ import (
 	blasnetlib "gonum.org/v1/netlib/blas/netlib"
 	"gonum.org/v1/netlib/lapack/lapacke"
 	lapacknetlib "gonum.org/v1/netlib/lapack/netlib"
+	"sync"
 )
 
 // Backend names the numerical backend this binary was built with.
@@ -64,4 +67,19 @@ func svdThin(a blas64.General, s []float64, u, vt blas64.General) error {
 // potrfLower: LAPACKE dpotrf on the lower triangle.
 func potrfLower(a blas64.General) bool {
 	return lapacke.Dpotrf('L', a.Rows, a.Data, a.Stride)
+}
+
+var serialMu sync.Mutex
+
+// SerialBLAS runs f with OpenBLAS limited to one thread, for callers that run
+// many small BLAS calls in goroutines of their own (one thread per core already):
+// OpenBLAS's own threads would then only contend for the same cores. Other BLAS
+// calls made meanwhile also run single-threaded — slower, never wrong.
+func SerialBLAS(f func()) {
+	serialMu.Lock()
+	defer serialMu.Unlock()
+	n := C.openblas_get_num_threads()
+	C.openblas_set_num_threads(1)
+	defer C.openblas_set_num_threads(n)
+	f()
 }
