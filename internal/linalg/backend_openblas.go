@@ -83,3 +83,6 @@ func SerialBLAS(f func()) {
 	defer C.openblas_set_num_threads(n)
 	f()
 }
+
+// blasThreads is OpenBLAS's current thread count.
+func blasThreads() int { return int(C.openblas_get_num_threads()) }

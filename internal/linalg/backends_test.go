@@ -74,3 +74,13 @@ func TestBackendsAgree(t *testing.T) {
 		})
 	}
 }
+
+// SerialBLAS runs OpenBLAS on one thread and restores the count afterwards.
+func TestSerialBLAS(t *testing.T) {
+	before := blasThreads()
+	inside := 0
+	SerialBLAS(func() { inside = blasThreads() })
+	if inside != 1 || blasThreads() != before {
+		t.Errorf("threads: before %d, inside %d, after %d", before, inside, blasThreads())
+	}
+}
