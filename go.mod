@@ -1,4 +1,4 @@
-module rlskit
+module github.com/rlskit/rlskit
 
 go 1.26
 

@@ -26,8 +26,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/internal/linalg"
-	"rlskit/kernel"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/kernel"
 )
 
 // ErrBasis is returned (wrapped, with the offending argument and value) for an

@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
+	"github.com/rlskit/rlskit/kernel"
 )
 
 func TestRandom(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
+	"github.com/rlskit/rlskit/kernel"
 )
 
 // BenchmarkGreedy selects n = 100 basis vectors among m = 2000 rows of d = 10

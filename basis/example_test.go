@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/basis"
-	"rlskit/kernel"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/basis"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/rls"
 )
 
 // Greedy grows a basis one row at a time, each step adding the one of a few

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/cg"
-	"rlskit/matrix"
+	"github.com/rlskit/rlskit/cg"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // sparseProblem builds an m×d CSR matrix with nnz random columns per row and

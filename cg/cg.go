@@ -39,10 +39,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
-	"rlskit/matrix"
-	"rlskit/measure"
-	"rlskit/model"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/matrix"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/model"
 )
 
 // ErrInput is returned (wrapped) for an invalid problem or invalid options:

@@ -9,13 +9,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/cg"
-	"rlskit/kernel"
-	"rlskit/matrix"
-	"rlskit/measure"
-	"rlskit/model"
-	"rlskit/rank"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/cg"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/matrix"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/rank"
+	"github.com/rlskit/rlskit/rls"
 )
 
 // data returns an m×d matrix with about half its entries zero, labels

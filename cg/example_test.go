@@ -5,8 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/cg"
-	"rlskit/matrix"
+	"github.com/rlskit/rlskit/cg"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // Linear RankRLS over all pairs of a small sparse data set: the scores are

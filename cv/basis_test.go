@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"rlskit/cv"
+	"github.com/rlskit/rlskit/cv"
 )
 
 func TestBasisFolds(t *testing.T) {

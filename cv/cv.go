@@ -19,8 +19,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
-	"rlskit/measure"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/rls"
 )
 
 var (

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"rlskit/cv"
-	"rlskit/measure"
+	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/measure"
 )
 
 // checkPartition fails t unless folds are non-empty, ascending and partition

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"log"
 
-	"rlskit/cv"
+	"github.com/rlskit/rlskit/cv"
 )
 
 // BasisFolds spreads the basis rows of a sparse model evenly over the folds

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/dataset"
+	"github.com/rlskit/rlskit/dataset"
 )
 
 func ExampleReadSVMLight() {

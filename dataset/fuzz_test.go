@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"rlskit/matrix"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // checkFuzzResult asserts the reader contract: either a usable result or a

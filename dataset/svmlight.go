@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/matrix"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // SVMLightOptions configures ReadSVMLight.

@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/matrix"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 func TestReadSVMLight(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
-	"rlskit/matrix"
-	"rlskit/model"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/matrix"
+	"github.com/rlskit/rlskit/model"
 )
 
 // ErrBasis is returned for an invalid basis.

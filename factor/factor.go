@@ -24,7 +24,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/internal/linalg"
 )
 
 // ErrShape is returned when inputs do not fit together.

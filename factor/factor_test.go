@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
+	"github.com/rlskit/rlskit/kernel"
 )
 
 func randX(rng *rand.Rand, m, d int) *mat.Dense {

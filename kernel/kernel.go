@@ -22,8 +22,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/internal/linalg"
-	"rlskit/matrix"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 var (

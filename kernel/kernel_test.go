@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/matrix"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // randSparse returns an r×d matrix with about density·r·d standard-normal non-zeros,

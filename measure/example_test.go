@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/measure"
+	"github.com/rlskit/rlskit/measure"
 )
 
 func ExampleAUC() {

@@ -14,8 +14,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
-	"rlskit/matrix"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // Version is the model file format version this build writes and reads.

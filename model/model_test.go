@@ -13,8 +13,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
-	"rlskit/matrix"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // randDense returns an r×c matrix of standard normal values.

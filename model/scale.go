@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/matrix"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // Scaler standardizes features, x'_j = (x_j − Mean_j)/Scale_j. For sparse data

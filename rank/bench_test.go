@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/cv"
-	"rlskit/internal/linalg"
-	"rlskit/kernel"
+	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/kernel"
 )
 
 // benchData: m rows of 20 standard-normal features; labels ±1 from a smooth

@@ -6,9 +6,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/cv"
-	"rlskit/kernel"
-	"rlskit/rank"
+	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/rank"
 )
 
 // Global RankRLS learns to order all pairs of a score. LeavePairOut predicts

@@ -8,10 +8,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/factor"
-	"rlskit/internal/linalg"
-	"rlskit/model"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/rls"
 )
 
 // Global is RankRLS in the scoring setting over all pairs with the magnitude-

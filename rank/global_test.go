@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/rls"
 )
 
 func TestGlobalEqualsRetraining(t *testing.T) {

@@ -10,10 +10,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/factor"
-	"rlskit/internal/linalg"
-	"rlskit/model"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/rls"
 )
 
 // laplacian is a preference graph as the learners use it.

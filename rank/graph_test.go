@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/rls"
 )
 
 func TestQueryEqualsRetraining(t *testing.T) {

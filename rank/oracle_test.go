@@ -7,10 +7,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/factor"
-	"rlskit/kernel"
-	"rlskit/matrix"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/matrix"
+	"github.com/rlskit/rlskit/rls"
 )
 
 // The brute-force oracle: retrain on the reduced graph from scratch with the

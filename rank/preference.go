@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/internal/linalg"
 )
 
 // Cost selects how a preference edge's magnitude y enters the cost (paper 002, sect. 2.4).

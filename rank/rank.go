@@ -26,10 +26,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/factor"
-	"rlskit/internal/linalg"
-	"rlskit/kernel"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/rls"
 )
 
 var (

@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/internal/linalg"
-	"rlskit/kernel"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/kernel"
 )
 
 // Benchmarks on a regression problem with d = 50 standard normal features,

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
+	"github.com/rlskit/rlskit/kernel"
 )
 
 // A nearly diagonal kernel (narrow gaussian in 30 dimensions) makes predictions

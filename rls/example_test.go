@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/rls"
 )
 
 // Fit factors the kernel matrix once; every λ after that is a cheap Solve.

@@ -7,9 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/factor"
-	"rlskit/kernel"
-	"rlskit/matrix"
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // This file holds the brute-force oracle: retraining from scratch on the reduced

@@ -34,10 +34,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/factor"
-	"rlskit/internal/linalg"
-	"rlskit/kernel"
-	"rlskit/model"
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/model"
 )
 
 var (

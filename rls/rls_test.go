@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/factor"
-	"rlskit/kernel"
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/kernel"
 )
 
 func fit(t *testing.T, p problem) *RLS {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/internal/linalg"
 )
 
 // The shape of paper 004, Table 1: sparse gaussian RLS on m = 5000 rows with

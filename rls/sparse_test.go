@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
+	"github.com/rlskit/rlskit/kernel"
 )
 
 // Remove policy: the hold-out prediction equals retraining on H̄ with basis B∖H;

@@ -8,10 +8,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
-	"rlskit/measure"
-	"rlskit/rls"
-	"rlskit/selection"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/rls"
+	"github.com/rlskit/rlskit/selection"
 )
 
 // Select trains once and cross-validates every λ of the grid with the exact

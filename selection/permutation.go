@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/measure"
+	"github.com/rlskit/rlskit/measure"
 )
 
 // PermutationResult is the outcome of a permutation test (paper 002, sect. 4.1).

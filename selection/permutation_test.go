@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/rls"
 )
 
 func permProblem(m int, seed uint64, signal bool) (*mat.Dense, *mat.Dense) {

@@ -14,9 +14,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/cv"
-	"rlskit/measure"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/rls"
 )
 
 var (

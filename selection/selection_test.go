@@ -9,9 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/kernel"
-	"rlskit/measure"
-	"rlskit/rls"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/rls"
 )
 
 func problem(t *testing.T, m int, binary bool) (*rls.RLS, *mat.Dense) {

@@ -7,11 +7,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/cg"
-	"rlskit/dataset"
-	"rlskit/internal/linalg"
-	"rlskit/kernel"
-	"rlskit/model"
+	"github.com/rlskit/rlskit/cg"
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/model"
 )
 
 // runCG trains a linear model by conjugate gradients (no factorization, no CV).

@@ -11,12 +11,12 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/dataset"
-	"rlskit/kernel"
-	"rlskit/measure"
-	"rlskit/model"
-	"rlskit/rls"
-	"rlskit/selection"
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/rls"
+	"github.com/rlskit/rlskit/selection"
 )
 
 //go:embed data/diabetes.csv

@@ -15,17 +15,17 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/basis"
-	"rlskit/cv"
-	"rlskit/dataset"
-	"rlskit/internal/linalg"
-	"rlskit/kernel"
-	"rlskit/measure"
-	"rlskit/model"
-	"rlskit/rank"
-	"rlskit/report"
-	"rlskit/rls"
-	"rlskit/selection"
+	"github.com/rlskit/rlskit/basis"
+	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/rank"
+	"github.com/rlskit/rlskit/report"
+	"github.com/rlskit/rlskit/rls"
+	"github.com/rlskit/rlskit/selection"
 )
 
 type fitFlags struct {

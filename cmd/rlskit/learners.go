@@ -5,13 +5,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/dataset"
-	"rlskit/factor"
-	"rlskit/kernel"
-	"rlskit/model"
-	"rlskit/rank"
-	"rlskit/rls"
-	"rlskit/selection"
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/rank"
+	"github.com/rlskit/rlskit/rls"
+	"github.com/rlskit/rlskit/selection"
 )
 
 // learnerNames are the values of --learner.

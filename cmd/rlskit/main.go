@@ -12,14 +12,49 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
-	"rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/internal/linalg"
 )
 
-// version is the rlskit release; set with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
+// version overrides the version read from the build information when set
+// with -ldflags "-X main.version=…".
+var version = ""
+
+// buildVersion is the module version of a `go install …@version` build, else
+// the VCS revision (with "+dirty" for a modified tree), else "devel".
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		return "devel-" + rev + dirty
+	}
+	return "devel"
+}
 
 func main() {
 	if err := newRoot(os.Stdin, os.Stdout, os.Stderr).Execute(); err != nil {
@@ -46,7 +81,9 @@ leave-one-out, k-fold, leave-group-out, leave-query-out and leave-pair-out
 cross-validation, including sparse hold-outs that remove held-out basis vectors.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildVersion(),
 	}
+	root.SetVersionTemplate("rlskit {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -55,7 +92,7 @@ cross-validation, including sparse hold-outs that remove held-out basis vectors.
 		Short: "Print the version and the numerical backend",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintf(e.stdout, "rlskit %s (backend %s)\n", version, linalg.Backend)
+			_, err := fmt.Fprintf(e.stdout, "rlskit %s (backend %s)\n", buildVersion(), linalg.Backend)
 			return err
 		},
 	})

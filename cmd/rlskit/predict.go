@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
-	"rlskit/dataset"
-	"rlskit/measure"
-	"rlskit/model"
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/model"
 )
 
 type predictFlags struct {

@@ -5,11 +5,11 @@ import (
 	"math"
 	"slices"
 
-	"rlskit/dataset"
-	"rlskit/kernel"
-	"rlskit/measure"
-	"rlskit/report"
-	"rlskit/selection"
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/report"
+	"github.com/rlskit/rlskit/selection"
 )
 
 // specCurve is the CV curve of one kernel setting.
