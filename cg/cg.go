@@ -40,6 +40,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
@@ -66,18 +67,21 @@ const (
 	QueryRank
 )
 
-// String returns the learner name used by predictors: "rls", "globalrank" or "queryrank".
-func (l Loss) String() string {
+// Name is the learner the loss trains: learn.RLS, learn.GlobalRank or learn.QueryRank.
+func (l Loss) Name() learn.Name {
 	switch l {
 	case Regression:
-		return "rls"
+		return learn.RLS
 	case GlobalRank:
-		return "globalrank"
+		return learn.GlobalRank
 	case QueryRank:
-		return "queryrank"
+		return learn.QueryRank
 	}
-	return fmt.Sprintf("Loss(%d)", int(l))
+	return learn.Name(fmt.Sprintf("Loss(%d)", int(l)))
 }
+
+// String returns the learner name used by predictors: "rls", "globalrank" or "queryrank".
+func (l Loss) String() string { return string(l.Name()) }
 
 // Problem is the training data and the loss.
 type Problem struct {
@@ -94,6 +98,11 @@ type Problem struct {
 	// Bias ≥ 0 appends the constant feature √Bias to every row (0: none), as the
 	// linear kernel x·z + Bias does. Its weight is regularized.
 	Bias float64
+	// Outputs names the t outputs for the predictor (nil: y0, y1, …).
+	Outputs []string
+	// Scaler, when the rows of X were standardized by it, is recorded in the
+	// predictor so that new data are scaled the same way.
+	Scaler *model.Scaler
 }
 
 // Validation asks for early stopping on held-out data: every Every iterations
@@ -159,32 +168,32 @@ type Result struct {
 	// ties), else equal to Iterations.
 	BestIteration []int
 
-	loss Loss
+	loss    Loss
+	lambda  float64
+	bias    float64
+	outputs []string
+	scaler  *model.Scaler
 }
 
 // Predictor returns the linear model f(x) = Wᵀx + B as a model.Predictor with
-// the kernel spec linear(bias). outputs names the t outputs (nil or another
-// length: "y0", "y1", …); learner "" names it after the loss ("rls",
-// "globalrank", "queryrank"). W and B are copied. O(d·t).
-func (r *Result) Predictor(outputs []string, learner string, lambda float64, bias float64) *model.Predictor {
+// the kernel spec linear(bias), named after the loss and carrying the problem's
+// output names and scaler. W and B are copied. O(d·t).
+func (r *Result) Predictor() *model.Predictor {
 	d, t := r.W.Dims()
+	outputs := append([]string(nil), r.outputs...)
 	if len(outputs) != t {
 		outputs = make([]string, t)
 		for c := range outputs {
 			outputs[c] = fmt.Sprintf("y%d", c)
 		}
-	} else {
-		outputs = append([]string(nil), outputs...)
-	}
-	if learner == "" {
-		learner = r.loss.String()
 	}
 	return &model.Predictor{
-		Learner: learner,
-		Kernel:  kernel.Spec{Name: "linear", Bias: bias},
-		Lambda:  lambda,
+		Learner: r.loss.String(),
+		Kernel:  kernel.Spec{Name: "linear", Bias: r.bias},
+		Lambda:  r.lambda,
 		Width:   d,
 		Outputs: outputs,
+		Scaler:  r.scaler,
 		W:       mat.DenseCopyOf(r.W),
 		B:       append([]float64(nil), r.B...),
 	}
@@ -510,7 +519,8 @@ func Solve(p Problem, opt Options) (*Result, error) {
 		}
 	}
 	res := &Result{W: mat.NewDense(d, t, nil), B: make([]float64, t), Iterations: make([]int, t),
-		Converged: make([]bool, t), Residual: make([]float64, t), BestIteration: make([]int, t), loss: p.Loss}
+		Converged: make([]bool, t), Residual: make([]float64, t), BestIteration: make([]int, t), loss: p.Loss,
+		lambda: opt.Lambda, bias: p.Bias, outputs: p.Outputs, scaler: p.Scaler}
 	y := make([]float64, m)
 	for c := 0; c < t; c++ {
 		mat.Col(y, c, p.Y)

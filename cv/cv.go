@@ -20,7 +20,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/rlskit/rlskit/measure"
-	"github.com/rlskit/rlskit/rls"
+	"github.com/rlskit/rlskit/learn"
 )
 
 var (
@@ -258,7 +258,7 @@ func Covered(folds [][]int, m int) bool {
 }
 
 // Pair is a pair of rows held out together: the learners' pair type.
-type Pair = rls.Pair
+type Pair = learn.Pair
 
 // DifferentLabelPairs returns all pairs (i, j), i < j, with y[i] != y[j],
 // ordered by i, then j: the leave-pair-out design for the c-index of a

@@ -9,7 +9,6 @@ import (
 
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/matrix"
-	"github.com/rlskit/rlskit/model"
 )
 
 // ErrBasis is returned for an invalid basis.
@@ -139,42 +138,6 @@ func WithBias(x mat.Matrix, bias float64) *mat.Dense {
 		}
 	}
 	return out
-}
-
-// Predictor turns coefficients into a predictor: coef holds one row per
-// expansion point (Dual, Sparse) or the primal weights with the bias weight last
-// (Linear). For the linear kernel the result is always a weight vector
-// (W = Pointsᵀ·coef, b = bias·Σcoef), so prediction costs O(d) per row.
-func (d *Data) Predictor(coef *mat.Dense, learner string, lambda float64, outputs []string) *model.Predictor {
-	p := &model.Predictor{Learner: learner, Kernel: d.Kernel.Spec(), Lambda: lambda, Width: d.Width, Outputs: outputs}
-	_, t := coef.Dims()
-	lin, isLinear := d.Kernel.(kernel.Linear)
-	switch {
-	case d.Form == Linear:
-		p.W = mat.DenseCopyOf(coef.Slice(0, d.Width, 0, t))
-		p.B = make([]float64, t)
-		if d.Bias != 0 {
-			sb := math.Sqrt(d.Bias)
-			for c := range p.B {
-				p.B[c] = sb * coef.At(d.Width, c)
-			}
-		}
-	case isLinear:
-		p.W = mat.NewDense(d.Width, t, nil)
-		switch pts := d.Points.(type) {
-		case *matrix.CSR:
-			pts.Transpose().MulDense(p.W, coef)
-		default:
-			p.W.Mul(pts.T(), coef)
-		}
-		p.B = make([]float64, t)
-		for c := range p.B {
-			p.B[c] = lin.Bias * mat.Sum(coef.ColView(c))
-		}
-	default:
-		p.Points, p.A = d.Points, coef
-	}
-	return p
 }
 
 // KernelOnly computes the m×m kernel matrix K of X for a learner that factors

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
-	"github.com/rlskit/rlskit/rls"
 )
 
 // Global is RankRLS in the scoring setting over all pairs with the magnitude-
@@ -22,22 +22,22 @@ import (
 // training, the λ path and every hold-out are Sherman–Morrison–Woodbury
 // updates (paper 000; paper 002, sect. 3.4).
 type Global struct {
+	meta learn.Meta
 	d    *factor.Data
 	y    *mat.Dense // m×t
 	uty  *mat.Dense // UᵀY, r×t
 	c1   []float64  // Uᵀ1
 	sumY []float64  // 1ᵀY
-	outs []string
 }
 
 // FitGlobal trains on X (m×d) and the scores Y (m×t). Cost: the factor plus O(m·r·t).
 func FitGlobal(x mat.Matrix, y *mat.Dense, opt Options) (*Global, error) {
 	m, _ := x.Dims()
-	outs, err := rls.CheckLabels(y, m, opt.Outputs)
+	outs, err := learn.CheckLabels(y, m, opt.Outputs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("rank: %w", err)
 	}
-	d, err := build(x, opt)
+	d, sc, err := build(x, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -47,12 +47,12 @@ func FitGlobal(x mat.Matrix, y *mat.Dense, opt Options) (*Global, error) {
 	}
 	c1 := mat.NewVecDense(d.Rank(), nil)
 	c1.MulVec(d.U.T(), ones)
-	return newGlobal(d, c1.RawVector().Data, y, outs), nil
+	return newGlobal(learn.Meta{Name: learn.GlobalRank, Data: d, Outputs: outs, Scaler: sc}, c1.RawVector().Data, y), nil
 }
 
-func newGlobal(d *factor.Data, c1 []float64, y *mat.Dense, outs []string) *Global {
-	g := &Global{d: d, c1: c1, y: mat.DenseCopyOf(y), outs: outs}
-	g.uty = linalg.Mul(true, false, d.U, g.y)
+func newGlobal(meta learn.Meta, c1 []float64, y *mat.Dense) *Global {
+	g := &Global{meta: meta, d: meta.Data, c1: c1, y: mat.DenseCopyOf(y)}
+	g.uty = linalg.Mul(true, false, g.d.U, g.y)
 	_, t := y.Dims()
 	g.sumY = make([]float64, t)
 	for c := range g.sumY {
@@ -64,12 +64,28 @@ func newGlobal(d *factor.Data, c1 []float64, y *mat.Dense, outs []string) *Globa
 // WithLabels returns the model of the same data and kernel for other scores Y
 // (m×t'), sharing the factorization: O(m·r·t').
 func (g *Global) WithLabels(y *mat.Dense, outputs []string) (*Global, error) {
-	outs, err := rls.CheckLabels(y, g.d.Rows(), outputs)
+	outs, err := learn.CheckLabels(y, g.d.Rows(), outputs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("rank: %w", err)
 	}
-	return newGlobal(g.d, g.c1, y, outs), nil
+	meta := g.meta
+	meta.Outputs = outs
+	return newGlobal(meta, g.c1, y), nil
 }
+
+// Relabel is WithLabels as the learn.Relabeler capability.
+func (g *Global) Relabel(y *mat.Dense, outputs []string) (learn.Learner, error) {
+	return g.WithLabels(y, outputs)
+}
+
+// Name is learn.GlobalRank.
+func (g *Global) Name() learn.Name { return learn.GlobalRank }
+
+// Labels returns the scores Y (shared; do not modify).
+func (g *Global) Labels() *mat.Dense { return g.y }
+
+// At is Solve as the learn.Learner contract.
+func (g *Global) At(lambda float64) (learn.Solution, error) { return g.Solve(lambda) }
 
 // GlobalSolution is the Global model at one λ with its cross-validation shortcuts.
 type GlobalSolution struct {
@@ -96,13 +112,13 @@ func (s *GlobalSolution) gu(u int) []float64 {
 // Q_0 = U diag(e/(me+λ)) Uᵀ, the training predictions are
 // f = (L + λK⁻¹)⁻¹b = Q_0(b + 1γ), γ = 1ᵀQ_0b / (1 − 1ᵀQ_0 1) (Sherman–Morrison).
 func (g *Global) Solve(lambda float64) (*GlobalSolution, error) {
-	if err := rls.CheckLambda(lambda); err != nil {
-		return nil, err
+	if err := learn.CheckLambda(lambda); err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
 	}
 	m := float64(g.d.Rows())
 	for _, e := range g.d.E {
 		if !(m*e+lambda > 0) {
-			return nil, fmt.Errorf("%w: eigenvalue %g with lambda %g", rls.ErrIndefinite, e, lambda)
+			return nil, fmt.Errorf("rank: %w: eigenvalue %g with lambda %g", learn.ErrIndefinite, e, lambda)
 		}
 	}
 	s := &GlobalSolution{g: g, Lambda: lambda}
@@ -161,7 +177,7 @@ func (s *GlobalSolution) Coefficients() *mat.Dense {
 
 // Predictor returns the trained predictor at λ.
 func (s *GlobalSolution) Predictor() *model.Predictor {
-	return s.g.d.Predictor(s.Coefficients(), "globalrank", s.Lambda, s.g.outs)
+	return s.g.meta.Predictor(s.Coefficients(), s.Lambda)
 }
 
 // qBlock holds what the hold-out of rows U needs of Q_u: Q_UU, (Q1)_U, (QY)_U,
@@ -272,11 +288,11 @@ func (s *GlobalSolution) holdOut(u []int, b qBlock) (*mat.Dense, error) {
 // them (every pair touching U leaves the loss; paper 000, Theorem 1):
 // O(|U|²r + |U|³ + |U|·r·t).
 func (s *GlobalSolution) HoldOut(u []int) (*mat.Dense, error) {
-	if err := rls.CheckHoldOut(u, s.g.d.Rows()); err != nil {
-		return nil, err
+	if err := learn.CheckHoldOut(u, s.g.d.Rows()); err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
 	}
 	if s.g.d.Rows()-len(u) < 2 {
-		return nil, fmt.Errorf("%w: %d rows left, a ranking needs 2", ErrHoldOut, s.g.d.Rows()-len(u))
+		return nil, fmt.Errorf("rank: %w: %d rows left, a ranking needs 2", learn.ErrHoldOut, s.g.d.Rows()-len(u))
 	}
 	return s.holdOut(u, s.block(u))
 }
@@ -298,10 +314,10 @@ type qCache struct {
 // model retrained without them. After the O(m²r) set-up (39) — Q_2 by one gemm —
 // each pair costs O(t) (paper 002, sect. 3.4; paper 000, Theorem 2). With few
 // pairs (< m²/8) each is computed from the factor in O(r·t) instead.
-func (s *GlobalSolution) LeavePairOut(pairs []rls.Pair) (pi, pj *mat.Dense, err error) {
+func (s *GlobalSolution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.g.y.Dims()
-	if err := rls.CheckPairs(pairs, m, 4); err != nil {
-		return nil, nil, err
+	if err := learn.CheckPairs(pairs, m, 4); err != nil {
+		return nil, nil, fmt.Errorf("rank: %w", err)
 	}
 	pi, pj = mat.NewDense(len(pairs), t, nil), mat.NewDense(len(pairs), t, nil)
 	if len(pairs) >= m*m/8 {

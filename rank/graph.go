@@ -12,8 +12,8 @@ import (
 
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
-	"github.com/rlskit/rlskit/rls"
 )
 
 // laplacian is a preference graph as the learners use it.
@@ -44,7 +44,7 @@ type laplacian interface {
 // Cost beyond the factor: O(m·k²) for the SVD and products, O(k³) for the
 // eigendecomposition (O(m³) each in the dual form), O(l·k) for L·F.
 type graphModel struct {
-	learner string
+	meta    learn.Meta
 	d       *factor.Data
 	feat    features
 	g       laplacian
@@ -53,14 +53,13 @@ type graphModel struct {
 	lam     []float64  // k'
 	tv      *mat.Dense // T_Φ·V₊·W: coefficients from W-coordinates
 	z       *mat.Dense // k'×t
-	outs    []string
 
 	holdCaches sync.Map // hold-out set → *holdCache
 }
 
-func newGraphModel(learner string, d *factor.Data, g laplacian, outs []string) (*graphModel, error) {
-	feat := newFeatures(d)
-	gm := &graphModel{learner: learner, d: d, feat: feat, g: g, b: g.b(), outs: outs}
+func newGraphModel(meta learn.Meta, g laplacian) (*graphModel, error) {
+	feat := newFeatures(meta.Data)
+	gm := &graphModel{meta: meta, d: meta.Data, feat: feat, g: g, b: g.b()}
 	var (
 		vw  *mat.Dense // the kept eigenvectors, in Φ-coordinates
 		lam []float64
@@ -235,8 +234,8 @@ type GraphSolution struct {
 }
 
 func (gm *graphModel) solve(lambda float64) (*GraphSolution, error) {
-	if err := rls.CheckLambda(lambda); err != nil {
-		return nil, err
+	if err := learn.CheckLambda(lambda); err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
 	}
 	s := &GraphSolution{m: gm, Lambda: lambda, inv: make([]float64, len(gm.lam))}
 	for k, l := range gm.lam {
@@ -259,7 +258,7 @@ func (s *GraphSolution) Coefficients() *mat.Dense {
 
 // Predictor returns the trained predictor at λ.
 func (s *GraphSolution) Predictor() *model.Predictor {
-	return s.m.d.Predictor(s.Coefficients(), s.m.learner, s.Lambda, s.m.outs)
+	return s.m.meta.Predictor(s.Coefficients(), s.Lambda)
 }
 
 // HoldOut returns the predictions for the rows U of the model retrained
@@ -278,8 +277,8 @@ func (s *GraphSolution) Predictor() *model.Predictor {
 // O(|T|³ + |T|²k); for whole queries T = U.
 func (s *GraphSolution) HoldOut(u []int) (*mat.Dense, error) {
 	m, _ := s.f.Dims()
-	if err := rls.CheckHoldOut(u, m); err != nil {
-		return nil, err
+	if err := learn.CheckHoldOut(u, m); err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
 	}
 	c, err := s.m.cachedHoldOut(u)
 	if err != nil {
@@ -401,10 +400,10 @@ func leaveOneOut(f *mat.Dense, holdOut func([]int) (*mat.Dense, error)) (*mat.De
 }
 
 // LeavePairOut holds out each pair (both rows and every edge touching them).
-func (s *GraphSolution) LeavePairOut(pairs []rls.Pair) (pi, pj *mat.Dense, err error) {
+func (s *GraphSolution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.f.Dims()
-	if err := rls.CheckPairs(pairs, m, 3); err != nil {
-		return nil, nil, err
+	if err := learn.CheckPairs(pairs, m, 3); err != nil {
+		return nil, nil, fmt.Errorf("rank: %w", err)
 	}
 	pi, pj = mat.NewDense(len(pairs), t, nil), mat.NewDense(len(pairs), t, nil)
 	for n, p := range pairs {

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/learn"
 )
 
 // Cost selects how a preference edge's magnitude y enters the cost (paper 002, sect. 2.4).
@@ -247,13 +248,13 @@ func FitPreference(x mat.Matrix, edges []Edge, cost Cost, opt Options) (*Prefere
 		}
 	}
 	if len(outs) != g.t {
-		return nil, fmt.Errorf("%w: %d output names for %d magnitudes per edge", ErrShape, len(outs), g.t)
+		return nil, fmt.Errorf("rank: %w: %d output names for %d magnitudes per edge", learn.ErrShape, len(outs), g.t)
 	}
-	d, err := build(x, opt)
+	d, sc, err := build(x, opt)
 	if err != nil {
 		return nil, err
 	}
-	gm, err := newGraphModel("prefrank", d, g, outs)
+	gm, err := newGraphModel(learn.Meta{Name: learn.PrefRank, Data: d, Outputs: outs, Scaler: sc}, g)
 	if err != nil {
 		return nil, err
 	}
@@ -262,5 +263,18 @@ func FitPreference(x mat.Matrix, edges []Edge, cost Cost, opt Options) (*Prefere
 
 // Solve returns the model at λ: O(m·k), no refactorization.
 func (p *Preference) Solve(lambda float64) (*GraphSolution, error) { return p.solve(lambda) }
+
+// Name is learn.PrefRank.
+func (p *Preference) Name() learn.Name { return learn.PrefRank }
+
+// Labels is nil: a preference graph, not labels, is what the model learns from.
+// Cross-validation scores it against labels given to it separately (in
+// package selection, Options.Labels). Preference offers no learn.Relabeler: its
+// Laplacian depends on the edges' magnitudes under the inverse cost, and
+// permuting a graph's magnitudes is not a null hypothesis about the rows.
+func (p *Preference) Labels() *mat.Dense { return nil }
+
+// At is Solve as the learn.Learner contract.
+func (p *Preference) At(lambda float64) (learn.Solution, error) { return p.Solve(lambda) }
 
 func linalgMul(a, b *mat.Dense) *mat.Dense { return linalg.Mul(false, false, a, b) }

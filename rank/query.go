@@ -10,8 +10,8 @@ import (
 
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/kernel"
-	"github.com/rlskit/rlskit/rls"
 )
 
 // Query is RankRLS for label ranking: pairs only inside a query, magnitude-
@@ -27,9 +27,9 @@ type Query struct {
 // factor, O(m·k²) for ΦᵀLΦ and O(k³) for its eigendecomposition.
 func FitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options) (*Query, error) {
 	m, _ := x.Dims()
-	outs, err := rls.CheckLabels(y, m, opt.Outputs)
+	outs, err := learn.CheckLabels(y, m, opt.Outputs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("rank: %w", err)
 	}
 	if len(queries) != m {
 		return nil, fmt.Errorf("%w: %d query ids for %d rows", ErrQueries, len(queries), m)
@@ -41,18 +41,25 @@ func FitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options) (*Query, e
 	// shifts share one cluster of SKS's spectrum and the shifts cannot be told
 	// apart; the general route deflates them exactly after factoring K.
 	_, gaussian := opt.Kernel.(kernel.Gaussian)
-	if gaussian && (opt.Form == rls.Dual || opt.Form == rls.Auto && factor.AutoForm(x, opt.Kernel, opt.Basis) == factor.Dual) {
-		gm, err := newQueryDual(x, opt.Kernel, qg, outs)
+	meta := learn.Meta{Name: learn.QueryRank, Outputs: outs}
+	if gaussian && (opt.Form == learn.Dual || opt.Form == learn.Auto && factor.AutoForm(x, opt.Kernel, opt.Basis) == factor.Dual) {
+		xs, sc, err := opt.Prepare(x)
+		if err != nil {
+			return nil, fmt.Errorf("rank: %w", err)
+		}
+		meta.Scaler = sc
+		gm, err := newQueryDual(xs, opt.Kernel, qg, meta)
 		if err != nil {
 			return nil, err
 		}
 		return &Query{graphModel: gm, q: qg}, nil
 	}
-	d, err := build(x, opt)
+	d, sc, err := build(x, opt)
 	if err != nil {
 		return nil, err
 	}
-	gm, err := newGraphModel("queryrank", d, qg, outs)
+	meta.Data, meta.Scaler = d, sc
+	gm, err := newGraphModel(meta, qg)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +74,7 @@ func FitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options) (*Query, e
 // within queries, which S annihilates — never enters. Eigenvalues at or below
 // m·ε·max Λ are dropped. Cost: the kernel matrix, O(m²) for SKS, one O(m³)
 // eigendecomposition and one m×m×k gemm (paper 002, sect. 3.2).
-func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, outs []string) (*graphModel, error) {
+func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta) (*graphModel, error) {
 	d, km, err := factor.KernelOnly(x, k)
 	if err != nil {
 		return nil, err
@@ -85,7 +92,8 @@ func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, outs []string) 
 	for first < m && lam[first] <= tol {
 		first++
 	}
-	gm := &graphModel{learner: "queryrank", d: d, g: qg, b: qg.b(), outs: outs}
+	meta.Data = d
+	gm := &graphModel{meta: meta, d: d, g: qg, b: qg.b()}
 	_, t := gm.b.Dims()
 	if first == m {
 		gm.psi, gm.tv, gm.z, gm.lam = mat.NewDense(m, 1, nil), mat.NewDense(m, 1, nil), mat.NewDense(1, t, nil), []float64{0}
@@ -108,28 +116,48 @@ func (q *Query) Solve(lambda float64) (*GraphSolution, error) { return q.solve(l
 // WithLabels returns the model of the same data, queries and kernel for other
 // scores Y (m×t'), sharing the factorization: O(m·k·t').
 func (q *Query) WithLabels(y *mat.Dense, outputs []string) (*Query, error) {
-	outs, err := rls.CheckLabels(y, len(q.q.of), outputs)
+	outs, err := learn.CheckLabels(y, len(q.q.of), outputs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("rank: %w", err)
 	}
 	qg := &queryGraph{of: q.q.of, members: q.q.members, y: mat.DenseCopyOf(y)}
 	old := q.graphModel
-	gm := &graphModel{learner: old.learner, d: old.d, g: qg, b: qg.b(), psi: old.psi, lam: old.lam, tv: old.tv, outs: outs}
+	meta := old.meta
+	meta.Outputs = outs
+	gm := &graphModel{meta: meta, d: old.d, g: qg, b: qg.b(), psi: old.psi, lam: old.lam, tv: old.tv}
 	gm.z = linalg.Mul(true, false, gm.psi, gm.b)
 	return &Query{graphModel: gm, q: qg}, nil
 }
+
+// Relabel is WithLabels as the learn.Relabeler capability.
+func (q *Query) Relabel(y *mat.Dense, outputs []string) (learn.Learner, error) {
+	return q.WithLabels(y, outputs)
+}
+
+// Name is learn.QueryRank.
+func (q *Query) Name() learn.Name { return learn.QueryRank }
+
+// Labels returns the scores Y (shared; do not modify).
+func (q *Query) Labels() *mat.Dense { return q.q.y }
+
+// At is Solve as the learn.Learner contract.
+func (q *Query) At(lambda float64) (learn.Solution, error) { return q.Solve(lambda) }
 
 // Queries returns the rows of each query, in order of first appearance.
 func (q *Query) Queries() [][]int { return q.q.members }
 
 // LeaveQueryOut returns the predictions for every row from the model trained
-// without its query (paper 002, sect. 3.3). The λ-independent part of each
+// without its query (a solution of a Query model; others fail with ErrQueries) (paper 002, sect. 3.3). The λ-independent part of each
 // query's hold-out is computed once per model (O(Σ_q n_q²k + n_q³)); each λ then
 // costs O(Σ_q n_q²k) = O(m·n̄·k). Fewer than two queries with a pair is an error
 // wrapping ErrTooFew.
-func (s *GraphSolution) LeaveQueryOut(q *Query) (*mat.Dense, error) {
+func (s *GraphSolution) LeaveQueryOut() (*mat.Dense, error) {
+	q, ok := s.m.g.(*queryGraph)
+	if !ok {
+		return nil, fmt.Errorf("%w: leave-query-out of a %s model", ErrQueries, s.m.meta.Name)
+	}
 	usable := 0
-	for _, mem := range q.q.members {
+	for _, mem := range q.members {
 		if len(mem) > 1 {
 			usable++
 		}
@@ -137,13 +165,10 @@ func (s *GraphSolution) LeaveQueryOut(q *Query) (*mat.Dense, error) {
 	if usable < 2 {
 		return nil, fmt.Errorf("%w: %d queries with at least two items", ErrTooFew, usable)
 	}
-	if s.m != q.graphModel {
-		return nil, fmt.Errorf("%w: solution of another model", ErrShape)
-	}
 	m, t := s.f.Dims()
 	out := mat.NewDense(m, t, nil)
 	// queries are independent: two workers per core's worth of small BLAS calls
-	members := q.q.members
+	members := q.members
 	workers := min(runtime.GOMAXPROCS(0), len(members))
 	errs := make([]error, len(members))
 	var wg sync.WaitGroup
@@ -154,7 +179,7 @@ func (s *GraphSolution) LeaveQueryOut(q *Query) (*mat.Dense, error) {
 			go func() {
 				defer wg.Done()
 				for k := w; k < len(members); k += workers {
-					c, err := q.cachedHoldOut(members[k])
+					c, err := s.m.cachedHoldOut(members[k])
 					if err != nil {
 						errs[k] = fmt.Errorf("query %d: %w", k, err)
 						continue

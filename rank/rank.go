@@ -29,53 +29,30 @@ import (
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
-	"github.com/rlskit/rlskit/rls"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/model"
 )
 
 var (
-	// ErrShape is returned when X, Y, queries or edges do not fit together.
-	ErrShape = rls.ErrShape
 	// ErrQueries is returned for unusable query ids.
 	ErrQueries = errors.New("rank: invalid queries")
 	// ErrGraph is returned for an invalid preference graph.
 	ErrGraph = errors.New("rank: invalid preference graph")
-	// ErrHoldOut is returned for an invalid hold-out set.
-	ErrHoldOut = rls.ErrHoldOut
 	// ErrTooFew is returned when a cross-validation has fewer than 2 usable pairs or queries.
 	ErrTooFew = errors.New("rank: too few pairs or queries to cross-validate")
 )
 
-// Options configure the learners; they mirror rls.Options.
-type Options struct {
-	// Kernel is required. RankRLS conventionally uses the linear kernel with bias 0.
-	Kernel kernel.Kernel
-	// Form defaults to rls.Auto.
-	Form rls.Form
-	// Basis lists the basis rows for the sparse form.
-	Basis []int
-	// Outputs names the columns of Y.
-	Outputs []string
-}
+// Options configure the learners (the learners' shared options). RankRLS
+// conventionally uses the linear kernel with bias 0.
+type Options = learn.Options
 
-// build factors the kernel matrix of X as requested.
-func build(x mat.Matrix, opt Options) (*factor.Data, error) {
-	if opt.Kernel == nil {
-		return nil, errors.New("rank: no kernel given")
+// build standardizes X when asked and factors its kernel matrix as requested.
+func build(x mat.Matrix, opt Options) (*factor.Data, *model.Scaler, error) {
+	d, sc, err := opt.Build(x)
+	if err != nil {
+		return nil, nil, fmt.Errorf("rank: %w", err)
 	}
-	req := factor.Request{Basis: opt.Basis}
-	switch opt.Form {
-	case rls.Auto:
-		req.Auto = true
-	case rls.Dual:
-		req.Form = factor.Dual
-	case rls.Linear:
-		req.Form = factor.Linear
-	case rls.Sparse:
-		req.Form = factor.Sparse
-	default:
-		return nil, fmt.Errorf("rank: unknown form %d", opt.Form)
-	}
-	return factor.Build(x, opt.Kernel, req)
+	return d, sc, nil
 }
 
 // features are Φ = U diag(√e) (m×k) and the map T_Φ from Φ-coordinates to
@@ -126,3 +103,15 @@ func solve(a, b *mat.Dense) (*mat.Dense, error) {
 }
 
 func sqrt(x float64) float64 { return math.Sqrt(x) }
+
+// Form reports the form the factor was built in.
+func (g *Global) Form() factor.Form { return g.d.Form }
+
+// Basis returns the basis rows of a sparse model (nil otherwise).
+func (g *Global) Basis() []int { return g.d.Basis }
+
+// Form reports the form the factor was built in.
+func (gm *graphModel) Form() factor.Form { return gm.d.Form }
+
+// Basis returns the basis rows of a sparse model (nil otherwise).
+func (gm *graphModel) Basis() []int { return gm.d.Basis }

@@ -27,9 +27,7 @@
 package rls
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -37,96 +35,44 @@ import (
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
 )
 
-var (
-	// ErrLambda is returned for λ ≤ 0, NaN or ±Inf.
-	ErrLambda = errors.New("rls: lambda must be a finite number > 0")
-	// ErrShape is returned when X and Y do not fit together or are empty.
-	ErrShape = errors.New("rls: dimension mismatch")
-	// ErrHoldOut is returned for an invalid hold-out set or pair.
-	ErrHoldOut = errors.New("rls: invalid hold-out set")
-	// ErrBasis is returned for an invalid basis.
-	ErrBasis = factor.ErrBasis
-	// ErrIndefinite is returned when K̃ + λI is not positive definite (an indefinite precomputed kernel).
-	ErrIndefinite = errors.New("rls: kernel matrix plus lambda·I is not positive definite")
-)
-
-// Form selects how the kernel matrix is factored.
-type Form int
-
-const (
-	// Auto picks Sparse when a basis is given, Linear for the linear kernel when
-	// the data has fewer features than rows, and Dual otherwise.
-	Auto Form = iota
-	// Dual eigendecomposes the m×m kernel matrix: O(m³).
-	Dual
-	// Linear takes the thin SVD of the data with a bias feature: O(m·d²). Linear kernel only.
-	Linear
-	// Sparse uses the subset-of-regressors approximation over Options.Basis: O(m·n²).
-	Sparse
-)
-
-// Options configure Fit.
-type Options struct {
-	// Kernel is required.
-	Kernel kernel.Kernel
-	// Form defaults to Auto.
-	Form Form
-	// Basis lists the training rows that are basis vectors (sparse form).
-	Basis []int
-	// Outputs names the columns of Y (optional; used by predictors).
-	Outputs []string
-}
+// Options configure Fit (the learners' shared options).
+type Options = learn.Options
 
 // RLS is a trained factorization: it does not depend on λ. Solve gives the model
 // and the cross-validation shortcuts at any λ.
 type RLS struct {
+	meta learn.Meta
 	d    *factor.Data
 	f    *factor.Factor
 	y    *mat.Dense // m×t
 	uty  *mat.Dense // r×t, UᵀY
-	outs []string
 }
 
 // Fit factors the kernel matrix of X (m×d, *mat.Dense or *matrix.CSR) for the
 // labels Y (m×t). Cost: one kernel block and O(m³) (Dual), O(m·d²) (Linear) or
 // O(m·n²) (Sparse), plus O(m·r·t) for UᵀY.
 func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
-	if opt.Kernel == nil {
-		return nil, errors.New("rls: no kernel given")
-	}
 	m, _ := x.Dims()
 	if m < 2 {
-		return nil, fmt.Errorf("%w: %d training rows, need at least 2", ErrShape, m)
+		return nil, fmt.Errorf("rls: %w: %d training rows, need at least 2", learn.ErrShape, m)
 	}
-	outs, err := CheckLabels(y, m, opt.Outputs)
+	outs, err := learn.CheckLabels(y, m, opt.Outputs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("rls: %w", err)
 	}
-	req := factor.Request{Basis: opt.Basis}
-	switch opt.Form {
-	case Auto:
-		req.Auto = true
-	case Dual:
-		req.Form = factor.Dual
-	case Linear:
-		req.Form = factor.Linear
-	case Sparse:
-		req.Form = factor.Sparse
-	default:
-		return nil, fmt.Errorf("rls: unknown form %d", opt.Form)
-	}
-	d, err := factor.Build(x, opt.Kernel, req)
+	d, sc, err := opt.Build(x)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("rls: %w", err)
 	}
-	return newRLS(d, y, outs), nil
+	return newRLS(learn.Meta{Name: learn.RLS, Data: d, Outputs: outs, Scaler: sc}, y), nil
 }
 
-func newRLS(d *factor.Data, y *mat.Dense, outs []string) *RLS {
-	r := &RLS{d: d, f: d.Factor, y: mat.DenseCopyOf(y), outs: outs}
+func newRLS(meta learn.Meta, y *mat.Dense) *RLS {
+	r := &RLS{meta: meta, d: meta.Data, f: meta.Data.Factor, y: mat.DenseCopyOf(y)}
 	r.uty = linalg.Mul(true, false, r.f.U, r.y)
 	return r
 }
@@ -135,40 +81,25 @@ func newRLS(d *factor.Data, y *mat.Dense, outs []string) *RLS {
 // (m×t'), sharing the factorization: O(m·r·t'), no refactoring. Permutation
 // tests and one-vs-all learning use it. outputs may be nil.
 func (r *RLS) WithLabels(y *mat.Dense, outputs []string) (*RLS, error) {
-	outs, err := CheckLabels(y, r.Rows(), outputs)
+	outs, err := learn.CheckLabels(y, r.Rows(), outputs)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("rls: %w", err)
 	}
-	return newRLS(r.d, y, outs), nil
+	meta := r.meta
+	meta.Outputs = outs
+	return newRLS(meta, y), nil
 }
 
-// CheckLabels validates the labels Y against m rows — present, m×t, finite —
-// and returns the output names (y0, y1, … when names is nil).
-func CheckLabels(y *mat.Dense, m int, names []string) ([]string, error) {
-	if y == nil || y.IsEmpty() {
-		return nil, fmt.Errorf("%w: no labels", ErrShape)
-	}
-	ym, t := y.Dims()
-	if ym != m {
-		return nil, fmt.Errorf("%w: X has %d rows, Y has %d", ErrShape, m, ym)
-	}
-	for i := 0; i < m; i++ {
-		for c := 0; c < t; c++ {
-			if v := y.At(i, c); math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: label [%d,%d] = %v", ErrShape, i, c, v)
-			}
-		}
-	}
-	if names == nil {
-		for c := 0; c < t; c++ {
-			names = append(names, fmt.Sprintf("y%d", c))
-		}
-	}
-	if len(names) != t {
-		return nil, fmt.Errorf("%w: %d output names for %d outputs", ErrShape, len(names), t)
-	}
-	return names, nil
+// Relabel is WithLabels as the learn.Relabeler capability.
+func (r *RLS) Relabel(y *mat.Dense, outputs []string) (learn.Learner, error) {
+	return r.WithLabels(y, outputs)
 }
+
+// Name is learn.RLS.
+func (r *RLS) Name() learn.Name { return learn.RLS }
+
+// At is Solve as the learn.Learner contract.
+func (r *RLS) At(lambda float64) (learn.Solution, error) { return r.Solve(lambda) }
 
 // Form reports the form the factor was built in.
 func (r *RLS) Form() factor.Form { return r.f.Form }
@@ -188,14 +119,6 @@ func (r *RLS) Basis() []int { return r.d.Basis }
 // Factor returns the underlying factor (shared; do not modify).
 func (r *RLS) Factor() *factor.Factor { return r.f }
 
-// CheckLambda returns an error wrapping ErrLambda unless λ is finite and > 0.
-func CheckLambda(lambda float64) error {
-	if !(lambda > 0) || math.IsInf(lambda, 1) {
-		return fmt.Errorf("%w: got %v", ErrLambda, lambda)
-	}
-	return nil
-}
-
 // Solution is the model at one λ with its cross-validation shortcuts.
 type Solution struct {
 	r      *RLS
@@ -211,14 +134,14 @@ type Solution struct {
 
 // Solve returns the solution at λ: O(m·r·t) (O(m²t) dual), no refactorization.
 func (r *RLS) Solve(lambda float64) (*Solution, error) {
-	if err := CheckLambda(lambda); err != nil {
-		return nil, err
+	if err := learn.CheckLambda(lambda); err != nil {
+		return nil, fmt.Errorf("rls: %w", err)
 	}
 	f := r.f
 	s := &Solution{r: r, Lambda: lambda, g: make([]float64, f.Rank())}
 	for k, e := range f.E {
 		if !(e+lambda > 0) {
-			return nil, fmt.Errorf("%w: eigenvalue %g with lambda %g", ErrIndefinite, e, lambda)
+			return nil, fmt.Errorf("rls: %w: eigenvalue %g with lambda %g", learn.ErrIndefinite, e, lambda)
 		}
 		if f.Complement() {
 			s.g[k] = -e / (e + lambda)
@@ -276,8 +199,8 @@ func (s *Solution) LeaveOneOut() (*mat.Dense, error) {
 // paper 004, sect. 4). Cost O(|H|²r + |H|³); for a low-rank factor with r < |H|
 // O(|H|r² + r³) through Woodbury.
 func (s *Solution) HoldOut(h []int) (*mat.Dense, error) {
-	if err := CheckHoldOut(h, s.r.Rows()); err != nil {
-		return nil, err
+	if err := learn.CheckHoldOut(h, s.r.Rows()); err != nil {
+		return nil, fmt.Errorf("rls: %w", err)
 	}
 	u := s.r.f.U
 	uh := kernel.Rows(u, h).(*mat.Dense)
@@ -349,57 +272,15 @@ func solveSPD(a, b *mat.Dense) (*mat.Dense, error) {
 	return &x, nil
 }
 
-// CheckHoldOut returns an error wrapping ErrHoldOut unless h is a non-empty set
-// of distinct rows of 0..m-1 that leaves at least one row to train on.
-func CheckHoldOut(h []int, m int) error {
-	if len(h) == 0 {
-		return fmt.Errorf("%w: empty", ErrHoldOut)
-	}
-	if len(h) >= m {
-		return fmt.Errorf("%w: %d of %d rows held out, nothing left to train on", ErrHoldOut, len(h), m)
-	}
-	seen := make(map[int]bool, len(h))
-	for _, i := range h {
-		if i < 0 || i >= m {
-			return fmt.Errorf("%w: row %d outside [0,%d)", ErrHoldOut, i, m)
-		}
-		if seen[i] {
-			return fmt.Errorf("%w: row %d held out twice", ErrHoldOut, i)
-		}
-		seen[i] = true
-	}
-	return nil
-}
-
-// CheckPairs returns an error wrapping ErrHoldOut unless there is at least one
-// pair, every pair holds two distinct rows of 0..m-1, and m ≥ minRows.
-func CheckPairs(pairs []Pair, m, minRows int) error {
-	if len(pairs) == 0 {
-		return fmt.Errorf("%w: no pairs", ErrHoldOut)
-	}
-	if m < minRows {
-		return fmt.Errorf("%w: leave-pair-out needs at least %d rows, have %d", ErrHoldOut, minRows, m)
-	}
-	for _, p := range pairs {
-		if p.I < 0 || p.I >= m || p.J < 0 || p.J >= m || p.I == p.J {
-			return fmt.Errorf("%w: pair (%d, %d) with %d rows", ErrHoldOut, p.I, p.J, m)
-		}
-	}
-	return nil
-}
-
-// Pair is a pair of training rows held out together.
-type Pair struct{ I, J int }
-
 // LeavePairOut returns, for every pair {i, j}, the predictions for x_i and x_j of
 // the model retrained without both (p×t each): the 2×2 case of HoldOut. When the
 // pairs are many (≥ m²/8) the matrix A is formed once per solution with one gemm,
 // O(m²r), after which each pair costs O(t) (paper 000, Theorem 2); otherwise each
 // pair costs O(r + t). Safe for concurrent use.
-func (s *Solution) LeavePairOut(pairs []Pair) (pi, pj *mat.Dense, err error) {
+func (s *Solution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.r.y.Dims()
-	if err := CheckPairs(pairs, m, 3); err != nil {
-		return nil, nil, err
+	if err := learn.CheckPairs(pairs, m, 3); err != nil {
+		return nil, nil, fmt.Errorf("rls: %w", err)
 	}
 	u := s.r.f.U
 	var offDiag func(i, j int) float64
@@ -452,8 +333,8 @@ func (s *Solution) Coefficients() *mat.Dense {
 	return linalg.Mul(false, false, t, linalg.ScaleRows(s.r.uty, psi))
 }
 
-// Predictor returns the trained predictor at λ. For the linear kernel it is a
-// weight vector whatever the form.
+// Predictor returns the trained predictor at λ (with the scaler when the data
+// were standardized). For the linear kernel it is a weight vector whatever the form.
 func (s *Solution) Predictor() *model.Predictor {
-	return s.r.d.Predictor(s.Coefficients(), "rls", s.Lambda, s.r.outs)
+	return s.r.meta.Predictor(s.Coefficients(), s.Lambda)
 }

@@ -9,31 +9,8 @@ import (
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 )
-
-// Policy says what a hold-out does with held-out rows that are basis vectors of
-// a sparse model (paper 004, sect. 6.4).
-type Policy int
-
-const (
-	// Remove takes the held-out basis vectors E = H ∩ B out of the basis: the
-	// prediction is that of the sparse model trained on H̄ with basis B∖E
-	// (paper 004, Proposition 1). This is what retraining on H̄ alone would give.
-	Remove Policy = iota
-	// Keep leaves the basis as it is; held-out rows only leave the loss
-	// (paper 004, Corollary 2; what HoldOut computes).
-	Keep
-)
-
-func (p Policy) String() string {
-	switch p {
-	case Remove:
-		return "remove"
-	case Keep:
-		return "keep"
-	}
-	return fmt.Sprintf("Policy(%d)", int(p))
-}
 
 // HoldOutBasis returns the predictions for the rows H of the model retrained
 // without them under the given basis policy. For the dual and linear forms both
@@ -50,20 +27,20 @@ func (p Policy) String() string {
 // A⁻¹ is applied through Woodbury when |H| < n (O(|H|²n)) and by a Cholesky
 // factorization of A otherwise (O(|H|n² + n³)): the cheaper side of paper 004,
 // eq. (36). The constraint adds O(|E|·n·(|E| + |H|)).
-func (s *Solution) HoldOutBasis(h []int, p Policy) (*mat.Dense, error) {
+func (s *Solution) HoldOutBasis(h []int, p learn.Policy) (*mat.Dense, error) {
 	switch p {
-	case Keep:
+	case learn.Keep, "":
 		return s.HoldOut(h)
-	case Remove:
+	case learn.Remove:
 	default:
-		return nil, fmt.Errorf("%w: unknown basis policy %d", ErrHoldOut, int(p))
+		return nil, fmt.Errorf("rls: %w: basis policy %q does not apply to a hold-out", learn.ErrHoldOut, p)
 	}
 	r := s.r
 	if r.f.Form != factor.Sparse {
 		return s.HoldOut(h)
 	}
-	if err := CheckHoldOut(h, r.Rows()); err != nil {
-		return nil, err
+	if err := learn.CheckHoldOut(h, r.Rows()); err != nil {
+		return nil, fmt.Errorf("rls: %w", err)
 	}
 	pos := make(map[int]int, len(r.d.Basis))
 	for k, b := range r.d.Basis {
@@ -80,10 +57,10 @@ func (s *Solution) HoldOutBasis(h []int, p Policy) (*mat.Dense, error) {
 	}
 	n := len(r.d.Basis)
 	if len(e) == n {
-		return nil, fmt.Errorf("%w: the hold-out set holds all %d basis vectors, the remove policy leaves none", ErrBasis, n)
+		return nil, fmt.Errorf("rls: %w: the hold-out set holds all %d basis vectors, the remove policy leaves none", learn.ErrBasis, n)
 	}
 	if r.f.Rank() < n {
-		return nil, fmt.Errorf("%w: the basis vectors are linearly dependent in the kernel's feature space (K_BB has rank %d < %d); use the keep policy", ErrBasis, r.f.Rank(), n)
+		return nil, fmt.Errorf("rls: %w: the basis vectors are linearly dependent in the kernel's feature space (K_BB has rank %d < %d); use the keep policy", learn.ErrBasis, r.f.Rank(), n)
 	}
 	f := r.f
 	x := linalg.ScaleCols(kernel.Rows(f.U, h).(*mat.Dense), f.S) // U_H S

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
 )
 
@@ -40,30 +41,45 @@ func Permutations(y *mat.Dense, p int, seed uint64) *mat.Dense {
 }
 
 // PermutationTest asks whether a CV score could arise from labels unrelated to
-// the data. The real labels and P permutations of them are learned together as
-// the P+1 outputs of one model — fit is called once, with Permutations(y, P, seed) —
-// and cross-validated in the same pass for every λ; each labelling gets its own
-// best λ, so the null distribution includes the λ selection. Cost: one training
-// with P+1 outputs plus O(P) per CV scheme and λ (e.g. O(m·r·P) for LOO).
-func PermutationTest[S Solution](fit func(y *mat.Dense) (func(float64) (S, error), error), y *mat.Dense, grid []float64,
-	sc Scheme, meas measure.Measure, p int, seed uint64, opt Options) (*PermutationResult, error) {
+// the data (Pahikkala et al. 2009, sect. 4.1). The learner's labels (one
+// column) and P seeded permutations of them are learned together as the P+1
+// outputs of one model — the learner's factorization is reused through its
+// learn.Relabeler capability, no second O(m³) — and cross-validated in the same
+// pass for every λ; each labelling gets its own best λ, so the null
+// distribution includes the λ selection. Cost: O(m·r·P) to relabel plus O(P)
+// per CV scheme and λ (e.g. O(m·r·P) for LOO).
+func PermutationTest(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, p int, seed uint64, opt Options) (*PermutationResult, error) {
+	if err := learn.Require(l.Name(), l, learn.CanRelabel); err != nil {
+		return nil, fmt.Errorf("%w: permutation test: %w", ErrScheme, err)
+	}
+	y := l.Labels()
+	if y == nil {
+		return nil, fmt.Errorf("%w: permutation test: learner %s has no labels", ErrScheme, l.Name())
+	}
 	if _, t := y.Dims(); t != 1 {
 		return nil, fmt.Errorf("%w: a permutation test takes one label column, got %d", ErrScheme, t)
 	}
 	if p < 1 {
 		return nil, fmt.Errorf("%w: %d permutations", ErrScheme, p)
 	}
+	if m, _ := y.Dims(); p > MaxPermutations(m) {
+		return nil, fmt.Errorf("%w: %d permutations of %d rows: at most %d (the labels of all permutations are held in memory)", ErrScheme, p, m, MaxPermutations(m))
+	}
 	if len(grid) == 0 {
 		return nil, fmt.Errorf("%w: no λ values", ErrGrid)
+	}
+	if sc.Kind == None {
+		return nil, fmt.Errorf("%w: a permutation test needs cross-validation", ErrScheme)
 	}
 	labels := Permutations(y, p, seed)
 	if err := checkScheme(sc, labels, meas); err != nil {
 		return nil, err
 	}
-	solve, err := fit(labels)
+	pl, err := l.(learn.Relabeler).Relabel(labels, nil)
 	if err != nil {
 		return nil, err
 	}
+	solve := pl.At
 	best := make([]float64, p+1)
 	for k := range best {
 		best[k] = math.NaN()
@@ -73,10 +89,15 @@ func PermutationTest[S Solution](fit func(y *mat.Dense) (func(float64) (S, error
 		if err != nil {
 			return nil, fmt.Errorf("λ = %g: %w", lambda, err)
 		}
+		if n == 0 {
+			if err := learn.Require(l.Name(), s, sc.Needs()...); err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", ErrScheme, sc.Name, err)
+			}
+		}
 		var values []float64
 		switch sc.Kind {
 		case LPO:
-			_, values, err = lpoPerOutput(s, sc, labels, meas)
+			_, values, err = lpoPerOutput(s.(learn.PairHoldOuter), sc, labels, meas)
 		case LOO, Folds:
 			var pred *mat.Dense
 			if sc.Kind == LOO {
@@ -117,6 +138,13 @@ func PermutationTest[S Solution](fit func(y *mat.Dense) (func(float64) (S, error
 	}
 	res.PValue = float64(1+atLeast) / float64(p+1)
 	return res, nil
+}
+
+// MaxPermutations bounds P for m rows so that the m×(P+1) label matrix and
+// its CV predictions stay within about 2 GiB.
+func MaxPermutations(m int) int {
+	const budget = 1 << 28 // float64 values: 2 GiB
+	return max(1, budget/max(m, 1)-1)
 }
 
 // perOutput scores each column on its own, over the rows that have predictions.

@@ -1,8 +1,19 @@
-// Package selection chooses the regularization parameter λ (and kernel
-// parameters) by exact cross-validation: for every λ of a grid a trained
-// factorization is re-solved (no refactorization) and cross-validated with the
-// learner's shortcuts — leave-one-out, hold-out folds or leave-pair-out — and the
-// measure is computed on the pooled CV predictions.
+// Package selection chooses the regularization parameter λ and kernel
+// parameters by exact cross-validation, through the learner contract of
+// package learn.
+//
+// Select evaluates one trained learner along a λ grid: at every λ the learner
+// is re-solved (no refactorization) and cross-validated with its shortcuts —
+// leave-one-out, hold-out folds or leave-pair-out — and the measure is computed
+// on the pooled CV predictions. The capabilities the scheme needs are checked
+// before the λ loop starts.
+//
+// Search adds the kernel-parameter grid: it trains once per kernel setting
+// (one factorization each), runs Select on each, picks the best setting and λ,
+// and returns its predictor — with the scaler when the data were standardized —
+// and optionally a permutation test. NewScheme builds a scheme from a spec
+// such as "loo", "kfold:10", "lgo" or "lpo"; RandomBasisPerFold retrains sparse
+// models per fold when the basis itself must depend on the fold.
 package selection
 
 import (
@@ -15,8 +26,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
-	"github.com/rlskit/rlskit/rls"
 )
 
 var (
@@ -25,14 +36,6 @@ var (
 	// ErrScheme is returned for a CV scheme that does not fit the data or measure.
 	ErrScheme = errors.New("selection: invalid cross-validation scheme")
 )
-
-// Solution is what a learner gives at one λ: its cross-validation shortcuts.
-// *rls.Solution implements it.
-type Solution interface {
-	LeaveOneOut() (*mat.Dense, error)
-	HoldOut(rows []int) (*mat.Dense, error)
-	LeavePairOut(pairs []rls.Pair) (pi, pj *mat.Dense, err error)
-}
 
 // Kind names a cross-validation scheme.
 type Kind string
@@ -44,6 +47,8 @@ const (
 	Folds Kind = "folds"
 	// LPO is leave-pair-out: each pair of rows held out together.
 	LPO Kind = "lpo"
+	// None trains at one λ without cross-validation.
+	None Kind = "none"
 )
 
 // Scheme is a cross-validation design.
@@ -56,29 +61,26 @@ type Scheme struct {
 	// Pairs, when set, are the pairs for LPO, shared by every output; otherwise
 	// each output uses its positive–negative pairs (auc) or all pairs with
 	// different labels (cindex).
-	Pairs []rls.Pair
+	Pairs []learn.Pair
 	// Basis says what hold-outs of a sparse model do with held-out basis
-	// vectors: BasisKeep (the default) or BasisRemove, or for LOO BasisSkip
-	// (leave out only the rows that are not basis vectors).
-	Basis BasisPolicy
+	// vectors: learn.Keep (the default, also for ""), learn.Remove, or for LOO
+	// learn.Skip (leave out only the rows that are not basis vectors).
+	Basis learn.Policy
 }
 
-// BasisPolicy is the treatment of held-out basis vectors (paper 004, sect. 6.4).
-type BasisPolicy string
-
-const (
-	// BasisKeep keeps held-out basis vectors in the basis.
-	BasisKeep BasisPolicy = "keep"
-	// BasisRemove takes them out of the basis (what retraining on the rest gives).
-	BasisRemove BasisPolicy = "remove"
-	// BasisSkip (LOO only) predicts only the rows that are not basis vectors.
-	BasisSkip BasisPolicy = "skip"
-)
-
-// basisSolution is a solution whose hold-outs can remove basis vectors (*rls.Solution).
-type basisSolution interface {
-	HoldOutBasis(rows []int, p rls.Policy) (*mat.Dense, error)
-	LeaveOneOutSkip() (*mat.Dense, error)
+// Needs returns the capabilities a solution must have for the scheme.
+func (sc Scheme) Needs() []learn.Capability {
+	switch {
+	case sc.Kind == None:
+		return nil
+	case sc.Kind == LPO:
+		return []learn.Capability{learn.CanLeavePairOut}
+	case sc.Basis == learn.Remove || sc.Basis == learn.Skip:
+		return []learn.Capability{learn.CanHoldOutBasis}
+	case sc.Kind == LOO:
+		return []learn.Capability{learn.CanLeaveOneOut}
+	}
+	return []learn.Capability{learn.CanHoldOut}
 }
 
 // Point is one point of a CV curve.
@@ -102,7 +104,7 @@ type Result struct {
 // PairPrediction is the held-out prediction for both rows of a pair, for one output.
 type PairPrediction struct {
 	Output int
-	rls.Pair
+	learn.Pair
 	PI, PJ float64
 }
 
@@ -110,31 +112,54 @@ type PairPrediction struct {
 type Options struct {
 	// Queries are per-row query ids for measures that need them.
 	Queries []int
+	// Labels are the labels to score against for a learner that has none of
+	// its own (learn.Learner.Labels is nil: a preference graph). Giving them
+	// for a learner that has labels is an error: labels enter once.
+	Labels *mat.Dense
 	// Progress, when set, is called after each λ.
 	Progress func(done, total int)
 }
 
 // Select evaluates the CV scheme at every λ of the grid with the given measure
 // and returns the curve, the best λ (ties: the larger λ, the simpler model) and
-// the CV predictions there. solve is typically (*rls.RLS).Solve. Cost: one solve
-// plus one CV pass per λ — LOO O(m·r·t), folds O(Σ|H|²r + |H|³), LPO O(t) per
-// pair after forming A.
-func Select[S Solution](solve func(float64) (S, error), y *mat.Dense, grid []float64, sc Scheme, meas measure.Measure, opt Options) (*Result, error) {
+// the CV predictions there. The capabilities the scheme needs (Scheme.Needs)
+// are checked on the first solution, before any cross-validation; a missing one
+// is an error wrapping learn.ErrCapability that names the learner. Cost: one
+// re-solve plus one CV pass per λ — LOO O(m·r·t), folds O(Σ|H|²r + |H|³), LPO
+// O(t) per pair after forming A. With Kind None the grid must hold one λ and
+// the value is NaN.
+func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, opt Options) (*Result, error) {
 	if len(grid) == 0 {
 		return nil, fmt.Errorf("%w: no λ values", ErrGrid)
 	}
-	if err := checkScheme(sc, y, meas); err != nil {
-		return nil, err
+	var y *mat.Dense
+	if sc.Kind == None {
+		if len(grid) != 1 {
+			return nil, fmt.Errorf("%w: no cross-validation to choose among %d λ values", ErrScheme, len(grid))
+		}
+	} else {
+		var err error
+		if y, err = labels(l, opt); err != nil {
+			return nil, err
+		}
+		if err := checkScheme(sc, y, meas); err != nil {
+			return nil, err
+		}
 	}
 	res := &Result{BestIndex: -1}
 	var bestPred *mat.Dense
 	var bestPairs []PairPrediction
 	for n, lambda := range grid {
-		s, err := solve(lambda)
+		s, err := l.At(lambda)
 		if err != nil {
 			return nil, fmt.Errorf("λ = %g: %w", lambda, err)
 		}
-		var v float64
+		if n == 0 {
+			if err := learn.Require(l.Name(), s, sc.Needs()...); err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", ErrScheme, sc.Name, err)
+			}
+		}
+		v := math.NaN()
 		var pred *mat.Dense
 		var pairs []PairPrediction
 		switch sc.Kind {
@@ -149,7 +174,7 @@ func Select[S Solution](solve func(float64) (S, error), y *mat.Dense, grid []flo
 				v, err = scoreCovered(meas, y, pred, opt.Queries)
 			}
 		case LPO:
-			pairs, v, err = lpo(s, sc, y, meas)
+			pairs, v, err = lpo(s.(learn.PairHoldOuter), sc, y, meas)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s at λ = %g: %w", sc.Name, lambda, err)
@@ -166,6 +191,21 @@ func Select[S Solution](solve func(float64) (S, error), y *mat.Dense, grid []flo
 	return res, nil
 }
 
+// labels returns the labels CV scores against: the learner's, or for a learner
+// without labels Options.Labels.
+func labels(l learn.Learner, opt Options) (*mat.Dense, error) {
+	y := l.Labels()
+	switch {
+	case y != nil && opt.Labels != nil:
+		return nil, fmt.Errorf("%w: learner %s has labels of its own; Options.Labels is for learners without", ErrScheme, l.Name())
+	case y == nil && opt.Labels == nil:
+		return nil, fmt.Errorf("%w: learner %s has no labels to score against: give Options.Labels", ErrScheme, l.Name())
+	case y == nil:
+		y = opt.Labels
+	}
+	return y, nil
+}
+
 func checkScheme(sc Scheme, y *mat.Dense, meas measure.Measure) error {
 	m, _ := y.Dims()
 	switch sc.Kind {
@@ -178,58 +218,48 @@ func checkScheme(sc Scheme, y *mat.Dense, meas measure.Measure) error {
 		if !meas.Pairwise {
 			return fmt.Errorf("%w: leave-pair-out needs a pairwise measure (auc, cindex), not %s", ErrScheme, meas.Name)
 		}
+	case None:
 	default:
 		return fmt.Errorf("%w: unknown kind %q", ErrScheme, sc.Kind)
 	}
 	return nil
 }
 
-// looPredictions is leave-one-out under the scheme's basis policy.
-func looPredictions(s Solution, sc Scheme, y *mat.Dense) (*mat.Dense, error) {
+// looPredictions is leave-one-out under the scheme's basis policy; the
+// solution has the capabilities Scheme.Needs lists.
+func looPredictions(s learn.Solution, sc Scheme, y *mat.Dense) (*mat.Dense, error) {
 	switch sc.Basis {
-	case "", BasisKeep:
-		return s.LeaveOneOut()
-	case BasisSkip, BasisRemove:
-		bs, ok := any(s).(basisSolution)
-		if !ok {
-			return nil, fmt.Errorf("%w: basis policy %q needs a sparse RLS model", ErrScheme, sc.Basis)
-		}
-		if sc.Basis == BasisSkip {
-			return bs.LeaveOneOutSkip()
-		}
+	case "", learn.Keep:
+		return s.(learn.LeaveOneOuter).LeaveOneOut()
+	case learn.Skip:
+		return s.(learn.BasisHoldOuter).LeaveOneOutSkip()
+	case learn.Remove:
 		m, _ := y.Dims()
 		folds := make([][]int, m)
 		for i := range folds {
 			folds[i] = []int{i}
 		}
-		return foldPredictions(s, Scheme{Kind: Folds, Folds: folds, Basis: BasisRemove}, y)
+		return foldPredictions(s, Scheme{Kind: Folds, Folds: folds, Basis: learn.Remove}, y)
 	}
 	return nil, fmt.Errorf("%w: unknown basis policy %q", ErrScheme, sc.Basis)
 }
 
-// foldPredictions holds out each fold and collects the predictions; rows in no fold are NaN.
-func foldPredictions(s Solution, sc Scheme, y *mat.Dense) (*mat.Dense, error) {
-	folds := sc.Folds
-	holdOut := s.HoldOut
+// foldPredictions holds out each fold and collects the predictions; rows in no
+// fold are NaN. The solution has the capabilities Scheme.Needs lists.
+func foldPredictions(s learn.Solution, sc Scheme, y *mat.Dense) (*mat.Dense, error) {
+	var holdOut func(rows []int) (*mat.Dense, error)
 	switch sc.Basis {
-	case "", BasisKeep:
-	case BasisRemove:
-		bs, ok := any(s).(basisSolution)
-		if !ok {
-			return nil, fmt.Errorf("%w: basis policy remove needs an RLS model", ErrScheme)
-		}
-		holdOut = func(rows []int) (*mat.Dense, error) { return bs.HoldOutBasis(rows, rls.Remove) }
+	case "", learn.Keep:
+		holdOut = s.(learn.HoldOuter).HoldOut
+	case learn.Remove:
+		bs := s.(learn.BasisHoldOuter)
+		holdOut = func(rows []int) (*mat.Dense, error) { return bs.HoldOutBasis(rows, learn.Remove) }
 	default:
 		return nil, fmt.Errorf("%w: basis policy %q does not apply to folds", ErrScheme, sc.Basis)
 	}
 	m, t := y.Dims()
-	pred := mat.NewDense(m, t, nil)
-	for i := 0; i < m; i++ {
-		for c := 0; c < t; c++ {
-			pred.Set(i, c, math.NaN())
-		}
-	}
-	for k, f := range folds {
+	pred := nanDense(m, t)
+	for k, f := range sc.Folds {
 		p, err := holdOut(f)
 		if err != nil {
 			return nil, fmt.Errorf("fold %d: %w", k, err)
@@ -239,6 +269,18 @@ func foldPredictions(s Solution, sc Scheme, y *mat.Dense) (*mat.Dense, error) {
 		}
 	}
 	return pred, nil
+}
+
+// nanDense returns an m×t matrix of NaN.
+func nanDense(m, t int) *mat.Dense {
+	out := mat.NewDense(m, t, nil)
+	for i := 0; i < m; i++ {
+		row := out.RawRowView(i)
+		for c := range row {
+			row[c] = math.NaN()
+		}
+	}
+	return out
 }
 
 // scoreCovered scores the rows that have predictions (not NaN).
@@ -267,7 +309,7 @@ func scoreCovered(meas measure.Measure, y, pred *mat.Dense, q []int) (float64, e
 
 // lpo runs leave-pair-out per output and returns the mean over outputs of the
 // share of pairs ordered like their labels, prediction ties ½ (paper 000).
-func lpo(s Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, float64, error) {
+func lpo(s learn.PairHoldOuter, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, float64, error) {
 	all, scores, err := lpoPerOutput(s, sc, y, meas)
 	if err != nil {
 		return nil, 0, err
@@ -280,7 +322,7 @@ func lpo(s Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPredi
 }
 
 // lpoPerOutput is leave-pair-out with one score per output.
-func lpoPerOutput(s Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, []float64, error) {
+func lpoPerOutput(s learn.PairHoldOuter, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, []float64, error) {
 	_, t := y.Dims()
 	var all []PairPrediction
 	scores := make([]float64, t)
@@ -309,7 +351,7 @@ func lpoPerOutput(s Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]
 }
 
 // countDifferent counts the pairs whose labels differ.
-func countDifferent(pairs []rls.Pair, y []float64) int {
+func countDifferent(pairs []learn.Pair, y []float64) int {
 	n := 0
 	for _, p := range pairs {
 		if p.I >= 0 && p.J >= 0 && p.I < len(y) && p.J < len(y) && y[p.I] != y[p.J] {
@@ -322,7 +364,7 @@ func countDifferent(pairs []rls.Pair, y []float64) int {
 // DefaultPairs returns the leave-pair-out pairs for one output: positive–negative
 // pairs (label > 0 against label ≤ 0) for auc, every pair with different labels
 // otherwise. O(m²).
-func DefaultPairs(y []float64, meas measure.Measure) []rls.Pair {
+func DefaultPairs(y []float64, meas measure.Measure) []learn.Pair {
 	if meas.Name == "auc" {
 		return cv.PositiveNegativePairs(y)
 	}
@@ -414,12 +456,7 @@ func SelectRetrain(retrain Retrainer, y *mat.Dense, grid []float64, folds [][]in
 	}
 	preds := make([]*mat.Dense, len(grid))
 	for n := range preds {
-		preds[n] = mat.NewDense(m, t, nil)
-		for i := 0; i < m; i++ {
-			for c := 0; c < t; c++ {
-				preds[n].Set(i, c, math.NaN())
-			}
-		}
+		preds[n] = nanDense(m, t)
 	}
 	in := make([]bool, m)
 	for k, f := range folds {

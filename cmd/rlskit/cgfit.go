@@ -5,27 +5,30 @@ import (
 	"fmt"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/rlskit/rlskit/cg"
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
-	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/learn"
 )
 
 // runCG trains a linear model by conjugate gradients (no factorization, no CV).
-func runCG(e *env, f *fitFlags, x mat.Matrix, d *dataset.Data, width int, scaler *model.Scaler, lambda float64, start, loaded time.Time) error {
-	loss := map[string]cg.Loss{"rls": cg.Regression, "globalrank": cg.GlobalRank, "queryrank": cg.QueryRank}[f.learner]
+func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.Time) error {
+	x, scaler, err := learn.Options{Standardize: f.standardize}.Prepare(d.X)
+	if err != nil {
+		return err
+	}
+	_, width := x.Dims()
+	lambda := p.grid[0]
 	t0 := time.Now()
-	res, err := cg.Solve(cg.Problem{X: x, Y: d.Y, Loss: loss, Queries: d.Queries, Bias: f.bias},
+	res, err := cg.Solve(cg.Problem{X: x, Y: d.Y, Loss: *p.learner.cg, Queries: d.Queries, Bias: f.bias, Outputs: d.LabelNames, Scaler: scaler},
 		cg.Options{Lambda: lambda, Tol: f.tol, MaxIter: f.maxIter})
 	if err != nil {
 		return fmt.Errorf("--solver cg: %w", err)
 	}
 	train := time.Since(t0)
-	pred := res.Predictor(d.LabelNames, f.learner, lambda, f.bias)
-	pred.Scaler, pred.Features = scaler, d.FeatureNames
+	pred := res.Predictor()
+	pred.Features = d.FeatureNames
 	if f.modelOut != "" {
 		if err := dataset.WriteFileAtomic(f.modelOut, pred.Save); err != nil {
 			return fmt.Errorf("--model %s: %w", f.modelOut, err)

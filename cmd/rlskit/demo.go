@@ -14,7 +14,7 @@ import (
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/measure"
-	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/rls"
 	"github.com/rlskit/rlskit/selection"
 )
@@ -47,43 +47,25 @@ func runDemo(e *env) error {
 	train, test := perm[:m-100], perm[m-100:]
 	xTrain, yTrain := kernel.Rows(d.X, train), kernel.Rows(d.Y, train).(*mat.Dense)
 	xTest, yTest := kernel.Rows(d.X, test), kernel.Rows(d.Y, test).(*mat.Dense)
-	scaler := model.FitScaler(xTrain)
-	xs, err := scaler.Transform(xTrain)
-	if err != nil {
-		return err
-	}
 	// one eigendecomposition per kernel width; every λ and every LOO prediction after it is exact and cheap
 	mse, _ := measure.ByName("mse")
 	grid, _ := selection.ParseGrid("2^-10..2^10", true)
 	gammas, _ := selection.ParseGrid("2^-7..2^-2", true)
-	var (
-		r       *rls.RLS
-		res     *selection.Result
-		gamma   float64
-		perBest []selection.Point
-	)
+	var specs []kernel.Spec
 	for _, g := range gammas {
-		rg, err := rls.Fit(xs, yTrain, rls.Options{Kernel: kernel.Gaussian{Gamma: g}, Outputs: d.LabelNames})
-		if err != nil {
-			return err
-		}
-		rr, err := selection.Select(rg.Solve, yTrain, grid, selection.Scheme{Kind: selection.LOO, Name: "loo"}, mse, selection.Options{})
-		if err != nil {
-			return err
-		}
-		perBest = append(perBest, rr.Best)
-		if res == nil || mse.Better(rr.Best.Value, res.Best.Value) {
-			r, res, gamma = rg, rr, g
-		}
+		specs = append(specs, kernel.Spec{Name: "gaussian", Gamma: g})
 	}
-	trained := time.Since(start)
-	sol, err := r.Solve(res.Best.Lambda)
+	res, err := selection.Search(selection.Problem{
+		X: xTrain, Standardize: true,
+		Method: func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
+			return rls.Fit(x, yTrain, rls.Options{Kernel: k, Outputs: d.LabelNames})
+		},
+	}, selection.Settings{Kernels: specs, Lambdas: grid, Scheme: selection.Scheme{Kind: selection.LOO, Name: "loo"}, Measure: mse})
 	if err != nil {
 		return err
 	}
-	p := sol.Predictor()
-	p.Scaler = scaler
-	pred, err := p.Predict(xTest)
+	trained := time.Since(start)
+	pred, err := res.Predictor.Predict(xTest) // the predictor standardizes the test rows itself
 	if err != nil {
 		return err
 	}
@@ -100,19 +82,21 @@ func runDemo(e *env) error {
 	w.printf("gaussian RLS on standardized features; %d training rows, %d test rows\n\n", len(train), len(test))
 	w.printf("exact leave-one-out over 21 λ for each of %d kernel widths (one eigendecomposition each, %.0f ms in all):\n", len(gammas), trained.Seconds()*1000)
 	w.printf("  %10s  %10s  %12s\n", "gamma", "best λ", "LOO MSE")
-	for k, g := range gammas {
-		w.printf("  %10s  %10s  %12.1f\n", lambdaLabel(g), lambdaLabel(perBest[k].Lambda), perBest[k].Value)
+	for _, c := range res.Curves {
+		w.printf("  %10s  %10s  %12.1f\n", lambdaLabel(c.Kernel.Gamma), lambdaLabel(c.Best.Lambda), c.Best.Value)
 	}
+	best := res.Curves[res.Best]
+	gamma := res.Kernel.Gamma
 	w.printf("\nLOO curve at gamma = %s:\n", lambdaLabel(gamma))
 	w.printf("  %10s  %12s\n", "lambda", "LOO MSE")
-	for n, pt := range res.Curve {
+	for n, pt := range best.Curve {
 		mark := ""
-		if n == res.BestIndex {
+		if n == best.BestIndex {
 			mark = "  <- best"
 		}
 		w.printf("  %10s  %12.1f%s\n", lambdaLabel(pt.Lambda), pt.Value, mark)
 	}
-	w.printf("\nchosen gamma = %s, λ = %s: LOO MSE %.1f (RMSE %.1f)\n", lambdaLabel(gamma), lambdaLabel(res.Best.Lambda), res.Best.Value, math.Sqrt(res.Best.Value))
+	w.printf("\nchosen gamma = %s, λ = %s: LOO MSE %.1f (RMSE %.1f)\n", lambdaLabel(gamma), lambdaLabel(res.Lambda), res.Value, math.Sqrt(res.Value))
 	w.printf("held-out test MSE %.1f (RMSE %.1f); predicting the training mean gives MSE %.1f\n", testMSE, math.Sqrt(testMSE), baseMSE)
 	w.printf("total %.0f ms\n", time.Since(start).Seconds()*1000)
 	return w.flush()

@@ -2,107 +2,158 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/basis"
+	"github.com/rlskit/rlskit/cg"
 	"github.com/rlskit/rlskit/dataset"
-	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/kernel"
-	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/rank"
 	"github.com/rlskit/rlskit/rls"
 	"github.com/rlskit/rlskit/selection"
 )
 
-// learnerNames are the values of --learner.
-var learnerNames = []string{"rls", "globalrank", "queryrank", "prefrank"}
-
-// solution is a learner's model at one λ: its CV shortcuts and its predictor.
-type solution interface {
-	selection.Solution
-	Predictor() *model.Predictor
+// trainInput is what a learner's method is built from: the data read, the
+// basis (fixed, or chosen greedily per kernel setting) and the preference graph.
+type trainInput struct {
+	d      *dataset.Data
+	basis  []int
+	greedy *greedyBasis // nil: basis as given
+	edges  []rank.Edge
+	cost   rank.Cost
 }
 
-// trained is a learner fitted once (its factorization); solve gives any λ.
-type trained struct {
-	solve func(float64) (solution, error)
-	form  string
-	// withLabels returns the same factorization for other labels (nil for prefrank).
-	withLabels func(y *mat.Dense) (*trained, error)
+// greedyBasis asks for n basis vectors chosen by the randomized greedy
+// selection (Pahikkala, Suominen & Boberg 2012, Algorithm 1) per kernel setting.
+type greedyBasis struct {
+	n      int
+	lambda float64
+	seed   uint64
 }
 
-// train fits the named learner. The CLI only dispatches; the learners do the work.
-func train(learner string, x mat.Matrix, d *dataset.Data, k kernel.Kernel, basis []int, edges []rank.Edge, cost rank.Cost) (*trained, error) {
-	ropt := rank.Options{Kernel: k, Basis: basis, Outputs: d.LabelNames}
-	switch learner {
-	case "rls":
-		r, err := rls.Fit(x, d.Y, rls.Options{Kernel: k, Basis: basis, Outputs: d.LabelNames})
+// options returns the learners' options for one kernel setting on X.
+func (in *trainInput) options(x mat.Matrix, k kernel.Kernel) (learn.Options, error) {
+	opt := learn.Options{Kernel: k, Basis: in.basis, Outputs: in.d.LabelNames}
+	if in.greedy != nil {
+		b, err := basis.Greedy(x, in.d.Y, k, in.greedy.n, basis.GreedyOptions{Lambda: in.greedy.lambda, Seed: in.greedy.seed})
 		if err != nil {
-			return nil, err
+			return opt, fmt.Errorf("--basis-select greedy: %w", err)
 		}
-		return rlsTrained(r), nil
-	case "globalrank":
-		g, err := rank.FitGlobal(x, d.Y, ropt)
-		if err != nil {
-			return nil, err
-		}
-		return globalTrained(g, formOf(basis, k, x)), nil
-	case "queryrank":
-		q, err := rank.FitQuery(x, d.Y, d.Queries, ropt)
-		if err != nil {
-			return nil, err
-		}
-		return queryTrained(q, formOf(basis, k, x)), nil
-	case "prefrank":
-		ropt.Outputs = []string{"score"}
-		if d.Y != nil {
-			ropt.Outputs = d.LabelNames[:1]
-		}
-		p, err := rank.FitPreference(x, edges, cost, ropt)
-		if err != nil {
-			return nil, err
-		}
-		return &trained{form: formOf(basis, k, x), solve: func(l float64) (solution, error) { return p.Solve(l) }}, nil
+		slices.Sort(b)
+		opt.Basis = b
 	}
-	return nil, fmt.Errorf("--learner %q: unknown learner (want one of %v)", learner, learnerNames)
+	return opt, nil
 }
 
-func rlsTrained(r *rls.RLS) *trained {
-	return &trained{form: r.Form().String(), solve: func(l float64) (solution, error) { return r.Solve(l) },
-		withLabels: func(y *mat.Dense) (*trained, error) {
-			r2, err := r.WithLabels(y, nil)
-			if err != nil {
-				return nil, err
+// learnerEntry registers a learner with the command line: a new learner is one
+// entry here plus its flags.
+type learnerEntry struct {
+	name learn.Name
+	help string
+	// bias is the default bias of the linear kernel (a ranking loss cannot see a constant shift).
+	bias float64
+	// measure is the default measure for a --cv spec.
+	measure func(cv string) string
+	// queries says the learner needs query ids; graph that it learns from --preferences.
+	queries, graph bool
+	// cg is the conjugate-gradient loss (nil: no --solver cg).
+	cg *cg.Loss
+	// method trains the learner for one kernel setting.
+	method func(in *trainInput) selection.Method
+}
+
+func lossOf(l cg.Loss) *cg.Loss { return &l }
+
+// learners is the table of --learner values.
+var learners = []learnerEntry{
+	{
+		name: learn.RLS, help: "rls (regression)", bias: 1, cg: lossOf(cg.Regression),
+		measure: func(cv string) string { return pick(cv == "lpo", "auc", "mse") },
+		method: func(in *trainInput) selection.Method {
+			return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
+				opt, err := in.options(x, k)
+				if err != nil {
+					return nil, err
+				}
+				return rls.Fit(x, in.d.Y, opt)
 			}
-			return rlsTrained(r2), nil
-		}}
-}
-
-func globalTrained(g *rank.Global, form string) *trained {
-	return &trained{form: form, solve: func(l float64) (solution, error) { return g.Solve(l) },
-		withLabels: func(y *mat.Dense) (*trained, error) {
-			g2, err := g.WithLabels(y, nil)
-			if err != nil {
-				return nil, err
+		},
+	},
+	{
+		name: learn.GlobalRank, help: "globalrank (all pairs of the scores)", cg: lossOf(cg.GlobalRank),
+		measure: func(string) string { return "cindex" },
+		method: func(in *trainInput) selection.Method {
+			return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
+				opt, err := in.options(x, k)
+				if err != nil {
+					return nil, err
+				}
+				return rank.FitGlobal(x, in.d.Y, opt)
 			}
-			return globalTrained(g2, form), nil
-		}}
-}
-
-func queryTrained(q *rank.Query, form string) *trained {
-	return &trained{form: form, solve: func(l float64) (solution, error) { return q.Solve(l) },
-		withLabels: func(y *mat.Dense) (*trained, error) {
-			q2, err := q.WithLabels(y, nil)
-			if err != nil {
-				return nil, err
+		},
+	},
+	{
+		name: learn.QueryRank, help: "queryrank (pairs within queries)", queries: true, cg: lossOf(cg.QueryRank),
+		measure: func(cv string) string { return pick(cv == "lpo", "cindex", "disagreement") },
+		method: func(in *trainInput) selection.Method {
+			return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
+				opt, err := in.options(x, k)
+				if err != nil {
+					return nil, err
+				}
+				return rank.FitQuery(x, in.d.Y, in.d.Queries, opt)
 			}
-			return queryTrained(q2, form), nil
-		}}
+		},
+	},
+	{
+		name: learn.PrefRank, help: "prefrank (a preference graph)", graph: true,
+		measure: func(string) string { return "cindex" },
+		method: func(in *trainInput) selection.Method {
+			return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
+				opt, err := in.options(x, k)
+				if err != nil {
+					return nil, err
+				}
+				opt.Outputs = []string{"score"}
+				if in.d.Y != nil {
+					opt.Outputs = in.d.LabelNames[:1]
+				}
+				return rank.FitPreference(x, in.edges, in.cost, opt)
+			}
+		},
+	},
 }
 
-// formOf names the form the Auto rule picks (see factor.Build).
-func formOf(basis []int, k kernel.Kernel, x mat.Matrix) string {
-	return factor.AutoForm(x, k, basis).String()
+func pick(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
+}
+
+// learnerByName looks up --learner.
+func learnerByName(name string) (*learnerEntry, error) {
+	var names []string
+	for i := range learners {
+		if string(learners[i].name) == name {
+			return &learners[i], nil
+		}
+		names = append(names, string(learners[i].name))
+	}
+	return nil, fmt.Errorf("--learner %q: unknown learner (want one of [%s])", name, strings.Join(names, " "))
+}
+
+// learnerHelp is the --learner flag's help.
+func learnerHelp() string {
+	var parts []string
+	for _, l := range learners {
+		parts = append(parts, l.help)
+	}
+	return "learner: " + strings.Join(parts, ", ")
 }
 
 // parseCost maps --cost to a preference cost.

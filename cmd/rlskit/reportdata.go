@@ -12,22 +12,17 @@ import (
 	"github.com/rlskit/rlskit/selection"
 )
 
-// specCurve is the CV curve of one kernel setting.
-type specCurve struct {
-	spec   kernel.Spec
-	points []selection.Point
-}
-
 // reportData gathers what the HTML report shows: the curves, the chosen point,
 // and — from the CV predictions at the best λ, first output — the prediction
 // scatter (regression), the ROC curve (two classes) or the per-query
 // disagreement (queries).
-func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measure, curves []specCurve, bestCurve int, best *selection.Result) report.Data {
+func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measure, res *selection.SearchResult) report.Data {
+	curves, best := res.Curves, res.Curves[res.Best].Result
 	r := report.Data{
 		Title:          "rlskit fit: " + f.data,
 		Measure:        meas.Name,
 		HigherIsBetter: meas.HigherIsBetter,
-		BestCurve:      bestCurve,
+		BestCurve:      res.Best,
 		BestLambda:     best.Best.Lambda,
 		BestValue:      best.Best.Value,
 	}
@@ -49,9 +44,9 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 	for _, c := range curves {
 		rc := report.Curve{}
 		if len(curves) > 1 {
-			rc.Label = specLabel(c.spec)
+			rc.Label = specLabel(c.Kernel)
 		}
-		for _, p := range c.points {
+		for _, p := range c.Curve {
 			rc.Lambdas = append(rc.Lambdas, p.Lambda)
 			rc.Values = append(rc.Values, p.Value)
 		}

@@ -1,0 +1,383 @@
+// Package learn is the vocabulary every rlskit learner shares and the contract
+// it implements. The learners (rls, rank, and those to come) are siblings over
+// it; cross-validation and selection (packages cv and selection) work through it
+// and never name a learner.
+//
+// # The contract
+//
+// A learner is trained once — it factors its kernel matrix, which does not
+// depend on the regularization parameter λ — and then gives the model at any λ
+// cheaply:
+//
+//	Learner   Name, Labels, At(λ) → Solution          (required)
+//	Solution  Predictor                               (required)
+//
+// Everything else is a capability, found by interface assertion, in the style
+// of io.WriterTo or http.Flusher:
+//
+//	on a Solution  LeaveOneOuter    exact leave-one-out predictions
+//	               HoldOuter        exact predictions for held-out rows (k-fold, groups, queries)
+//	               PairHoldOuter    exact leave-pair-out predictions
+//	               BasisHoldOuter   sparse hold-outs that also remove held-out basis vectors
+//	on a Learner   Relabeler        the same factorization for other labels (permutation tests)
+//
+// Each shortcut equals retraining on the reduced data, to rounding. Package
+// selection checks the capabilities a cross-validation scheme needs before its
+// λ loop starts (see Require), so a missing one fails at once with an error
+// naming the learner and the capability.
+//
+// # Adding a learner
+//
+// A new learner lives in its own package, takes Options (or its own options
+// embedding the same fields), validates with the Check functions here, builds
+// its predictor with Meta.Predictor, and implements Learner plus whichever
+// capabilities it can compute exactly. The command line registers it in one
+// table entry (cmd/rlskit/learners.go).
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/model"
+)
+
+var (
+	// ErrLambda is returned for λ ≤ 0, NaN or ±Inf.
+	ErrLambda = errors.New("lambda must be a finite number > 0")
+	// ErrShape is returned when X and Y do not fit together or are empty.
+	ErrShape = errors.New("dimension mismatch")
+	// ErrHoldOut is returned for an invalid hold-out set or pair.
+	ErrHoldOut = errors.New("invalid hold-out set")
+	// ErrBasis is returned for an invalid basis.
+	ErrBasis = factor.ErrBasis
+	// ErrIndefinite is returned when K̃ + λI is not positive definite (an indefinite precomputed kernel).
+	ErrIndefinite = errors.New("kernel matrix plus lambda·I is not positive definite")
+	// ErrCapability is returned when a learner lacks a capability a computation needs.
+	ErrCapability = errors.New("learner lacks a capability")
+)
+
+// Name names a learner; it is recorded in model files and in fit's JSON.
+type Name string
+
+// The learners of this module.
+const (
+	RLS        Name = "rls"        // regularized least squares (kernel ridge regression), package rls
+	GlobalRank Name = "globalrank" // RankRLS over all pairs of a scoring, package rank
+	QueryRank  Name = "queryrank"  // RankRLS over pairs inside queries, package rank
+	PrefRank   Name = "prefrank"   // RankRLS over a preference graph, package rank
+)
+
+// Learner is a trained factorization: it does not depend on λ.
+type Learner interface {
+	// Name names the learner.
+	Name() Name
+	// Labels returns the m×t labels it was trained on (shared; do not
+	// modify), or nil when it learns from something else (a preference graph).
+	Labels() *mat.Dense
+	// At returns the model at λ without refactoring.
+	At(lambda float64) (Solution, error)
+}
+
+// Solution is a learner's model at one λ.
+type Solution interface {
+	// Predictor returns the trained predictor (carrying the scaler when the
+	// learner standardized its data).
+	Predictor() *model.Predictor
+}
+
+// LeaveOneOuter is a solution with exact leave-one-out predictions (m×t).
+type LeaveOneOuter interface {
+	LeaveOneOut() (*mat.Dense, error)
+}
+
+// HoldOuter is a solution with exact predictions for the held-out rows, in the
+// given order (|rows|×t), of the model retrained without them.
+type HoldOuter interface {
+	HoldOut(rows []int) (*mat.Dense, error)
+}
+
+// PairHoldOuter is a solution with exact leave-pair-out predictions: for each
+// pair, the predictions for both rows of the model retrained without them.
+type PairHoldOuter interface {
+	LeavePairOut(pairs []Pair) (pi, pj *mat.Dense, err error)
+}
+
+// BasisHoldOuter is a sparse solution whose hold-outs can also remove held-out
+// basis vectors (Pahikkala, Suominen & Boberg 2012).
+type BasisHoldOuter interface {
+	HoldOutBasis(rows []int, p Policy) (*mat.Dense, error)
+	// LeaveOneOutSkip is leave-one-out for the rows that are not basis
+	// vectors; basis rows get NaN.
+	LeaveOneOutSkip() (*mat.Dense, error)
+}
+
+// Relabeler is a learner that reuses its factorization for other labels Y
+// (m×t'): no second O(m³). outputs may be nil.
+type Relabeler interface {
+	Relabel(y *mat.Dense, outputs []string) (Learner, error)
+}
+
+// Capability names one of the capability interfaces.
+type Capability string
+
+// The capabilities.
+const (
+	CanLeaveOneOut   Capability = "leave-one-out"
+	CanHoldOut       Capability = "hold-out"
+	CanLeavePairOut  Capability = "leave-pair-out"
+	CanHoldOutBasis  Capability = "basis hold-out"
+	CanRelabel       Capability = "relabel"
+)
+
+// Has reports whether v (a Solution, or a Learner for CanRelabel) has the capability.
+func Has(v any, c Capability) bool {
+	switch c {
+	case CanLeaveOneOut:
+		_, ok := v.(LeaveOneOuter)
+		return ok
+	case CanHoldOut:
+		_, ok := v.(HoldOuter)
+		return ok
+	case CanLeavePairOut:
+		_, ok := v.(PairHoldOuter)
+		return ok
+	case CanHoldOutBasis:
+		_, ok := v.(BasisHoldOuter)
+		return ok
+	case CanRelabel:
+		_, ok := v.(Relabeler)
+		return ok
+	}
+	return false
+}
+
+// Require returns an error wrapping ErrCapability naming the learner and the
+// first capability v lacks.
+func Require(name Name, v any, caps ...Capability) error {
+	for _, c := range caps {
+		if !Has(v, c) {
+			return fmt.Errorf("%w: learner %s has no %s", ErrCapability, name, c)
+		}
+	}
+	return nil
+}
+
+// Form selects how the kernel matrix is factored.
+type Form int
+
+const (
+	// Auto picks Sparse when a basis is given, Linear for the linear kernel when
+	// the data has fewer features than rows, and Dual otherwise.
+	Auto Form = iota
+	// Dual eigendecomposes the m×m kernel matrix: O(m³).
+	Dual
+	// Linear takes the thin SVD of the data with a bias feature: O(m·d²). Linear kernel only.
+	Linear
+	// Sparse uses the subset-of-regressors approximation over Options.Basis: O(m·n²).
+	Sparse
+)
+
+// Request is the factor request for this form and basis.
+func (f Form) Request(basis []int) (factor.Request, error) {
+	req := factor.Request{Basis: basis}
+	switch f {
+	case Auto:
+		req.Auto = true
+	case Dual:
+		req.Form = factor.Dual
+	case Linear:
+		req.Form = factor.Linear
+	case Sparse:
+		req.Form = factor.Sparse
+	default:
+		return req, fmt.Errorf("unknown form %d", int(f))
+	}
+	return req, nil
+}
+
+// Options configure a learner's training.
+type Options struct {
+	// Kernel is required.
+	Kernel kernel.Kernel
+	// Form defaults to Auto.
+	Form Form
+	// Basis lists the training rows that are basis vectors (sparse form).
+	Basis []int
+	// Outputs names the columns of Y (optional; used by predictors).
+	Outputs []string
+	// Standardize scales every feature to mean 0 and standard deviation 1
+	// (sparse data: root mean square 1, no centring) before training; the
+	// predictor applies the same scaling to new data.
+	Standardize bool
+}
+
+// Build standardizes X when asked and factors its kernel matrix as Options
+// say: the factor plus the scaler to record in predictors (nil without
+// standardization). Cost: O(m·d) for the scaling plus factor.Build's.
+func (o Options) Build(x mat.Matrix) (*factor.Data, *model.Scaler, error) {
+	if o.Kernel == nil {
+		return nil, nil, errors.New("no kernel given")
+	}
+	req, err := o.Form.Request(o.Basis)
+	if err != nil {
+		return nil, nil, err
+	}
+	x, sc, err := o.Prepare(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := factor.Build(x, o.Kernel, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, sc, nil
+}
+
+// Prepare returns X standardized when Options.Standardize is set (and the
+// scaler), else X itself and nil. O(m·d).
+func (o Options) Prepare(x mat.Matrix) (mat.Matrix, *model.Scaler, error) {
+	if !o.Standardize {
+		return x, nil, nil
+	}
+	sc := model.FitScaler(x)
+	xs, err := sc.Transform(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	return xs, sc, nil
+}
+
+// Pair is a pair of training rows held out together.
+type Pair struct{ I, J int }
+
+// Policy is what a hold-out does with held-out rows that are basis vectors of a
+// sparse model (Pahikkala, Suominen & Boberg 2012, sect. 6.4).
+type Policy string
+
+const (
+	// Keep leaves the basis as it is; held-out rows only leave the loss.
+	Keep Policy = "keep"
+	// Remove takes the held-out basis vectors out of the basis: what retraining
+	// on the other rows alone gives.
+	Remove Policy = "remove"
+	// Skip (leave-one-out only) predicts only the rows that are not basis vectors.
+	Skip Policy = "skip"
+)
+
+// ParsePolicy parses "keep", "remove" or "skip"; "" is Keep.
+func ParsePolicy(s string) (Policy, error) {
+	switch Policy(s) {
+	case "", Keep:
+		return Keep, nil
+	case Remove, Skip:
+		return Policy(s), nil
+	}
+	return "", fmt.Errorf("basis policy %q: want keep, remove or skip", s)
+}
+
+// CheckLambda returns an error wrapping ErrLambda unless λ is finite and > 0.
+func CheckLambda(lambda float64) error {
+	if !(lambda > 0) || math.IsInf(lambda, 1) {
+		return fmt.Errorf("%w: got %v", ErrLambda, lambda)
+	}
+	return nil
+}
+
+// CheckLabels validates the labels Y against m rows — present, m×t, finite —
+// and returns the output names (y0, y1, … when names is nil).
+func CheckLabels(y *mat.Dense, m int, names []string) ([]string, error) {
+	if y == nil || y.IsEmpty() {
+		return nil, fmt.Errorf("%w: no labels", ErrShape)
+	}
+	ym, t := y.Dims()
+	if ym != m {
+		return nil, fmt.Errorf("%w: X has %d rows, Y has %d", ErrShape, m, ym)
+	}
+	for i := 0; i < m; i++ {
+		for c, v := range y.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: label [%d,%d] = %v", ErrShape, i, c, v)
+			}
+		}
+	}
+	if names == nil {
+		for c := 0; c < t; c++ {
+			names = append(names, fmt.Sprintf("y%d", c))
+		}
+	}
+	if len(names) != t {
+		return nil, fmt.Errorf("%w: %d output names for %d outputs", ErrShape, len(names), t)
+	}
+	return names, nil
+}
+
+// CheckHoldOut returns an error wrapping ErrHoldOut unless h is a non-empty set
+// of distinct rows of 0..m-1 that leaves at least one row to train on.
+func CheckHoldOut(h []int, m int) error {
+	if len(h) == 0 {
+		return fmt.Errorf("%w: empty", ErrHoldOut)
+	}
+	if len(h) >= m {
+		return fmt.Errorf("%w: %d of %d rows held out, nothing left to train on", ErrHoldOut, len(h), m)
+	}
+	seen := make(map[int]bool, len(h))
+	for _, i := range h {
+		if i < 0 || i >= m {
+			return fmt.Errorf("%w: row %d outside [0,%d)", ErrHoldOut, i, m)
+		}
+		if seen[i] {
+			return fmt.Errorf("%w: row %d held out twice", ErrHoldOut, i)
+		}
+		seen[i] = true
+	}
+	return nil
+}
+
+// CheckPairs returns an error wrapping ErrHoldOut unless there is at least one
+// pair, every pair holds two distinct rows of 0..m-1, and m ≥ minRows.
+func CheckPairs(pairs []Pair, m, minRows int) error {
+	if len(pairs) == 0 {
+		return fmt.Errorf("%w: no pairs", ErrHoldOut)
+	}
+	if m < minRows {
+		return fmt.Errorf("%w: leave-pair-out needs at least %d rows, have %d", ErrHoldOut, minRows, m)
+	}
+	for _, p := range pairs {
+		if p.I < 0 || p.I >= m || p.J < 0 || p.J >= m || p.I == p.J {
+			return fmt.Errorf("%w: pair (%d, %d) with %d rows", ErrHoldOut, p.I, p.J, m)
+		}
+	}
+	return nil
+}
+
+// Meta is what every learner records for its predictors: its name, the factor
+// (kernel, expansion points, bias), the output names and the scaler.
+type Meta struct {
+	Name    Name
+	Data    *factor.Data
+	Outputs []string
+	Scaler  *model.Scaler
+}
+
+// Predictor turns coefficients at λ into a predictor: coef holds one row per
+// expansion point (Dual, Sparse) or the primal weights with the bias weight
+// last (Linear). See model.New for the cost.
+func (m Meta) Predictor(coef *mat.Dense, lambda float64) *model.Predictor {
+	d := m.Data
+	e := model.Expansion{
+		Learner: string(m.Name), Kernel: d.Kernel, Lambda: lambda, Width: d.Width,
+		Outputs: m.Outputs, Scaler: m.Scaler, Coef: coef,
+	}
+	if d.Form == factor.Linear {
+		e.Primal, e.Bias = true, d.Bias
+	} else {
+		e.Points = d.Points
+	}
+	return model.New(e)
+}
