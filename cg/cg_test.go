@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlskit/rlskit/cg"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
@@ -222,11 +223,11 @@ func TestAgainstLearners(t *testing.T) {
 						if sparse {
 							xm, xn = toCSR(x), toCSR(xnew)
 						}
-						opt := rank.Options{Kernel: kernel.Linear{Bias: bias}, Form: rls.Linear}
+						opt := rank.Options{Kernel: kernel.Linear{Bias: bias}, Form: learn.Linear}
 						var want *model.Predictor
 						switch loss {
 						case cg.Regression:
-							r, err := rls.Fit(xm, y, rls.Options{Kernel: kernel.Linear{Bias: bias}, Form: rls.Linear})
+							r, err := rls.Fit(xm, y, rls.Options{Kernel: kernel.Linear{Bias: bias}, Form: learn.Linear})
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -261,7 +262,7 @@ func TestAgainstLearners(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						got := res.Predictor(nil, "", lambda, bias)
+						got := res.Predictor()
 						if got.Learner != loss.String() || got.Kernel != want.Kernel || got.Width != d || len(got.Outputs) != nt {
 							t.Errorf("predictor %s %v width %d outputs %v, want %s %v", got.Learner, got.Kernel, got.Width, got.Outputs, want.Learner, want.Kernel)
 						}
@@ -375,7 +376,7 @@ func TestEarlyStopping(t *testing.T) {
 				every = cg.DefaultEvery
 			}
 			score := func(r *cg.Result, o int) float64 {
-				pred, err := r.Predictor(nil, "", 1e-6, 1).Predict(xvm)
+				pred, err := r.Predictor().Predict(xvm)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -521,19 +522,23 @@ func TestValidationMeasureError(t *testing.T) {
 
 func TestPredictorNames(t *testing.T) {
 	x, y, _ := data(14, 20, 3, 2, 0.1)
-	res, err := cg.Solve(cg.Problem{X: x, Y: y, Bias: 2}, cg.Options{Lambda: 1})
+	res, err := cg.Solve(cg.Problem{X: x, Y: y, Bias: 2, Outputs: []string{"a", "b"}, Loss: cg.GlobalRank}, cg.Options{Lambda: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := res.Predictor([]string{"a", "b"}, "mine", 1, 2)
-	if p.Learner != "mine" || p.Outputs[1] != "b" || p.Kernel.Bias != 2 || p.Lambda != 1 || !p.IsLinear() {
+	p := res.Predictor()
+	if p.Learner != "globalrank" || p.Outputs[1] != "b" || p.Kernel.Bias != 2 || p.Lambda != 1 || !p.IsLinear() {
 		t.Errorf("predictor %+v", p)
 	}
 	p.W.Set(0, 0, 1e9)
 	if res.W.At(0, 0) == 1e9 {
 		t.Error("predictor shares W with the result")
 	}
-	if q := res.Predictor([]string{"only one"}, "", 1, 2); q.Outputs[0] != "y0" || q.Learner != "rls" {
+	res2, err := cg.Solve(cg.Problem{X: x, Y: y, Bias: 2, Outputs: []string{"only one"}}, cg.Options{Lambda: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := res2.Predictor(); q.Outputs[0] != "y0" || q.Learner != "rls" {
 		t.Errorf("default names %v, learner %q", q.Outputs, q.Learner)
 	}
 }

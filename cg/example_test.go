@@ -21,14 +21,14 @@ func ExampleSolve() {
 		panic(err)
 	}
 	y := mat.NewDense(6, 1, []float64{2, -1, 4, 1, -2, 5})
-	res, err := cg.Solve(cg.Problem{X: x, Y: y, Loss: cg.GlobalRank}, cg.Options{Lambda: 1e-3, Tol: 1e-10})
+	res, err := cg.Solve(cg.Problem{X: x, Y: y, Loss: cg.GlobalRank, Outputs: []string{"score"}}, cg.Options{Lambda: 1e-3, Tol: 1e-10})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Printf("w = (%.3f, %.3f), converged %v in %d iterations\n",
 		res.W.At(0, 0), res.W.At(1, 0), res.Converged[0], res.Iterations[0])
 
-	p := res.Predictor([]string{"score"}, "", 1e-3, 0)
+	p := res.Predictor()
 	f, _ := p.Predict(mat.NewDense(2, 2, []float64{1, 0, 0, 1}))
 	fmt.Printf("f(1,0) = %.3f, f(0,1) = %.3f\n", f.At(0, 0), f.At(1, 0))
 	// Output:

@@ -19,8 +19,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
-	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
 )
 
 var (

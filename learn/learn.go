@@ -128,11 +128,11 @@ type Capability string
 
 // The capabilities.
 const (
-	CanLeaveOneOut   Capability = "leave-one-out"
-	CanHoldOut       Capability = "hold-out"
-	CanLeavePairOut  Capability = "leave-pair-out"
-	CanHoldOutBasis  Capability = "basis hold-out"
-	CanRelabel       Capability = "relabel"
+	CanLeaveOneOut  Capability = "leave-one-out"
+	CanHoldOut      Capability = "hold-out"
+	CanLeavePairOut Capability = "leave-pair-out"
+	CanHoldOutBasis Capability = "basis hold-out"
+	CanRelabel      Capability = "relabel"
 )
 
 // Has reports whether v (a Solution, or a Learner for CanRelabel) has the capability.

@@ -106,7 +106,7 @@ func BenchmarkQueryLQO(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, err := s.LeaveQueryOut(qr); err != nil {
+					if _, err := s.LeaveQueryOut(); err != nil {
 						b.Fatal(err)
 					}
 				}

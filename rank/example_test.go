@@ -81,7 +81,7 @@ func ExampleFitQuery() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	lqo, err := s.LeaveQueryOut(q)
+	lqo, err := s.LeaveQueryOut()
 	if err != nil {
 		log.Fatal(err)
 	}

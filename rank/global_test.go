@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/rlskit/rlskit/rls"
+	"github.com/rlskit/rlskit/learn"
 )
 
 func TestGlobalEqualsRetraining(t *testing.T) {
@@ -27,7 +27,7 @@ func TestGlobalEqualsRetraining(t *testing.T) {
 					t.Fatal(err)
 				}
 				// λ path: training predictions and the predictor
-				want := oracle(p, edges, nil, all, lambda)
+				want := oracleFit(p, edges, nil, all, lambda)
 				if e := relErr(s.Fitted(), want); e > tol {
 					t.Errorf("λ=%g: fitted rel. error %.2e", lambda, e)
 				}
@@ -45,22 +45,22 @@ func TestGlobalEqualsRetraining(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if e := relErr(got, oracle(p, edges, h, h, lambda)); e > tol {
+					if e := relErr(got, oracleFit(p, edges, h, h, lambda)); e > tol {
 						t.Errorf("λ=%g |H|=%d: hold-out rel. error %.2e", lambda, size, e)
 					}
 				}
 				// LPO: a few pairs (factor path) and all pairs (the O(1)-per-pair path)
-				var few, many []rls.Pair
+				var few, many []learn.Pair
 				for i := 0; i < m; i++ {
 					for j := i + 1; j < m; j++ {
-						many = append(many, rls.Pair{I: i, J: j})
+						many = append(many, learn.Pair{I: i, J: j})
 					}
 				}
 				for k := 0; k < 4; k++ {
 					q := rng.Perm(m)
-					few = append(few, rls.Pair{I: q[0], J: q[1]})
+					few = append(few, learn.Pair{I: q[0], J: q[1]})
 				}
-				for _, pairs := range [][]rls.Pair{few, many} {
+				for _, pairs := range [][]learn.Pair{few, many} {
 					pi, pj, err := s.LeavePairOut(pairs)
 					if err != nil {
 						t.Fatal(err)
@@ -69,7 +69,7 @@ func TestGlobalEqualsRetraining(t *testing.T) {
 						if len(pairs) > 10 && n%11 != 0 {
 							continue
 						}
-						want := oracle(p, edges, []int{pr.I, pr.J}, []int{pr.I, pr.J}, lambda)
+						want := oracleFit(p, edges, []int{pr.I, pr.J}, []int{pr.I, pr.J}, lambda)
 						got := mat.NewDense(2, want.RawMatrix().Cols, nil)
 						got.SetRow(0, pi.RawRowView(n))
 						got.SetRow(1, pj.RawRowView(n))

@@ -44,15 +44,15 @@ type laplacian interface {
 // Cost beyond the factor: O(m·k²) for the SVD and products, O(k³) for the
 // eigendecomposition (O(m³) each in the dual form), O(l·k) for L·F.
 type graphModel struct {
-	meta    learn.Meta
-	d       *factor.Data
-	feat    features
-	g       laplacian
-	b       *mat.Dense // m×t
-	psi     *mat.Dense // m×k'
-	lam     []float64  // k'
-	tv      *mat.Dense // T_Φ·V₊·W: coefficients from W-coordinates
-	z       *mat.Dense // k'×t
+	meta learn.Meta
+	d    *factor.Data
+	feat features
+	g    laplacian
+	b    *mat.Dense // m×t
+	psi  *mat.Dense // m×k'
+	lam  []float64  // k'
+	tv   *mat.Dense // T_Φ·V₊·W: coefficients from W-coordinates
+	z    *mat.Dense // k'×t
 
 	holdCaches sync.Map // hold-out set → *holdCache
 }

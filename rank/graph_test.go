@@ -7,8 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/internal/oracle"
 	"github.com/rlskit/rlskit/kernel"
-	"github.com/rlskit/rlskit/rls"
+	"github.com/rlskit/rlskit/learn"
 )
 
 func TestQueryEqualsRetraining(t *testing.T) {
@@ -28,7 +29,7 @@ func TestQueryEqualsRetraining(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := oracle(p, edges, nil, all, lambda)
+				want := oracleFit(p, edges, nil, all, lambda)
 				if e := relErr(s.Fitted(), want); e > tol {
 					t.Errorf("λ=%g: fitted rel. error %.2e", lambda, e)
 				}
@@ -37,12 +38,12 @@ func TestQueryEqualsRetraining(t *testing.T) {
 					t.Errorf("λ=%g: predictor rel. error %.2e", lambda, e)
 				}
 				// leave-query-out: each query against retraining without it
-				lqo, err := s.LeaveQueryOut(q)
+				lqo, err := s.LeaveQueryOut()
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, mem := range q.Queries() {
-					want := oracle(p, edges, mem, mem, lambda)
+					want := oracleFit(p, edges, mem, mem, lambda)
 					if e := relErr(rows(lqo, mem), want); e > tol {
 						t.Errorf("λ=%g: LQO query %v rel. error %.2e", lambda, mem, e)
 					}
@@ -54,7 +55,7 @@ func TestQueryEqualsRetraining(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if e := relErr(got, oracle(p, edges, h, h, lambda)); e > tol {
+					if e := relErr(got, oracleFit(p, edges, h, h, lambda)); e > tol {
 						t.Errorf("λ=%g |H|=%d: hold-out rel. error %.2e", lambda, size, e)
 					}
 				}
@@ -77,8 +78,8 @@ func randomEdges(rng *rand.Rand, m, l int) []Edge {
 	return out
 }
 
-func oracleEdges(edges []Edge, cost Cost) []oracleEdge {
-	var out []oracleEdge
+func oracleEdges(edges []Edge, cost Cost) []oracle.Edge {
+	var out []oracle.Edge
 	for _, e := range edges {
 		w := e.Weight
 		if w == 0 {
@@ -102,7 +103,7 @@ func oracleEdges(edges []Edge, cost Cost) []oracleEdge {
 		if cost == Inverse {
 			w /= mags[0]
 		}
-		out = append(out, oracleEdge{i: e.I, j: e.J, w2: w * w, z: z})
+		out = append(out, oracle.Edge{I: e.I, J: e.J, W2: w * w, Z: z})
 	}
 	return out
 }
@@ -137,7 +138,7 @@ func TestPreferenceEqualsRetraining(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want := oracle(p, oe, nil, allRows(m), lambda)
+					want := oracleFit(p, oe, nil, allRows(m), lambda)
 					if e := relErr(s.Fitted(), want); e > tol {
 						t.Errorf("λ=%g: fitted rel. error %.2e", lambda, e)
 					}
@@ -147,7 +148,7 @@ func TestPreferenceEqualsRetraining(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if e := relErr(got, oracle(p, oe, h, h, lambda)); e > tol {
+						if e := relErr(got, oracleFit(p, oe, h, h, lambda)); e > tol {
 							t.Errorf("λ=%g |H|=%d: hold-out rel. error %.2e", lambda, size, e)
 						}
 					}
@@ -219,14 +220,14 @@ func TestDualEqualsLinear(t *testing.T) {
 	for i := range q {
 		q[i] = i % 5
 	}
-	for _, form := range []rls.Form{rls.Dual, rls.Linear} {
+	for _, form := range []learn.Form{learn.Dual, learn.Linear} {
 		_ = form
 	}
 	k := kernel.Linear{}
-	gd, _ := FitGlobal(x, y, Options{Kernel: k, Form: rls.Dual})
-	gl, _ := FitGlobal(x, y, Options{Kernel: k, Form: rls.Linear})
-	qd, _ := FitQuery(x, y, q, Options{Kernel: k, Form: rls.Dual})
-	ql, _ := FitQuery(x, y, q, Options{Kernel: k, Form: rls.Linear})
+	gd, _ := FitGlobal(x, y, Options{Kernel: k, Form: learn.Dual})
+	gl, _ := FitGlobal(x, y, Options{Kernel: k, Form: learn.Linear})
+	qd, _ := FitQuery(x, y, q, Options{Kernel: k, Form: learn.Dual})
+	ql, _ := FitQuery(x, y, q, Options{Kernel: k, Form: learn.Linear})
 	xn, _ := randData(rng, 7, 4, 1, false)
 	for _, lambda := range []float64{1e-3, 1, 100} {
 		a, _ := gd.Solve(lambda)
@@ -279,18 +280,18 @@ func TestRankBadInput(t *testing.T) {
 	// a single usable query cannot be cross-validated by leaving queries out
 	q, _ := FitQuery(x, y, []int{0, 0, 0, 0, 0, 0, 0, 1}, opt)
 	s, _ := q.Solve(1)
-	if _, err := s.LeaveQueryOut(q); !errors.Is(err, ErrTooFew) {
+	if _, err := s.LeaveQueryOut(); !errors.Is(err, ErrTooFew) {
 		t.Errorf("LQO with one usable query: err = %v, want ErrTooFew", err)
 	}
 	g, _ := FitGlobal(x, y, opt)
 	gs, _ := g.Solve(1)
-	if _, _, err := gs.LeavePairOut([]rls.Pair{{I: 1, J: 1}}); !errors.Is(err, ErrHoldOut) {
+	if _, _, err := gs.LeavePairOut([]learn.Pair{{I: 1, J: 1}}); !errors.Is(err, learn.ErrHoldOut) {
 		t.Errorf("pair (1,1): err = %v", err)
 	}
-	if _, err := gs.HoldOut([]int{0, 1, 2, 3, 4, 5, 6}); !errors.Is(err, ErrHoldOut) {
+	if _, err := gs.HoldOut([]int{0, 1, 2, 3, 4, 5, 6}); !errors.Is(err, learn.ErrHoldOut) {
 		t.Errorf("hold-out leaving one row: err = %v", err)
 	}
-	if _, err := FitGlobal(x, mat.NewDense(7, 1, nil), opt); !errors.Is(err, ErrShape) {
+	if _, err := FitGlobal(x, mat.NewDense(7, 1, nil), opt); !errors.Is(err, learn.ErrShape) {
 		t.Errorf("row mismatch: err = %v", err)
 	}
 }
@@ -327,13 +328,13 @@ func TestWithLabels(t *testing.T) {
 		}
 		c, _ := q2.Solve(l)
 		d, _ := qf.Solve(l)
-		lc, _ := c.LeaveQueryOut(q2)
-		ld, _ := d.LeaveQueryOut(qf)
+		lc, _ := c.LeaveQueryOut()
+		ld, _ := d.LeaveQueryOut()
 		if e := relErr(lc, ld); e > 1e-10 {
 			t.Errorf("Query λ=%g: %.2e", l, e)
 		}
 	}
-	if _, err := g.WithLabels(mat.NewDense(3, 1, nil), nil); !errors.Is(err, ErrShape) {
+	if _, err := g.WithLabels(mat.NewDense(3, 1, nil), nil); !errors.Is(err, learn.ErrShape) {
 		t.Errorf("wrong rows: %v", err)
 	}
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
-	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 )
 
 // Query is RankRLS for label ranking: pairs only inside a query, magnitude-

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 )
 
 // Benchmarks on a regression problem with d = 50 standard normal features,
@@ -70,7 +71,7 @@ func benchDualFit(b *testing.B, m int) *RLS {
 	if ok {
 		return r
 	}
-	r, err := Fit(x, y, Options{Kernel: benchGaussian(), Form: Dual})
+	r, err := Fit(x, y, Options{Kernel: benchGaussian(), Form: learn.Dual})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func BenchmarkFitDual(b *testing.B) {
 			var r *RLS
 			for b.Loop() {
 				var err error
-				if r, err = Fit(x, y, Options{Kernel: benchGaussian(), Form: Dual}); err != nil {
+				if r, err = Fit(x, y, Options{Kernel: benchGaussian(), Form: learn.Dual}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -206,10 +207,10 @@ func BenchmarkLeavePairOut(b *testing.B) {
 					neg = append(neg, i)
 				}
 			}
-			pairs := make([]Pair, 0, len(pos)*len(neg))
+			pairs := make([]learn.Pair, 0, len(pos)*len(neg))
 			for _, i := range pos {
 				for _, j := range neg {
-					pairs = append(pairs, Pair{i, j})
+					pairs = append(pairs, learn.Pair{I: i, J: j})
 				}
 			}
 			for b.Loop() {
@@ -229,7 +230,7 @@ func linearOptions() Options { return Options{Kernel: kernel.Linear{Bias: 1}} }
 // sparseOptions: the gaussian kernel over a basis of 200 random rows.
 func sparseOptions(m int) Options {
 	basis := rand.New(rand.NewPCG(200, uint64(m))).Perm(m)[:200]
-	return Options{Kernel: benchGaussian(), Form: Sparse, Basis: basis}
+	return Options{Kernel: benchGaussian(), Form: learn.Sparse, Basis: basis}
 }
 
 // BenchmarkFitLinear: the linear kernel in the primal (thin SVD of m×(d+1)), O(m·d²).

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 )
 
 // A nearly diagonal kernel (narrow gaussian in 30 dimensions) makes predictions
@@ -19,8 +20,8 @@ func TestNearlyDiagonalKernel(t *testing.T) {
 	x, y := randProblem(rng, 17, 30, 2, false)
 	basis := rng.Perm(17)[:4]
 	for _, p := range []problem{
-		{x: x, y: y, kern: kernel.Gaussian{Gamma: 0.3}, form: Sparse, basis: basis},
-		{x: x, y: y, kern: kernel.Gaussian{Gamma: 0.3}, form: Dual},
+		{x: x, y: y, kern: kernel.Gaussian{Gamma: 0.3}, form: learn.Sparse, basis: basis},
+		{x: x, y: y, kern: kernel.Gaussian{Gamma: 0.3}, form: learn.Dual},
 	} {
 		r := fit(t, p)
 		for _, lambda := range lambdas {
@@ -84,8 +85,8 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range []float64{0, -1, math.NaN(), math.Inf(1), math.Inf(-1)} {
-		if _, err := r.Solve(l); !errors.Is(err, ErrLambda) {
-			t.Errorf("Solve(%v): err = %v, want ErrLambda", l, err)
+		if _, err := r.Solve(l); !errors.Is(err, learn.ErrLambda) {
+			t.Errorf("Solve(%v): err = %v, want learn.ErrLambda", l, err)
 		}
 	}
 	s, err := r.Solve(1)
@@ -103,13 +104,13 @@ func TestBadInput(t *testing.T) {
 		{"all rows", allRows(10)},
 	}
 	for _, c := range holdOuts {
-		if _, err := s.HoldOut(c.h); !errors.Is(err, ErrHoldOut) {
-			t.Errorf("HoldOut %s: err = %v, want ErrHoldOut", c.name, err)
+		if _, err := s.HoldOut(c.h); !errors.Is(err, learn.ErrHoldOut) {
+			t.Errorf("HoldOut %s: err = %v, want learn.ErrHoldOut", c.name, err)
 		}
 	}
-	for _, pairs := range [][]Pair{nil, {{1, 1}}, {{0, 10}}, {{-1, 2}}} {
-		if _, _, err := s.LeavePairOut(pairs); !errors.Is(err, ErrHoldOut) {
-			t.Errorf("LeavePairOut %v: err = %v, want ErrHoldOut", pairs, err)
+	for _, pairs := range [][]learn.Pair{nil, {{I: 1, J: 1}}, {{I: 0, J: 10}}, {{I: -1, J: 2}}} {
+		if _, _, err := s.LeavePairOut(pairs); !errors.Is(err, learn.ErrHoldOut) {
+			t.Errorf("LeavePairOut %v: err = %v, want learn.ErrHoldOut", pairs, err)
 		}
 	}
 	fits := []struct {
@@ -119,19 +120,19 @@ func TestBadInput(t *testing.T) {
 		opt  Options
 		want error
 	}{
-		{"row mismatch", x, mat.NewDense(9, 1, nil), Options{Kernel: g}, ErrShape},
-		{"NaN label", x, mat.NewDense(10, 1, append(make([]float64, 9), math.NaN())), Options{Kernel: g}, ErrShape},
-		{"too many basis vectors", x, y, Options{Kernel: g, Basis: allRows(11)}, ErrBasis},
-		{"basis out of range", x, y, Options{Kernel: g, Basis: []int{0, 10}}, ErrBasis},
-		{"basis duplicate", x, y, Options{Kernel: g, Basis: []int{2, 2}}, ErrBasis},
-		{"empty basis", x, y, Options{Kernel: g, Basis: []int{}, Form: Sparse}, ErrBasis},
+		{"row mismatch", x, mat.NewDense(9, 1, nil), Options{Kernel: g}, learn.ErrShape},
+		{"NaN label", x, mat.NewDense(10, 1, append(make([]float64, 9), math.NaN())), Options{Kernel: g}, learn.ErrShape},
+		{"too many basis vectors", x, y, Options{Kernel: g, Basis: allRows(11)}, learn.ErrBasis},
+		{"basis out of range", x, y, Options{Kernel: g, Basis: []int{0, 10}}, learn.ErrBasis},
+		{"basis duplicate", x, y, Options{Kernel: g, Basis: []int{2, 2}}, learn.ErrBasis},
+		{"empty basis", x, y, Options{Kernel: g, Basis: []int{}, Form: learn.Sparse}, learn.ErrBasis},
 	}
 	for _, c := range fits {
 		if _, err := Fit(c.x, c.y, c.opt); !errors.Is(err, c.want) {
 			t.Errorf("Fit %s: err = %v, want %v", c.name, err, c.want)
 		}
 	}
-	if _, err := Fit(x, y, Options{Kernel: g, Form: Linear}); err == nil {
+	if _, err := Fit(x, y, Options{Kernel: g, Form: learn.Linear}); err == nil {
 		t.Error("linear form with a gaussian kernel: no error")
 	}
 	if _, err := Fit(x, y, Options{}); err == nil {
@@ -143,8 +144,8 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ri.Solve(0.5); !errors.Is(err, ErrIndefinite) {
-		t.Errorf("indefinite kernel: err = %v, want ErrIndefinite", err)
+	if _, err := ri.Solve(0.5); !errors.Is(err, learn.ErrIndefinite) {
+		t.Errorf("indefinite kernel: err = %v, want learn.ErrIndefinite", err)
 	}
 	if _, err := ri.Solve(2); err != nil {
 		t.Errorf("indefinite kernel made definite by λ=2: %v", err)
@@ -216,7 +217,7 @@ func TestWithLabels(t *testing.T) {
 		}
 	}
 	r, _ := Fit(x, y, Options{Kernel: kernel.Linear{}})
-	if _, err := r.WithLabels(mat.NewDense(3, 1, nil), nil); !errors.Is(err, ErrShape) {
+	if _, err := r.WithLabels(mat.NewDense(3, 1, nil), nil); !errors.Is(err, learn.ErrShape) {
 		t.Errorf("wrong rows: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/rls"
 )
 
@@ -152,7 +153,7 @@ func ExampleSolution_LeavePairOut() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	pairs := []rls.Pair{{I: 0, J: 7}, {I: 2, J: 5}}
+	pairs := []learn.Pair{{I: 0, J: 7}, {I: 2, J: 5}}
 	pi, pj, err := s.LeavePairOut(pairs)
 	if err != nil {
 		log.Fatal(err)
@@ -186,9 +187,9 @@ func ExampleSolution_LeavePairOut() {
 	// pair (2,5): 0.729 0.468, equals retraining: true
 }
 
-// A sparse model keeps a basis of training rows. HoldOutBasis with rls.Remove
+// A sparse model keeps a basis of training rows. HoldOutBasis with learn.Remove
 // also takes held-out basis vectors out of the basis: exactly what retraining
-// on the other rows, with the rest of the basis, gives. rls.Keep leaves them in.
+// on the other rows, with the rest of the basis, gives. learn.Keep leaves them in.
 func ExampleSolution_HoldOutBasis() {
 	// Eight points of a noisy curve, one feature.
 	x := mat.NewDense(8, 1, []float64{0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5})
@@ -203,11 +204,11 @@ func ExampleSolution_HoldOutBasis() {
 		log.Fatal(err)
 	}
 	h := []int{2, 3} // row 2 is a basis vector
-	remove, err := s.HoldOutBasis(h, rls.Remove)
+	remove, err := s.HoldOutBasis(h, learn.Remove)
 	if err != nil {
 		log.Fatal(err)
 	}
-	keep, err := s.HoldOutBasis(h, rls.Keep)
+	keep, err := s.HoldOutBasis(h, learn.Keep)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 )
 
 func fit(t *testing.T, p problem) *RLS {
@@ -121,15 +122,15 @@ func TestLeavePairOutEqualsRetraining(t *testing.T) {
 			r := fit(t, p)
 			m, _ := p.y.Dims()
 			// few pairs (per-pair path) and all pairs (the path that forms A once)
-			var few, all []Pair
+			var few, all []learn.Pair
 			for i := 0; i < m; i++ {
 				for j := i + 1; j < m; j++ {
-					all = append(all, Pair{i, j})
+					all = append(all, learn.Pair{I: i, J: j})
 				}
 			}
 			for k := 0; k < 5; k++ {
 				q := rng.Perm(m)
-				few = append(few, Pair{q[0], q[1]})
+				few = append(few, learn.Pair{I: q[0], J: q[1]})
 			}
 			for _, lambda := range lambdas {
 				s, err := r.Solve(lambda)
@@ -137,7 +138,7 @@ func TestLeavePairOutEqualsRetraining(t *testing.T) {
 					t.Fatal(err)
 				}
 				tol := tolerance(p, lambda)
-				for _, pairs := range [][]Pair{few, all} {
+				for _, pairs := range [][]learn.Pair{few, all} {
 					pi, pj, err := s.LeavePairOut(pairs)
 					if err != nil {
 						t.Fatal(err)

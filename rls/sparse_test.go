@@ -11,9 +11,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 )
 
-// Remove policy: the hold-out prediction equals retraining on H̄ with basis B∖H;
+// learn.Remove policy: the hold-out prediction equals retraining on H̄ with basis B∖H;
 // keep policy: retraining on H̄ with basis B. Hold-out sets hold none, some and
 // all but one of the basis vectors; sizes 1 … m/2.
 func TestHoldOutBasisEqualsRetraining(t *testing.T) {
@@ -27,7 +28,7 @@ func TestHoldOutBasisEqualsRetraining(t *testing.T) {
 			basis := perm[:n]
 			others := perm[n:]
 			k := kernel.Gaussian{Gamma: 1 / float64(d)}
-			p := problem{x: x, y: y, kern: k, form: Sparse, basis: basis}
+			p := problem{x: x, y: y, kern: k, form: learn.Sparse, basis: basis}
 			r := fit(t, p)
 			holdOuts := map[string][]int{
 				"no basis":           others[:3],
@@ -44,7 +45,7 @@ func TestHoldOutBasisEqualsRetraining(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got, err := s.HoldOutBasis(h, Remove)
+					got, err := s.HoldOutBasis(h, learn.Remove)
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
@@ -55,7 +56,7 @@ func TestHoldOutBasisEqualsRetraining(t *testing.T) {
 					if e := relErr(got, want); e > 1e-8 {
 						t.Errorf("%s: remove rel. error %.2e", label, e)
 					}
-					keep, err := s.HoldOutBasis(h, Keep)
+					keep, err := s.HoldOutBasis(h, learn.Keep)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -77,11 +78,11 @@ func TestHoldOutBasisErrorsAndSkip(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := r.Solve(1)
-	if _, err := s.HoldOutBasis([]int{2, 5, 9, 11}, Remove); !errors.Is(err, ErrBasis) {
-		t.Errorf("removing every basis vector: err = %v, want ErrBasis", err)
+	if _, err := s.HoldOutBasis([]int{2, 5, 9, 11}, learn.Remove); !errors.Is(err, learn.ErrBasis) {
+		t.Errorf("removing every basis vector: err = %v, want learn.ErrBasis", err)
 	}
-	if _, err := s.HoldOutBasis([]int{2, 2}, Remove); !errors.Is(err, ErrHoldOut) {
-		t.Errorf("duplicate rows: err = %v, want ErrHoldOut", err)
+	if _, err := s.HoldOutBasis([]int{2, 2}, learn.Remove); !errors.Is(err, learn.ErrHoldOut) {
+		t.Errorf("duplicate rows: err = %v, want learn.ErrHoldOut", err)
 	}
 	loo, _ := s.LeaveOneOut()
 	skip, err := s.LeaveOneOutSkip()
@@ -95,7 +96,7 @@ func TestHoldOutBasisErrorsAndSkip(t *testing.T) {
 		}
 		// for a non-basis row, remove = keep = LOO
 		if !isBasis {
-			rm, _ := s.HoldOutBasis([]int{i}, Remove)
+			rm, _ := s.HoldOutBasis([]int{i}, learn.Remove)
 			if math.Abs(rm.At(0, 0)-loo.At(i, 0)) > 1e-10*(1+math.Abs(loo.At(i, 0))) {
 				t.Errorf("row %d: remove %v vs LOO %v", i, rm.At(0, 0), loo.At(i, 0))
 			}
@@ -106,7 +107,7 @@ func TestHoldOutBasisErrorsAndSkip(t *testing.T) {
 	xd.SetRow(7, xd.RawRowView(2))
 	rd, _ := Fit(xd, y, Options{Kernel: kernel.Gaussian{Gamma: 0.3}, Basis: []int{2, 7, 9}})
 	sd, _ := rd.Solve(1)
-	if _, err := sd.HoldOutBasis([]int{2}, Remove); !errors.Is(err, ErrBasis) {
-		t.Errorf("dependent basis: err = %v, want ErrBasis", err)
+	if _, err := sd.HoldOutBasis([]int{2}, learn.Remove); !errors.Is(err, learn.ErrBasis) {
+		t.Errorf("dependent basis: err = %v, want learn.ErrBasis", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/rls"
 )
 
@@ -30,13 +31,13 @@ func permProblem(m int, seed uint64, signal bool) (*mat.Dense, *mat.Dense) {
 	return x, y
 }
 
-func fitRLS(x *mat.Dense, k kernel.Kernel) func(*mat.Dense) (func(float64) (*rls.Solution, error), error) {
-	return func(y *mat.Dense) (func(float64) (*rls.Solution, error), error) {
+func fitRLS(x *mat.Dense, k kernel.Kernel) func(*mat.Dense) *rls.RLS {
+	return func(y *mat.Dense) *rls.RLS {
 		r, err := rls.Fit(x, y, rls.Options{Kernel: k})
 		if err != nil {
-			return nil, err
+			panic(err)
 		}
-		return r.Solve, nil
+		return r
 	}
 }
 
@@ -52,15 +53,14 @@ func TestPermutationTestEqualsSeparateRuns(t *testing.T) {
 	} {
 		for _, name := range []string{"mse", "cindex"} {
 			meas := mustMeasure(t, name)
-			res, err := PermutationTest(fitRLS(x, k), y, grid, sc, meas, 6, 99, Options{})
+			res, err := PermutationTest(fitRLS(x, k)(y), grid, sc, meas, 6, 99, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			labels := Permutations(y, 6, 99)
 			for c := 0; c <= 6; c++ {
 				yc := mat.NewDense(30, 1, mat.Col(nil, c, labels))
-				solve, _ := fitRLS(x, k)(yc)
-				sep, err := Select(solve, yc, grid, sc, meas, Options{})
+				sep, err := Select(fitRLS(x, k)(yc), grid, sc, meas, Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -81,7 +81,7 @@ func TestPermutationTestLPO(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		y.Set(i, 0, math.Copysign(1, y.At(i, 0)))
 	}
-	res, err := PermutationTest(fitRLS(x, kernel.Gaussian{Gamma: 0.3}), y, []float64{0.1, 1}, Scheme{Kind: LPO, Name: "lpo"}, mustMeasure(t, "auc"), 19, 3, Options{})
+	res, err := PermutationTest(fitRLS(x, kernel.Gaussian{Gamma: 0.3})(y), []float64{0.1, 1}, Scheme{Kind: LPO, Name: "lpo"}, mustMeasure(t, "auc"), 19, 3, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestPermutationTestCalibration(t *testing.T) {
 	loo := Scheme{Kind: LOO, Name: "loo"}
 	mse := mustMeasure(t, "mse")
 	x, y := permProblem(40, 5, true)
-	res, err := PermutationTest(fitRLS(x, k), y, grid, loo, mse, 49, 1, Options{})
+	res, err := PermutationTest(fitRLS(x, k)(y), grid, loo, mse, 49, 1, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestPermutationTestCalibration(t *testing.T) {
 	var ps []float64
 	for seed := uint64(0); seed < 20; seed++ {
 		x, y := permProblem(40, 100+seed, false)
-		res, err := PermutationTest(fitRLS(x, k), y, grid, loo, mse, 19, seed, Options{})
+		res, err := PermutationTest(fitRLS(x, k)(y), grid, loo, mse, 19, seed, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,14 +131,20 @@ func TestPermutationTestErrors(t *testing.T) {
 	f := fitRLS(x, kernel.Gaussian{Gamma: 0.3})
 	loo := Scheme{Kind: LOO, Name: "loo"}
 	mse := mustMeasure(t, "mse")
-	if _, err := PermutationTest(f, y, []float64{1}, loo, mse, 0, 1, Options{}); !errors.Is(err, ErrScheme) {
+	if _, err := PermutationTest(f(y), []float64{1}, loo, mse, 0, 1, Options{}); !errors.Is(err, ErrScheme) {
 		t.Errorf("0 permutations: %v", err)
 	}
-	if _, err := PermutationTest(f, mat.NewDense(10, 2, nil), []float64{1}, loo, mse, 3, 1, Options{}); !errors.Is(err, ErrScheme) {
+	if _, err := PermutationTest(f(mat.NewDense(10, 2, nil)), []float64{1}, loo, mse, 3, 1, Options{}); !errors.Is(err, ErrScheme) {
 		t.Errorf("two label columns: %v", err)
 	}
-	if _, err := PermutationTest(f, y, nil, loo, mse, 3, 1, Options{}); !errors.Is(err, ErrGrid) {
+	if _, err := PermutationTest(f(y), nil, loo, mse, 3, 1, Options{}); !errors.Is(err, ErrGrid) {
 		t.Errorf("empty grid: %v", err)
+	}
+	if _, err := PermutationTest(f(y), []float64{1}, loo, mse, MaxPermutations(10)+1, 1, Options{}); !errors.Is(err, ErrScheme) {
+		t.Errorf("too many permutations: %v", err)
+	}
+	if _, err := PermutationTest(noRelabel{f(y)}, []float64{1}, loo, mse, 3, 1, Options{}); !errors.Is(err, learn.ErrCapability) {
+		t.Errorf("learner without Relabel: %v", err)
 	}
 }
 
@@ -153,16 +159,22 @@ func BenchmarkPermutationTest(b *testing.B) {
 		b.Run(fmt.Sprintf("P=%d", p), func(b *testing.B) {
 			for b.Loop() {
 				if p == 0 {
-					solve, _ := fitRLS(x, k)(y)
-					if _, err := Select(solve, y, grid, loo, mse, Options{}); err != nil {
+					if _, err := Select(fitRLS(x, k)(y), grid, loo, mse, Options{}); err != nil {
 						b.Fatal(err)
 					}
 					continue
 				}
-				if _, err := PermutationTest(fitRLS(x, k), y, grid, loo, mse, p, 1, Options{}); err != nil {
+				if _, err := PermutationTest(fitRLS(x, k)(y), grid, loo, mse, p, 1, Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
 }
+
+// noRelabel hides a learner's capabilities but the contract's three methods.
+type noRelabel struct{ l learn.Learner }
+
+func (n noRelabel) Name() learn.Name                          { return n.l.Name() }
+func (n noRelabel) Labels() *mat.Dense                        { return n.l.Labels() }
+func (n noRelabel) At(lambda float64) (learn.Solution, error) { return n.l.At(lambda) }

@@ -10,7 +10,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/rls"
 )
 
@@ -55,7 +57,7 @@ func TestSelectLOO(t *testing.T) {
 	r, y := problem(t, 30, false)
 	grid := []float64{1e-3, 1e-1, 1, 10, 1e3}
 	mse := mustMeasure(t, "mse")
-	res, err := Select(r.Solve, y, grid, Scheme{Kind: LOO, Name: "loo"}, mse, Options{})
+	res, err := Select(r, grid, Scheme{Kind: LOO, Name: "loo"}, mse, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func TestSelectLOO(t *testing.T) {
 func TestSelectTiesPreferLargerLambda(t *testing.T) {
 	_, y := problem(t, 12, false)
 	// every λ scores the same: the predictions do not depend on it
-	res, err := Select(func(l float64) (constant, error) { return constant{y}, nil }, y, []float64{1, 4, 2}, Scheme{Kind: LOO, Name: "loo"}, mustMeasure(t, "mse"), Options{})
+	res, err := Select(constantLearner{y}, []float64{1, 4, 2}, Scheme{Kind: LOO, Name: "loo"}, mustMeasure(t, "mse"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,15 +93,20 @@ func TestSelectTiesPreferLargerLambda(t *testing.T) {
 	}
 }
 
+// constantLearner predicts 0 whatever λ.
+type constantLearner struct{ y *mat.Dense }
+
+func (c constantLearner) Name() learn.Name                   { return "constant" }
+func (c constantLearner) Labels() *mat.Dense                 { return c.y }
+func (c constantLearner) At(float64) (learn.Solution, error) { return constant(c), nil }
+
 type constant struct{ y *mat.Dense }
+
+func (c constant) Predictor() *model.Predictor { return nil }
 
 func (c constant) LeaveOneOut() (*mat.Dense, error) {
 	m, t := c.y.Dims()
 	return mat.NewDense(m, t, nil), nil
-}
-func (c constant) HoldOut(rows []int) (*mat.Dense, error) { return nil, errors.New("unused") }
-func (c constant) LeavePairOut(p []rls.Pair) (*mat.Dense, *mat.Dense, error) {
-	return nil, nil, errors.New("unused")
 }
 
 // Folds that leave rows out: those rows get NaN predictions and are not scored.
@@ -107,7 +114,7 @@ func TestSelectFolds(t *testing.T) {
 	r, y := problem(t, 20, false)
 	folds := [][]int{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10}}
 	mse := mustMeasure(t, "mse")
-	res, err := Select(r.Solve, y, []float64{0.5}, Scheme{Kind: Folds, Name: "folds", Folds: folds}, mse, Options{})
+	res, err := Select(r, []float64{0.5}, Scheme{Kind: Folds, Name: "folds", Folds: folds}, mse, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +147,7 @@ func TestSelectFolds(t *testing.T) {
 func TestSelectLPO(t *testing.T) {
 	r, y := problem(t, 16, true)
 	auc := mustMeasure(t, "auc")
-	res, err := Select(r.Solve, y, []float64{0.1, 1}, Scheme{Kind: LPO, Name: "lpo"}, auc, Options{})
+	res, err := Select(r, []float64{0.1, 1}, Scheme{Kind: LPO, Name: "lpo"}, auc, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +182,7 @@ func TestSelectLPO(t *testing.T) {
 }
 
 func TestSelectErrors(t *testing.T) {
-	r, y := problem(t, 10, true)
+	r, _ := problem(t, 10, true)
 	mse, auc := mustMeasure(t, "mse"), mustMeasure(t, "auc")
 	cases := []struct {
 		name string
@@ -190,19 +197,29 @@ func TestSelectErrors(t *testing.T) {
 		{"fold out of range", []float64{1}, Scheme{Kind: Folds, Folds: [][]int{{0, 10}}}, mse, ErrScheme},
 		{"row in two folds", []float64{1}, Scheme{Kind: Folds, Folds: [][]int{{0, 1}, {1, 2}}}, mse, ErrScheme},
 		{"unknown kind", []float64{1}, Scheme{Kind: "bootstrap"}, mse, ErrScheme},
-		{"bad lambda", []float64{1, -1}, Scheme{Kind: LOO}, mse, rls.ErrLambda},
+		{"bad lambda", []float64{1, -1}, Scheme{Kind: LOO}, mse, learn.ErrLambda},
 	}
 	for _, c := range cases {
-		if _, err := Select(r.Solve, y, c.grid, c.sc, c.meas, Options{}); !errors.Is(err, c.want) {
+		if _, err := Select(r, c.grid, c.sc, c.meas, Options{}); !errors.Is(err, c.want) {
 			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
 		}
+	}
+	if _, err := Select(r, []float64{1}, Scheme{Kind: LOO}, mse, Options{Labels: r.Labels()}); !errors.Is(err, ErrScheme) {
+		t.Errorf("labels given twice: err = %v, want ErrScheme", err)
+	}
+	if _, err := Select(r, []float64{1, 2}, Scheme{Kind: None}, mse, Options{}); !errors.Is(err, ErrScheme) {
+		t.Errorf("no CV with a grid: err = %v, want ErrScheme", err)
+	}
+	// a capability the scheme needs is checked before any cross-validation
+	if _, err := Select(constantLearner{r.Labels()}, []float64{1}, Scheme{Kind: Folds, Folds: [][]int{{0}}}, mse, Options{}); !errors.Is(err, learn.ErrCapability) {
+		t.Errorf("hold-out without the capability: err = %v, want learn.ErrCapability", err)
 	}
 	one := mat.NewDense(10, 1, nil)
 	for i := 0; i < 10; i++ {
 		one.Set(i, 0, 1)
 	}
 	r1, _ := rls.Fit(mat.NewDense(10, 1, []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), one, rls.Options{Kernel: kernel.Gaussian{Gamma: 1}})
-	if _, err := Select(r1.Solve, one, []float64{1}, Scheme{Kind: LPO}, auc, Options{}); !errors.Is(err, measure.ErrUndefined) {
+	if _, err := Select(r1, []float64{1}, Scheme{Kind: LPO}, auc, Options{}); !errors.Is(err, measure.ErrUndefined) {
 		t.Errorf("LPO with one class: err = %v, want measure.ErrUndefined", err)
 	}
 }
@@ -259,7 +276,7 @@ func TestSelectRetrainEqualsShortcut(t *testing.T) {
 	folds := [][]int{{0, 3, 5, 7, 11, 13}, {1, 2, 4, 6}, {8, 9, 10, 12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}}
 	grid := []float64{0.01, 1, 100}
 	mse := mustMeasure(t, "mse")
-	want, err := Select(full.Solve, y, grid, Scheme{Kind: Folds, Name: "folds", Folds: folds}, mse, Options{})
+	want, err := Select(full, grid, Scheme{Kind: Folds, Name: "folds", Folds: folds}, mse, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

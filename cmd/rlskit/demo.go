@@ -13,8 +13,8 @@ import (
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/kernel"
-	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/rls"
 	"github.com/rlskit/rlskit/selection"
 )

@@ -84,4 +84,3 @@ func readData(e *env, path, format, label, qid string, width int) (*dataset.Data
 	}
 	return dataset.ReadFile(path, format, csvOpt, svmOpt)
 }
-

@@ -289,4 +289,3 @@ func lambdaGrid(f *fitFlags, changed func(string) bool) ([]float64, error) {
 	}
 	return selection.DefaultGrid(), nil
 }
-
