@@ -137,24 +137,20 @@ const (
 
 // Has reports whether v (a Solution, or a Learner for CanRelabel) has the capability.
 func Has(v any, c Capability) bool {
+	var ok bool
 	switch c {
 	case CanLeaveOneOut:
-		_, ok := v.(LeaveOneOuter)
-		return ok
+		_, ok = v.(LeaveOneOuter)
 	case CanHoldOut:
-		_, ok := v.(HoldOuter)
-		return ok
+		_, ok = v.(HoldOuter)
 	case CanLeavePairOut:
-		_, ok := v.(PairHoldOuter)
-		return ok
+		_, ok = v.(PairHoldOuter)
 	case CanHoldOutBasis:
-		_, ok := v.(BasisHoldOuter)
-		return ok
+		_, ok = v.(BasisHoldOuter)
 	case CanRelabel:
-		_, ok := v.(Relabeler)
-		return ok
+		_, ok = v.(Relabeler)
 	}
-	return false
+	return ok
 }
 
 // Require returns an error wrapping ErrCapability naming the learner and the

@@ -68,63 +68,54 @@ type learnerEntry struct {
 
 func lossOf(l cg.Loss) *cg.Loss { return &l }
 
+// withOptions makes a learner's method from its fit function: the learners'
+// options (kernel, basis — greedy per kernel setting — and output names) are
+// built for each kernel setting.
+func withOptions(fit func(in *trainInput, x mat.Matrix, opt learn.Options) (learn.Learner, error)) func(in *trainInput) selection.Method {
+	return func(in *trainInput) selection.Method {
+		return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
+			opt, err := in.options(x, k)
+			if err != nil {
+				return nil, err
+			}
+			return fit(in, x, opt)
+		}
+	}
+}
+
 // learners is the table of --learner values.
 var learners = []learnerEntry{
 	{
 		name: learn.RLS, help: "rls (regression)", bias: 1, cg: lossOf(cg.Regression),
 		measure: func(cv string) string { return pick(cv == "lpo", "auc", "mse") },
-		method: func(in *trainInput) selection.Method {
-			return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
-				opt, err := in.options(x, k)
-				if err != nil {
-					return nil, err
-				}
-				return rls.Fit(x, in.d.Y, opt)
-			}
-		},
+		method: withOptions(func(in *trainInput, x mat.Matrix, opt learn.Options) (learn.Learner, error) {
+			return rls.Fit(x, in.d.Y, opt)
+		}),
 	},
 	{
 		name: learn.GlobalRank, help: "globalrank (all pairs of the scores)", cg: lossOf(cg.GlobalRank),
 		measure: func(string) string { return "cindex" },
-		method: func(in *trainInput) selection.Method {
-			return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
-				opt, err := in.options(x, k)
-				if err != nil {
-					return nil, err
-				}
-				return rank.FitGlobal(x, in.d.Y, opt)
-			}
-		},
+		method: withOptions(func(in *trainInput, x mat.Matrix, opt learn.Options) (learn.Learner, error) {
+			return rank.FitGlobal(x, in.d.Y, opt)
+		}),
 	},
 	{
 		name: learn.QueryRank, help: "queryrank (pairs within queries)", queries: true, cg: lossOf(cg.QueryRank),
 		measure: func(cv string) string { return pick(cv == "lpo", "cindex", "disagreement") },
-		method: func(in *trainInput) selection.Method {
-			return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
-				opt, err := in.options(x, k)
-				if err != nil {
-					return nil, err
-				}
-				return rank.FitQuery(x, in.d.Y, in.d.Queries, opt)
-			}
-		},
+		method: withOptions(func(in *trainInput, x mat.Matrix, opt learn.Options) (learn.Learner, error) {
+			return rank.FitQuery(x, in.d.Y, in.d.Queries, opt)
+		}),
 	},
 	{
 		name: learn.PrefRank, help: "prefrank (a preference graph)", graph: true,
 		measure: func(string) string { return "cindex" },
-		method: func(in *trainInput) selection.Method {
-			return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
-				opt, err := in.options(x, k)
-				if err != nil {
-					return nil, err
-				}
-				opt.Outputs = []string{"score"}
-				if in.d.Y != nil {
-					opt.Outputs = in.d.LabelNames[:1]
-				}
-				return rank.FitPreference(x, in.edges, in.cost, opt)
+		method: withOptions(func(in *trainInput, x mat.Matrix, opt learn.Options) (learn.Learner, error) {
+			opt.Outputs = []string{"score"}
+			if in.d.Y != nil {
+				opt.Outputs = in.d.LabelNames[:1]
 			}
-		},
+			return rank.FitPreference(x, in.edges, in.cost, opt)
+		}),
 	},
 }
 
