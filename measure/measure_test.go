@@ -450,3 +450,20 @@ func TestScoreErrors(t *testing.T) {
 		t.Errorf("single column: %v, %v; want 5/3", got, err)
 	}
 }
+
+func TestQueryDisagreements(t *testing.T) {
+	y := []float64{1, 2, 3, 5, 5, 1, 2}
+	p := []float64{1, 3, 2, 0, 1, 2, 1}
+	q := []int{7, 7, 7, 9, 9, 4, 4}
+	got := QueryDisagreements(y, p, q)
+	// query 7: pairs (1,2) ok, (1,3) ok, (2,3) discordant → 1/3; query 9 has no pair of different labels; query 4 discordant → 1
+	want := []float64{1.0 / 3, 1}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-15 {
+			t.Errorf("query %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}

@@ -344,3 +344,28 @@ func averageRanks(x []float64) []float64 {
 	}
 	return r
 }
+
+// QueryDisagreements returns, for every query with a pair of different
+// labels (in order of first appearance), its share of discordant pairs,
+// 1 − c-index within the query. O(Σ n_q log n_q).
+func QueryDisagreements(y, p []float64, q []int) []float64 {
+	rows := map[int][]int{}
+	var order []int
+	for i, id := range q {
+		if _, ok := rows[id]; !ok {
+			order = append(order, id)
+		}
+		rows[id] = append(rows[id], i)
+	}
+	var out []float64
+	for _, id := range order {
+		var yq, pq []float64
+		for _, i := range rows[id] {
+			yq, pq = append(yq, y[i]), append(pq, p[i])
+		}
+		if c, err := CIndex(yq, pq); err == nil {
+			out = append(out, 1-c)
+		}
+	}
+	return out
+}

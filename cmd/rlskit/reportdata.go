@@ -68,7 +68,7 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 	classes := slices.Compact(slices.Sorted(slices.Values(y)))
 	switch {
 	case d.Queries != nil:
-		r.QueryDisagreement = perQueryDisagreement(y, p, q)
+		r.QueryDisagreement = measure.QueryDisagreements(y, p, q)
 	case len(classes) == 2:
 		for _, v := range y {
 			r.ROCLabels = append(r.ROCLabels, math.Copysign(1, v-(classes[0]+classes[1])/2))
@@ -88,27 +88,4 @@ func specLabel(s kernel.Spec) string {
 		return fmt.Sprintf("gamma=%g coef0=%g degree=%d", s.Gamma, s.Coef0, s.Degree)
 	}
 	return s.String()
-}
-
-// perQueryDisagreement is 1 − c-index within every query that has a pair.
-func perQueryDisagreement(y, p []float64, q []int) []float64 {
-	rows := map[int][]int{}
-	var order []int
-	for i, id := range q {
-		if _, ok := rows[id]; !ok {
-			order = append(order, id)
-		}
-		rows[id] = append(rows[id], i)
-	}
-	var out []float64
-	for _, id := range order {
-		var yq, pq []float64
-		for _, i := range rows[id] {
-			yq, pq = append(yq, y[i]), append(pq, p[i])
-		}
-		if c, err := measure.CIndex(yq, pq); err == nil {
-			out = append(out, 1-c)
-		}
-	}
-	return out
 }
