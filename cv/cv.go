@@ -16,6 +16,7 @@ package cv
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 
@@ -356,6 +357,13 @@ func PairsWithinGroups(y []float64, groups []int) ([]Pair, error) {
 // from len(pairs), or a pair index outside [0,len(y)), is an error wrapping
 // measure.ErrShape. O(#pairs) time, O(1) memory.
 func PairScore(pairs []Pair, y, pi, pj []float64) (float64, error) {
+	return PairScoreWithin(pairs, y, pi, pj, 0)
+}
+
+// PairScoreWithin is PairScore with predictions that differ by at most tol
+// counted as ties: the tolerance of a computation whose rounding error is
+// bounded by tol/2 per prediction.
+func PairScoreWithin(pairs []Pair, y, pi, pj []float64, tol float64) (float64, error) {
 	if len(pi) != len(pairs) || len(pj) != len(pairs) {
 		return 0, fmt.Errorf("%w: cv: %d pairs but %d and %d predictions", measure.ErrShape, len(pairs), len(pi), len(pj))
 	}
@@ -371,7 +379,7 @@ func PairScore(pairs []Pair, y, pi, pj []float64) (float64, error) {
 		counted++
 		a, b := pi[n], pj[n]
 		switch {
-		case a == b:
+		case a == b || math.Abs(a-b) <= tol:
 			halves++
 		case (yi > yj && a > b) || (yi < yj && a < b):
 			halves += 2

@@ -117,6 +117,16 @@ type BasisHoldOuter interface {
 	LeaveOneOutSkip() (*mat.Dense, error)
 }
 
+// Conditioner is a solution that bounds how much its exact CV shortcuts
+// amplify rounding: a prediction computed through them may be off by about
+// ε·m·Conditioning()·(|y|max + |p|max) (ε the machine epsilon, m the rows).
+// Package selection counts predictions closer than that as ties in ordinal
+// measures, so a kernel that carries no information cannot score by rounding
+// noise. For RLS it is the condition number (e_max + λ)/λ of K̃ + λI.
+type Conditioner interface {
+	Conditioning() float64
+}
+
 // Relabeler is a learner that reuses its factorization for other labels Y
 // (m×t'): no second O(m³). outputs may be nil.
 type Relabeler interface {

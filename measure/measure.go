@@ -55,6 +55,10 @@ type Measure struct {
 	// NeedsQueries is true if Score requires a query id per row
 	// (disagreement).
 	NeedsQueries bool
+	// Ordinal is true for measures that see the predictions only through
+	// their order (auc, cindex, disagreement, spearman): for them, predictions
+	// closer than their computation's rounding error must count as ties.
+	Ordinal bool
 
 	fn func(y, p []float64, q []int) (float64, error)
 	// whole, when set, scores the matrices at once (multi-class measures).
@@ -66,11 +70,11 @@ type Measure struct {
 func all() []Measure {
 	return []Measure{
 		{Name: "mse", fn: noQueries(MSE)},
-		{Name: "auc", HigherIsBetter: true, Pairwise: true, fn: noQueries(AUC)},
-		{Name: "cindex", HigherIsBetter: true, Pairwise: true, fn: noQueries(CIndex)},
-		{Name: "disagreement", NeedsQueries: true, fn: Disagreement},
+		{Name: "auc", HigherIsBetter: true, Pairwise: true, Ordinal: true, fn: noQueries(AUC)},
+		{Name: "cindex", HigherIsBetter: true, Pairwise: true, Ordinal: true, fn: noQueries(CIndex)},
+		{Name: "disagreement", NeedsQueries: true, Ordinal: true, fn: Disagreement},
 		{Name: "accuracy", HigherIsBetter: true, fn: noQueries(Accuracy)},
-		{Name: "spearman", HigherIsBetter: true, fn: noQueries(Spearman)},
+		{Name: "spearman", HigherIsBetter: true, Ordinal: true, fn: noQueries(Spearman)},
 		{Name: "multiclass-accuracy", HigherIsBetter: true, fn: noQueries(Accuracy), whole: MulticlassAccuracy},
 	}
 }

@@ -115,3 +115,37 @@ func (gm *graphModel) Form() factor.Form { return gm.d.Form }
 
 // Basis returns the basis rows of a sparse model (nil otherwise).
 func (gm *graphModel) Basis() []int { return gm.d.Basis }
+
+// Conditioning bounds how much the shortcuts amplify rounding
+// (learn.Conditioner): the condition number (m·e_max + λ)/λ of the system
+// mK̃ + λI, times the Sherman–Morrison amplification 1/(mδ) of the shift,
+// mδ = λ·1ᵀ(mK̃ + λI)⁻¹1 (when below 1). O(r).
+func (s *GlobalSolution) Conditioning() float64 {
+	d := s.g.d
+	m := float64(d.Rows())
+	emax, md, in := 0.0, 0.0, 0.0
+	for k, e := range d.E {
+		emax = math.Max(emax, e)
+		md += s.Lambda * s.g.c1[k] * s.g.c1[k] / (m*e + s.Lambda)
+		in += s.g.c1[k] * s.g.c1[k]
+	}
+	if d.Complement() {
+		md += math.Max(m-in, 0) // 1ᵀ(I − UUᵀ)1, on which mK̃ + λI is λ
+	}
+	kappa := (m*emax + s.Lambda) / s.Lambda
+	if md > 0 && md < 1 {
+		kappa /= md
+	}
+	return kappa
+}
+
+// Conditioning bounds how much the shortcuts amplify rounding
+// (learn.Conditioner): the condition number (Λ_max + λ)/λ of ΦᵀLΦ + λI on the
+// kept subspace. O(k).
+func (s *GraphSolution) Conditioning() float64 {
+	lmax := 0.0
+	for _, l := range s.m.lam {
+		lmax = math.Max(lmax, l)
+	}
+	return (lmax + s.Lambda) / s.Lambda
+}

@@ -28,6 +28,7 @@ package rls
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -337,4 +338,14 @@ func (s *Solution) Coefficients() *mat.Dense {
 // were standardized). For the linear kernel it is a weight vector whatever the form.
 func (s *Solution) Predictor() *model.Predictor {
 	return s.r.meta.Predictor(s.Coefficients(), s.Lambda)
+}
+
+// Conditioning is the condition number (e_max + λ)/λ of K̃ + λI, by which the
+// shortcuts can amplify rounding (learn.Conditioner). O(r).
+func (s *Solution) Conditioning() float64 {
+	emax := 0.0
+	for _, e := range s.r.f.E {
+		emax = math.Max(emax, e)
+	}
+	return (emax + s.Lambda) / s.Lambda
 }

@@ -97,16 +97,11 @@ func PermutationTest(l learn.Learner, grid []float64, sc Scheme, meas measure.Me
 		var values []float64
 		switch sc.Kind {
 		case LPO:
-			_, values, err = lpoPerOutput(s.(learn.PairHoldOuter), sc, labels, meas)
+			_, values, _, err = lpoPerOutput(s, sc, labels, meas)
 		case LOO, Folds:
-			var pred *mat.Dense
-			if sc.Kind == LOO {
-				pred, err = looPredictions(s, sc, labels)
-			} else {
-				pred, err = foldPredictions(s, sc, labels)
-			}
-			if err == nil {
-				values, err = perOutput(meas, labels, pred, opt.Queries)
+			var cp *cvPredictions
+			if cp, err = predict(s, sc, labels); err == nil {
+				values, err = perOutput(meas, labels, cp, opt.Queries)
 			}
 		}
 		if err != nil {
@@ -148,13 +143,13 @@ func MaxPermutations(m int) int {
 }
 
 // perOutput scores each column on its own, over the rows that have predictions.
-func perOutput(meas measure.Measure, y, pred *mat.Dense, q []int) ([]float64, error) {
+func perOutput(meas measure.Measure, y *mat.Dense, cp *cvPredictions, q []int) ([]float64, error) {
 	m, t := y.Dims()
 	out := make([]float64, t)
 	for c := 0; c < t; c++ {
 		yc := mat.NewDense(m, 1, mat.Col(nil, c, y))
-		pc := mat.NewDense(m, 1, mat.Col(nil, c, pred))
-		v, err := scoreCovered(meas, yc, pc, q)
+		pc := &cvPredictions{p: mat.NewDense(m, 1, mat.Col(nil, c, cp.p)), covered: cp.covered, kappa: cp.kappa}
+		v, _, err := pc.score(meas, yc, q)
 		if err != nil {
 			return nil, fmt.Errorf("output %d: %w", c, err)
 		}

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,6 +88,10 @@ func (sc Scheme) Needs() []learn.Capability {
 type Point struct {
 	Lambda float64 `json:"lambda"`
 	Value  float64 `json:"value"`
+	// Indistinguishable says the CV predictions at this λ are all within
+	// their rounding error of each other (for every output): the model cannot
+	// tell the held-out rows apart, and ordinal measures score it as ties.
+	Indistinguishable bool `json:"indistinguishable,omitempty"`
 }
 
 // Result is a CV curve and its best point.
@@ -159,29 +164,25 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 				return nil, fmt.Errorf("%w: %s: %w", ErrScheme, sc.Name, err)
 			}
 		}
-		v := math.NaN()
+		pt := Point{Lambda: lambda, Value: math.NaN()}
 		var pred *mat.Dense
 		var pairs []PairPrediction
 		switch sc.Kind {
-		case LOO:
-			pred, err = looPredictions(s, sc, y)
-			if err == nil {
-				v, err = scoreCovered(meas, y, pred, opt.Queries)
-			}
-		case Folds:
-			pred, err = foldPredictions(s, sc, y)
-			if err == nil {
-				v, err = scoreCovered(meas, y, pred, opt.Queries)
+		case LOO, Folds:
+			var cp *cvPredictions
+			if cp, err = predict(s, sc, y); err == nil {
+				pred = cp.p
+				pt.Value, pt.Indistinguishable, err = cp.score(meas, y, opt.Queries)
 			}
 		case LPO:
-			pairs, v, err = lpo(s.(learn.PairHoldOuter), sc, y, meas)
+			pairs, pt.Value, pt.Indistinguishable, err = lpo(s, sc, y, meas)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s at λ = %g: %w", sc.Name, lambda, err)
 		}
-		res.Curve = append(res.Curve, Point{Lambda: lambda, Value: v})
-		if res.BestIndex < 0 || meas.Better(v, res.Best.Value) || (v == res.Best.Value && lambda > res.Best.Lambda) {
-			res.BestIndex, res.Best, bestPred, bestPairs = n, Point{lambda, v}, pred, pairs
+		res.Curve = append(res.Curve, pt)
+		if res.BestIndex < 0 || meas.Better(pt.Value, res.Best.Value) || (pt.Value == res.Best.Value && lambda > res.Best.Lambda) {
+			res.BestIndex, res.Best, bestPred, bestPairs = n, pt, pred, pairs
 		}
 		if opt.Progress != nil {
 			opt.Progress(n+1, len(grid))
@@ -225,50 +226,56 @@ func checkScheme(sc Scheme, y *mat.Dense, meas measure.Measure) error {
 	return nil
 }
 
-// looPredictions is leave-one-out under the scheme's basis policy; the
-// solution has the capabilities Scheme.Needs lists.
-func looPredictions(s learn.Solution, sc Scheme, y *mat.Dense) (*mat.Dense, error) {
-	switch sc.Basis {
-	case "", learn.Keep:
-		return s.(learn.LeaveOneOuter).LeaveOneOut()
-	case learn.Skip:
-		return s.(learn.BasisHoldOuter).LeaveOneOutSkip()
-	case learn.Remove:
-		m, _ := y.Dims()
-		folds := make([][]int, m)
+// predict returns the LOO or fold predictions of the scheme under its basis
+// policy, with the rows they cover; the solution has the capabilities
+// Scheme.Needs lists.
+func predict(s learn.Solution, sc Scheme, y *mat.Dense) (*cvPredictions, error) {
+	m, t := y.Dims()
+	c := &cvPredictions{kappa: conditioning(s)}
+	folds := sc.Folds
+	var holdOut func(rows []int) (*mat.Dense, error)
+	switch {
+	case sc.Kind == LOO && (sc.Basis == "" || sc.Basis == learn.Keep):
+		p, err := s.(learn.LeaveOneOuter).LeaveOneOut()
+		c.p = p
+		return c, err
+	case sc.Kind == LOO && sc.Basis == learn.Skip:
+		// basis rows are not held out: LeaveOneOutSkip marks them NaN
+		p, err := s.(learn.BasisHoldOuter).LeaveOneOutSkip()
+		if err != nil {
+			return nil, err
+		}
+		c.p, c.covered = p, make([]bool, m)
+		for i := range c.covered {
+			c.covered[i] = !math.IsNaN(p.At(i, 0))
+		}
+		return c, nil
+	case sc.Kind == LOO && sc.Basis == learn.Remove:
+		folds = make([][]int, m)
 		for i := range folds {
 			folds[i] = []int{i}
 		}
-		return foldPredictions(s, Scheme{Kind: Folds, Folds: folds, Basis: learn.Remove}, y)
-	}
-	return nil, fmt.Errorf("%w: unknown basis policy %q", ErrScheme, sc.Basis)
-}
-
-// foldPredictions holds out each fold and collects the predictions; rows in no
-// fold are NaN. The solution has the capabilities Scheme.Needs lists.
-func foldPredictions(s learn.Solution, sc Scheme, y *mat.Dense) (*mat.Dense, error) {
-	var holdOut func(rows []int) (*mat.Dense, error)
-	switch sc.Basis {
-	case "", learn.Keep:
-		holdOut = s.(learn.HoldOuter).HoldOut
-	case learn.Remove:
+		fallthrough
+	case sc.Basis == learn.Remove:
 		bs := s.(learn.BasisHoldOuter)
 		holdOut = func(rows []int) (*mat.Dense, error) { return bs.HoldOutBasis(rows, learn.Remove) }
+	case sc.Kind == Folds && (sc.Basis == "" || sc.Basis == learn.Keep):
+		holdOut = s.(learn.HoldOuter).HoldOut
 	default:
-		return nil, fmt.Errorf("%w: basis policy %q does not apply to folds", ErrScheme, sc.Basis)
+		return nil, fmt.Errorf("%w: basis policy %q does not apply to %s", ErrScheme, sc.Basis, sc.Kind)
 	}
-	m, t := y.Dims()
-	pred := nanDense(m, t)
-	for k, f := range sc.Folds {
+	c.p, c.covered = nanDense(m, t), make([]bool, m)
+	for k, f := range folds {
 		p, err := holdOut(f)
 		if err != nil {
 			return nil, fmt.Errorf("fold %d: %w", k, err)
 		}
 		for n, i := range f {
-			pred.SetRow(i, p.RawRowView(n))
+			c.p.SetRow(i, p.RawRowView(n))
+			c.covered[i] = true
 		}
 	}
-	return pred, nil
+	return c, nil
 }
 
 // nanDense returns an m×t matrix of NaN.
@@ -283,49 +290,27 @@ func nanDense(m, t int) *mat.Dense {
 	return out
 }
 
-// scoreCovered scores the rows that have predictions (not NaN).
-func scoreCovered(meas measure.Measure, y, pred *mat.Dense, q []int) (float64, error) {
-	m, t := y.Dims()
-	var rows []int
-	for i := 0; i < m; i++ {
-		if !math.IsNaN(pred.At(i, 0)) {
-			rows = append(rows, i)
-		}
-	}
-	if len(rows) == m {
-		return meas.Score(y, pred, q)
-	}
-	ys, ps := mat.NewDense(len(rows), t, nil), mat.NewDense(len(rows), t, nil)
-	var qs []int
-	for n, i := range rows {
-		ys.SetRow(n, y.RawRowView(i))
-		ps.SetRow(n, pred.RawRowView(i))
-		if q != nil {
-			qs = append(qs, q[i])
-		}
-	}
-	return meas.Score(ys, ps, qs)
-}
-
 // lpo runs leave-pair-out per output and returns the mean over outputs of the
 // share of pairs ordered like their labels, prediction ties ½ (paper 000).
-func lpo(s learn.PairHoldOuter, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, float64, error) {
-	all, scores, err := lpoPerOutput(s, sc, y, meas)
+func lpo(s learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, float64, bool, error) {
+	all, scores, indistinct, err := lpoPerOutput(s, sc, y, meas)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	total := 0.0
 	for _, v := range scores {
 		total += v
 	}
-	return all, total / float64(len(scores)), nil
+	return all, total / float64(len(scores)), indistinct, nil
 }
 
 // lpoPerOutput is leave-pair-out with one score per output.
-func lpoPerOutput(s learn.PairHoldOuter, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, []float64, error) {
-	_, t := y.Dims()
+func lpoPerOutput(s learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, []float64, bool, error) {
+	m, t := y.Dims()
 	var all []PairPrediction
 	scores := make([]float64, t)
+	kappa := conditioning(s)
+	indistinct := true
 	for c := 0; c < t; c++ {
 		yc := mat.Col(nil, c, y)
 		pairs := sc.Pairs
@@ -333,21 +318,33 @@ func lpoPerOutput(s learn.PairHoldOuter, sc Scheme, y *mat.Dense, meas measure.M
 			pairs = DefaultPairs(yc, meas)
 		}
 		if usable := countDifferent(pairs, yc); usable < 2 {
-			return nil, nil, fmt.Errorf("%w: output %d has %d pair(s) with different labels, leave-pair-out needs 2: %w", ErrScheme, c, usable, measure.ErrUndefined)
+			return nil, nil, false, fmt.Errorf("%w: output %d has %d pair(s) with different labels, leave-pair-out needs 2: %w", ErrScheme, c, usable, measure.ErrUndefined)
 		}
-		pi, pj, err := s.LeavePairOut(pairs)
+		pi, pj, err := s.(learn.PairHoldOuter).LeavePairOut(pairs)
 		if err != nil {
-			return nil, nil, fmt.Errorf("output %d: %w", c, err)
+			return nil, nil, false, fmt.Errorf("output %d: %w", c, err)
 		}
 		a, b := mat.Col(nil, c, pi), mat.Col(nil, c, pj)
 		for n, p := range pairs {
+			if math.IsNaN(a[n]) || math.IsInf(a[n], 0) || math.IsNaN(b[n]) || math.IsInf(b[n], 0) {
+				return nil, nil, false, fmt.Errorf("%w: pair (%d, %d), output %d: %v, %v (rescale the features, e.g. standardize them)", ErrNonFinite, p.I, p.J, c, a[n], b[n])
+			}
 			all = append(all, PairPrediction{Output: c, Pair: p, PI: a[n], PJ: b[n]})
 		}
-		if scores[c], err = cv.PairScore(pairs, yc, a, b); err != nil {
-			return nil, nil, fmt.Errorf("output %d: %w", c, err)
+		tol := tieTolerance(kappa, m, yc, append(slices.Clone(a), b...))
+		for n := range pairs {
+			if math.Abs(a[n]-b[n]) > tol {
+				indistinct = false
+			}
+		}
+		if !meas.Ordinal {
+			tol = 0
+		}
+		if scores[c], err = cv.PairScoreWithin(pairs, yc, a, b, tol); err != nil {
+			return nil, nil, false, fmt.Errorf("output %d: %w", c, err)
 		}
 	}
-	return all, scores, nil
+	return all, scores, indistinct, nil
 }
 
 // countDifferent counts the pairs whose labels differ.
@@ -458,7 +455,7 @@ func SelectRetrain(retrain Retrainer, y *mat.Dense, grid []float64, folds [][]in
 	for n := range preds {
 		preds[n] = nanDense(m, t)
 	}
-	in := make([]bool, m)
+	in, covered := make([]bool, m), make([]bool, m)
 	for k, f := range folds {
 		clear(in)
 		for _, i := range f {
@@ -473,6 +470,9 @@ func SelectRetrain(retrain Retrainer, y *mat.Dense, grid []float64, folds [][]in
 		solve, err := retrain(train, f)
 		if err != nil {
 			return nil, fmt.Errorf("fold %d: %w", k, err)
+		}
+		for _, i := range f {
+			covered[i] = true
 		}
 		for n, lambda := range grid {
 			p, err := solve(lambda)
@@ -489,13 +489,14 @@ func SelectRetrain(retrain Retrainer, y *mat.Dense, grid []float64, folds [][]in
 	}
 	res := &Result{BestIndex: -1}
 	for n, lambda := range grid {
-		v, err := scoreCovered(meas, y, preds[n], opt.Queries)
+		c := &cvPredictions{p: preds[n], covered: covered} // retrained: no shortcut, no tie tolerance
+		v, _, err := c.score(meas, y, opt.Queries)
 		if err != nil {
 			return nil, fmt.Errorf("%s at λ = %g: %w", name, lambda, err)
 		}
 		res.Curve = append(res.Curve, Point{Lambda: lambda, Value: v})
 		if res.BestIndex < 0 || meas.Better(v, res.Best.Value) || (v == res.Best.Value && lambda > res.Best.Lambda) {
-			res.BestIndex, res.Best, res.Predictions = n, Point{lambda, v}, preds[n]
+			res.BestIndex, res.Best, res.Predictions = n, Point{Lambda: lambda, Value: v}, preds[n]
 		}
 	}
 	return res, nil

@@ -149,6 +149,10 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		return err
 	}
 	best := res.Curves[res.Best].Result
+	if best.Best.Indistinguishable && !f.quiet {
+		fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point (%s, λ = %g) the CV predictions are numerically indistinguishable — the kernel tells the rows apart by rounding noise only; %s counts them as ties\n",
+			res.Kernel, res.Lambda, p.meas.Name)
+	}
 	pred := res.Predictor
 	pred.Features = d.FeatureNames
 	if classes != nil {

@@ -80,6 +80,9 @@ type curvePoint struct {
 	Gamma  *float64 `json:"gamma,omitempty"`
 	Degree *int     `json:"degree,omitempty"`
 	Coef0  *float64 `json:"coef0,omitempty"`
+	// Indistinguishable marks CV predictions within their rounding error of
+	// each other: ordinal measures score them as ties.
+	Indistinguishable bool `json:"indistinguishable,omitempty"`
 }
 
 type timing struct {
@@ -90,7 +93,7 @@ type timing struct {
 }
 
 func point(p selection.Point, spec kernel.Spec, withKernel bool) curvePoint {
-	c := curvePoint{Lambda: p.Lambda, Value: p.Value}
+	c := curvePoint{Lambda: p.Lambda, Value: p.Value, Indistinguishable: p.Indistinguishable}
 	if withKernel {
 		switch spec.Name {
 		case "gaussian":
