@@ -56,6 +56,19 @@ type edgeGraph struct {
 	adj  [][]int     // row → edges incident to it
 }
 
+// norm bounds ‖L‖₂ by the largest row sum 2·Σ_{e∋i} w_e² (Gershgorin). O(l).
+func (g *edgeGraph) norm() float64 {
+	out := 0.0
+	for _, inc := range g.adj {
+		s := 0.0
+		for _, e := range inc {
+			s += 2 * g.w2[e]
+		}
+		out = math.Max(out, s)
+	}
+	return out
+}
+
 func newEdgeGraph(m int, edges []Edge, cost Cost) (*edgeGraph, error) {
 	g := &edgeGraph{m: m, t: 1, adj: make([][]int, m)}
 	if len(edges) > 0 && edges[0].Magnitudes != nil {

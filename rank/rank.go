@@ -140,12 +140,18 @@ func (s *GlobalSolution) Conditioning() float64 {
 }
 
 // Conditioning bounds how much the shortcuts amplify rounding
-// (learn.Conditioner): the condition number (Λ_max + λ)/λ of ΦᵀLΦ + λI on the
-// kept subspace. O(k).
+// (learn.Conditioner): the condition number (‖ΦᵀLΦ‖ + λ)/λ, with
+// ‖ΦᵀLΦ‖ ≤ ‖L‖·e_max(K) — the whole feature space, not only the subspace
+// the pairs constrain, because hold-outs work in all of it. O(k + r).
 func (s *GraphSolution) Conditioning() float64 {
-	lmax := 0.0
+	h := 0.0
 	for _, l := range s.m.lam {
-		lmax = math.Max(lmax, l)
+		h = math.Max(h, l)
 	}
-	return (lmax + s.Lambda) / s.Lambda
+	emax := 0.0
+	for _, e := range s.m.d.E {
+		emax = math.Max(emax, e)
+	}
+	h = math.Max(h, s.m.g.norm()*emax)
+	return (h + s.Lambda) / s.Lambda
 }
