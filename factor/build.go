@@ -7,12 +7,38 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/internal/sysmem"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/matrix"
 )
 
-// ErrBasis is returned for an invalid basis.
-var ErrBasis = errors.New("factor: invalid basis")
+var (
+	// ErrBasis is returned for an invalid basis.
+	ErrBasis = errors.New("factor: invalid basis")
+	// ErrMemory is returned when an m×m computation cannot fit in the memory available.
+	ErrMemory = errors.New("factor: not enough memory")
+)
+
+// DualPeak is the peak of the dual form in m×m matrices of float64: the
+// kernel matrix, eigendecomposed in place, plus the divide-and-conquer
+// eigensolver's 2m² workspace (LAPACK dsyevd; the pure-Go solver needs O(m)).
+const DualPeak = 3
+
+// CheckMemory refuses, with an error wrapping ErrMemory that states the
+// estimate, a computation that needs copies m×m matrices of float64 when the
+// machine has less memory available (sysmem.Available; no check where that is
+// unknown). The way out is a sparse basis or the linear kernel.
+func CheckMemory(m int, copies float64) error {
+	need := copies * 8 * float64(m) * float64(m)
+	avail, ok := sysmem.Available()
+	if !ok || need <= float64(avail) {
+		return nil
+	}
+	const gib = 1 << 30
+	return fmt.Errorf("%w: %d rows need about %.1f GiB (%g m×m matrices of float64), %.1f GiB are available: "+
+		"use a sparse model over a basis of a few hundred to a few thousand rows, or the linear kernel", ErrMemory,
+		m, need/gib, copies, float64(avail)/gib)
+}
 
 // Data is a factor built from training rows with a kernel, together with what a
 // predictor needs: the expansion points and, for the linear form, the bias.
@@ -49,17 +75,23 @@ func Build(x mat.Matrix, k kernel.Kernel, req Request) (*Data, error) {
 	if req.Auto {
 		form = AutoForm(x, k, req.Basis)
 	}
+	if width == 0 && isLinear && lin.Bias == 0 {
+		return nil, fmt.Errorf("%w: the data have no features and the linear kernel no bias: the kernel matrix is zero (give a bias, or features)", ErrShape)
+	}
 	d := &Data{Kernel: k, X: x, Width: width}
 	var err error
 	switch form {
 	case Dual:
+		if err := CheckMemory(m, DualPeak); err != nil {
+			return nil, err
+		}
 		points := k.Points(x)
 		var km *mat.Dense
 		if km, err = k.Block(x, points); err != nil {
 			return nil, err
 		}
 		d.Points = points
-		d.Factor, err = NewDual(km)
+		d.Factor, err = newDual(km, true)
 	case Linear:
 		if !isLinear {
 			return nil, fmt.Errorf("factor: the linear form needs the linear kernel, not %s", k.Spec())

@@ -74,8 +74,21 @@ type Factor struct {
 	G *mat.Dense
 	// Lev holds ‖U_i‖², the leverage of row i; 1 for every row of a Dual factor.
 	Lev []float64
-	// U2 is U∘U (elementwise square), m×r: diag(U diag(φ) Uᵀ) = U2·φ.
-	U2 *mat.Dense
+}
+
+// Diag returns diag(U diag(φ) Uᵀ)_i = Σ_k U_ik² φ_k for every row: O(m·r),
+// without storing U∘U.
+func (f *Factor) Diag(phi []float64) []float64 {
+	m := f.Rows()
+	out := make([]float64, m)
+	for i := 0; i < m; i++ {
+		v := 0.0
+		for k, u := range f.U.RawRowView(i) {
+			v += u * u * phi[k]
+		}
+		out[i] = v
+	}
+	return out
 }
 
 // Rows returns m, the number of training rows.
@@ -89,7 +102,11 @@ func (f *Factor) Complement() bool { return f.Form != Dual }
 
 // NewDual eigendecomposes the symmetric m×m kernel matrix K (not modified). It
 // fails with ErrNotSymmetric when |K_ij − K_ji| > 1e-10·max|K|. O(m³) through linalg.
-func NewDual(k *mat.Dense) (*Factor, error) {
+func NewDual(k *mat.Dense) (*Factor, error) { return newDual(k, false) }
+
+// newDual is NewDual; with owned it eigendecomposes K in place (K becomes U),
+// which keeps the peak at the kernel matrix plus the eigensolver's workspace.
+func newDual(k *mat.Dense, owned bool) (*Factor, error) {
 	m, c := k.Dims()
 	if m != c {
 		return nil, fmt.Errorf("%w: kernel matrix is %d×%d", ErrShape, m, c)
@@ -97,7 +114,14 @@ func NewDual(k *mat.Dense) (*Factor, error) {
 	if err := checkSymmetric(k); err != nil {
 		return nil, err
 	}
-	e, u, err := linalg.EigSym(k)
+	u := k
+	var e []float64
+	var err error
+	if owned {
+		e, err = linalg.EigSymInPlace(k)
+	} else {
+		e, u, err = linalg.EigSym(k)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("factor: eigendecomposition of the %d×%d kernel matrix: %w", m, m, err)
 	}
@@ -106,7 +130,6 @@ func NewDual(k *mat.Dense) (*Factor, error) {
 	for i := range f.Lev {
 		f.Lev[i] = 1
 	}
-	f.U2 = square(u)
 	return f, nil
 }
 
@@ -199,24 +222,14 @@ func lowRank(form Form, u *mat.Dense, s []float64, t *mat.Dense) *Factor {
 	for k, v := range s {
 		f.E[k] = v * v
 	}
-	f.U2 = square(u)
 	m, _ := u.Dims()
 	f.Lev = make([]float64, m)
 	for i := range f.Lev {
 		l := 0.0
-		for _, v := range f.U2.RawRowView(i) {
-			l += v
+		for _, v := range u.RawRowView(i) {
+			l += v * v
 		}
 		f.Lev[i] = l
 	}
 	return f
-}
-
-func square(u *mat.Dense) *mat.Dense {
-	out := mat.DenseCopyOf(u)
-	raw := out.RawMatrix()
-	for i := range raw.Data {
-		raw.Data[i] *= raw.Data[i]
-	}
-	return out
 }

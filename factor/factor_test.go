@@ -4,10 +4,13 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/internal/sysmem"
 	"github.com/rlskit/rlskit/kernel"
 )
 
@@ -113,5 +116,27 @@ func TestFactorErrors(t *testing.T) {
 	}
 	if _, err := Build(x, kernel.Gaussian{Gamma: 1}, Request{Form: Linear}); err == nil {
 		t.Error("linear form with a gaussian kernel")
+	}
+}
+
+// A dual form that cannot fit is refused before the m×m kernel matrix is
+// allocated, with the estimate in the message.
+func TestDualRefusesBeyondMemory(t *testing.T) {
+	if _, ok := sysmem.Available(); !ok {
+		t.Skip("available memory unknown on this system")
+	}
+	x := mat.NewDense(1_000_000, 1, nil) // 8 MB of data; its kernel matrix would be 8 TB
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Build(x, kernel.Gaussian{Gamma: 1}, Request{Form: Dual})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "GiB") {
+		t.Fatalf("err = %v, want ErrMemory with the estimate", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("allocated %d bytes before refusing", grew)
+	}
+	if err := CheckMemory(100, DualPeak); err != nil {
+		t.Errorf("100 rows refused: %v", err)
 	}
 }

@@ -69,6 +69,10 @@ func (g *edgeGraph) norm() float64 {
 	return out
 }
 
+// maxEdgeScale bounds w²·max(1, z) per edge: sums over up to 10¹⁰⁰ such terms
+// times kernel values of any reasonable size stay finite in float64.
+const maxEdgeScale = 1e100
+
 func newEdgeGraph(m int, edges []Edge, cost Cost) (*edgeGraph, error) {
 	g := &edgeGraph{m: m, t: 1, adj: make([][]int, m)}
 	if len(edges) > 0 && edges[0].Magnitudes != nil {
@@ -108,6 +112,11 @@ func newEdgeGraph(m int, edges []Edge, cost Cost) (*edgeGraph, error) {
 		}
 		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
 			return nil, fmt.Errorf("%w: edge %d (%d, %d) has weight %v, want a finite number > 0", ErrGraph, n, e.I, e.J, e.Weight)
+		}
+		for _, mg := range mags {
+			if w*w*math.Max(1, mg) > maxEdgeScale {
+				return nil, fmt.Errorf("%w: edge %d (%d, %d): weight² × magnitude = %g × %g overflows the learner's sums (keep it below %g; rescale the graph)", ErrGraph, n, e.I, e.J, w*w, mg, maxEdgeScale)
+			}
 		}
 		z := make([]float64, g.t)
 		switch cost {

@@ -66,6 +66,11 @@ func FitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options) (*Query, e
 	return &Query{graphModel: gm, q: qg}, nil
 }
 
+// queryDualPeak is the peak of newQueryDual in m×m matrices of float64: K,
+// S·K, its transposed copy and SKS while SKS is formed; then K, SKS
+// eigendecomposed in place and the eigensolver's 2m² workspace.
+const queryDualPeak = 4
+
 // newQueryDual trains the dual query ranker with one eigendecomposition. With
 // S = L^{1/2} = blockdiag(√n_q·C_q) (C_q centres query q; cheap to apply),
 // M = SKS = V diag(Λ) Vᵀ has the same non-zero eigenvalues as H = ΦᵀLΦ
@@ -75,14 +80,20 @@ func FitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options) (*Query, e
 // m·ε·max Λ are dropped. Cost: the kernel matrix, O(m²) for SKS, one O(m³)
 // eigendecomposition and one m×m×k gemm (paper 002, sect. 3.2).
 func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta) (*graphModel, error) {
+	rows, _ := x.Dims()
+	if err := factor.CheckMemory(rows, queryDualPeak); err != nil {
+		return nil, fmt.Errorf("rank: %w", err)
+	}
 	d, km, err := factor.KernelOnly(x, k)
 	if err != nil {
 		return nil, err
 	}
 	sk := qg.mulSqrtL(km)
 	mm := qg.mulSqrtL(mat.DenseCopyOf(sk.T()))
+	sk = nil // K, SKS and the eigensolver's workspace from here on
 	linalg.Symmetrize(mm)
-	lam, v, err := linalg.EigSym(mm)
+	lam, err := linalg.EigSymInPlace(mm)
+	v := mm
 	if err != nil {
 		return nil, fmt.Errorf("rank: eigendecomposition of L^{1/2}KL^{1/2}: %w", err)
 	}

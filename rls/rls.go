@@ -160,10 +160,7 @@ func (r *RLS) Solve(lambda float64) (*Solution, error) {
 		s.res.Add(s.res, r.y)
 	}
 	// diag(A) = c0 + (U∘U) g
-	s.diag = make([]float64, f.Rows())
-	gv := mat.NewVecDense(len(s.g), s.g)
-	dv := mat.NewVecDense(len(s.diag), s.diag)
-	dv.MulVec(f.U2, gv)
+	s.diag = f.Diag(s.g)
 	for i := range s.diag {
 		s.diag[i] += s.c0
 	}
