@@ -1,116 +1,114 @@
 package dataset
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 )
 
+// rowParser is a streaming reader of one data format: next parses the next
+// data row into the pending rows, take hands them over as a data set.
+// ReadCSV, ReadSVMLight and ReadChunks all drive one, so a file is read by the
+// same rules whatever the chunking.
+type rowParser interface {
+	next() (bool, error)
+	pending() int
+	take() (*Data, error)
+	emptyError() error
+}
+
+// readWhole reads every row of p into one data set.
+func readWhole(p rowParser) (*Data, error) {
+	for {
+		ok, err := p.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+	}
+	if p.pending() == 0 {
+		return nil, p.emptyError()
+	}
+	return p.take()
+}
+
 // ReadChunks reads a data set in chunks of at most rows data rows and calls fn
 // on each, with the number of data rows that came before it, so a caller can
 // process a file of any length in memory proportional to rows. The format is
-// "csv" or "svmlight"; the options are those of ReadCSV and ReadSVMLight (give
-// svmlight a Width, or chunks may differ in width). Errors name the line of
-// the whole file. A CSV chunk never splits a quoted field that spans lines.
+// "csv" or "svmlight"; the options are those of ReadCSV and ReadSVMLight.
+//
+// One parser reads the whole input, so the chunks are exactly the rows
+// ReadCSV or ReadSVMLight return for the whole file, and the rules are the
+// same: an input that the whole-file reader refuses is refused here with the
+// same error (file line, column and token), after fn has seen the chunks
+// before the offending row. Across chunks, the CSV header (and the labels it
+// gives with CSVOptions.LabelsFromHeader) is read once, the number of
+// svmlight labels per row and the presence of qids are fixed by the first row,
+// and query codes are numbered over the whole input: a chunk's QueryNames
+// holds every name seen so far. A chunk's svmlight width is SVMLightOptions.Width,
+// or else the largest index read so far; SVMLightOptions.Dense needs a Width
+// (ErrOptions), so that every chunk has the same columns. An input without
+// data rows is an error (ErrEmpty), and fn is not called.
 func ReadChunks(r io.Reader, name, format string, csv CSVOptions, svm SVMLightOptions, rows int, fn func(d *Data, offset int) error) error {
 	name = inputName(name)
 	if rows < 1 {
 		return fmt.Errorf("%w: chunks of %d rows", ErrOptions, rows)
 	}
-	isCSV := format == "csv"
-	if !isCSV && format != "svmlight" {
+	if fn == nil {
+		return fmt.Errorf("%w: ReadChunks: nil function", ErrOptions)
+	}
+	var (
+		p   rowParser
+		err error
+	)
+	switch strings.ToLower(format) {
+	case "csv":
+		p, err = newCSVParser(r, name, csv)
+	case "svmlight":
+		if svm.Dense && svm.Width <= 0 {
+			return fmt.Errorf("%w: %s: dense svmlight chunks need a width", ErrOptions, name)
+		}
+		p, err = newSVMParser(r, name, svm)
+	default:
 		return fmt.Errorf("%w: unknown format %q (want csv or svmlight)", ErrOptions, format)
 	}
-	lr := newLineReader(r)
-	var (
-		header     string
-		headerLine int
-		buf        strings.Builder
-		first      = 0 // file line of the chunk's first line
-		count      = 0 // data rows in the chunk
-		quotes     = 0 // '"' seen in the chunk (CSV)
-		offset     = 0
-		parsed     = false
-		withQids   = -1 // -1 unknown, 0 no, 1 yes
-	)
+	if err != nil {
+		return err
+	}
+	offset := 0
 	flush := func() error {
-		text := buf.String()
-		lineShift := first - 1
-		if isCSV {
-			text = header + "\n" + text
-			lineShift = first - 2
-		}
-		var d *Data
-		var err error
-		if isCSV {
-			d, err = ReadCSV(strings.NewReader(text), name, csv)
-		} else {
-			d, err = ReadSVMLight(strings.NewReader(text), name, svm)
-		}
+		d, err := p.take()
 		if err != nil {
-			var pe *ParseError
-			if errors.As(err, &pe) && pe.Line > 0 {
-				if isCSV && pe.Line == 1 {
-					pe.Line = headerLine
-				} else {
-					pe.Line += lineShift
-				}
-			}
 			return err
 		}
-		q := 0
-		if d.Queries != nil {
-			q = 1
-		}
-		if withQids >= 0 && q != withQids {
-			return perr(name, first, 0, "", ErrQid, "query ids on some rows only (this chunk of rows differs from the rows before it)")
-		}
-		withQids = q
-		parsed = true
+		n := d.Rows()
 		if err := fn(d, offset); err != nil {
 			return err
 		}
-		offset += d.Rows()
-		buf.Reset()
-		count, quotes = 0, 0
+		offset += n
 		return nil
 	}
 	for {
-		s, ok := lr.next()
+		ok, err := p.next()
+		if err != nil {
+			return err
+		}
 		if !ok {
 			break
 		}
-		if isCSV && header == "" {
-			if strings.TrimSpace(s) == "" {
-				continue
-			}
-			header, headerLine = s, lr.line
-			continue
-		}
-		if buf.Len() == 0 {
-			first = lr.line
-		}
-		buf.WriteString(s)
-		buf.WriteByte('\n')
-		quotes += strings.Count(s, `"`)
-		if t := strings.TrimSpace(s); t != "" && !strings.HasPrefix(t, "#") {
-			count++
-		}
-		if count >= rows && quotes%2 == 0 {
+		if p.pending() >= rows {
 			if err := flush(); err != nil {
 				return err
 			}
 		}
 	}
-	if lr.err != nil {
-		return readErr(name, lr.line+1, lr.err)
-	}
-	if count > 0 || !parsed {
-		if buf.Len() == 0 {
-			first = lr.line + 1
-		}
+	if p.pending() > 0 {
 		return flush()
+	}
+	if offset == 0 {
+		return p.emptyError()
 	}
 	return nil
 }

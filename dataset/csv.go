@@ -1,17 +1,19 @@
 package dataset
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 )
 
-// CSVOptions configures ReadCSV.
+// CSVOptions configures ReadCSV and the CSV side of ReadChunks.
 type CSVOptions struct {
 	// Labels names the label columns; more than one gives a multi-output
 	// data set. It may be empty for prediction data, in which case Data.Y is nil.
@@ -20,6 +22,14 @@ type CSVOptions struct {
 	Qid string
 	// Comma is the field delimiter; zero means ','.
 	Comma rune
+	// LabelsFromHeader, when set and Labels is empty, is called once with the
+	// header's column names (surrounding spaces and any byte order mark
+	// removed, as the reader sees them) and returns the label columns to use
+	// (none when it returns nil). A caller that streams its input — predict,
+	// taking a model's output names as labels when the header has them — so
+	// chooses the labels by the very header the reader parses, whatever its
+	// length or quoting.
+	LabelsFromHeader func(header []string) []string
 }
 
 // Column roles in a CSV file; labels use their index 0..t-1.
@@ -29,13 +39,59 @@ const (
 )
 
 // ReadCSV reads a CSV data set from r; name is used in error messages. The
-// first record is a header naming the columns. Columns named in opt.Labels
-// form Y (in that order), the opt.Qid column gives the query ids, and all
-// other columns are features, stored densely in a *mat.Dense X. Header names
-// and numeric values may be surrounded by spaces; quoting follows RFC 4180
-// (see encoding/csv). Missing values are not supported.
+// first record is a header naming the columns; a UTF-8 byte order mark before
+// it is skipped. Columns named in opt.Labels form Y (in that order), the
+// opt.Qid column gives the query ids, and all other columns are features,
+// stored densely in a *mat.Dense X. Header names and numeric values may be
+// surrounded by spaces; quoting follows RFC 4180 (see encoding/csv); empty
+// lines are skipped, and any other line is a record (a line of spaces is a
+// record with an empty value, an error). Values are decimal numbers: no
+// underscores, hexadecimal, NaN or infinities. Missing values are not
+// supported.
+//
+// ReadCSV is ReadChunks with a single chunk: both apply the same rules.
 func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 	name = inputName(name)
+	p, err := newCSVParser(r, name, opt)
+	if err != nil {
+		return nil, err
+	}
+	return readWhole(p)
+}
+
+// bomSkipper returns r without a leading UTF-8 byte order mark.
+func bomSkipper(r io.Reader) io.Reader {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		br.Discard(3)
+	}
+	return br
+}
+
+// csvParser reads a CSV data set one record at a time. The header, column
+// roles and query codes persist for the whole input; the values of the rows
+// read since the last take are held until take.
+type csvParser struct {
+	name       string
+	cr         *csv.Reader
+	headerLine int
+	ncol       int
+	roles      []int
+	labels     []string
+	featNames  []string
+	qidCol     int
+	qcode      map[string]int
+	qnames     []string
+
+	xs, ys  []float64
+	labRow  []float64
+	queries []int
+	m       int // rows since the last take
+	total   int // rows read
+}
+
+// newCSVParser checks the options and reads the header.
+func newCSVParser(r io.Reader, name string, opt CSVOptions) (*csvParser, error) {
 	if r == nil {
 		return nil, fmt.Errorf("%w: %s: nil reader", ErrOptions, name)
 	}
@@ -43,10 +99,10 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 	if comma == 0 {
 		comma = ','
 	}
-	if !utf8.ValidRune(comma) || comma == utf8.RuneError || comma == '"' || comma == '\r' || comma == '\n' {
+	if !utf8.ValidRune(comma) || comma == utf8.RuneError || comma == '"' || comma == '\r' || comma == '\n' || comma == '\ufeff' {
 		return nil, fmt.Errorf("%w: %s: invalid delimiter %q", ErrOptions, name, comma)
 	}
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(bomSkipper(r))
 	cr.Comma = comma
 	cr.FieldsPerRecord = -1 // checked here, for better messages
 	cr.ReuseRecord = true
@@ -58,19 +114,22 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 	if err != nil {
 		return nil, csvError(name, err)
 	}
-	headerLine, _ := cr.FieldPos(0)
+	p := &csvParser{name: name, cr: cr, qidCol: -1}
+	p.headerLine, _ = cr.FieldPos(0)
 	header := make([]string, len(rec))
 	for j, h := range rec {
-		if j == 0 {
-			h = strings.TrimPrefix(h, "\ufeff")
-		}
 		header[j] = strings.Clone(strings.TrimSpace(h))
 	}
-	ncol := len(header)
+	p.ncol = len(header)
+	labels := opt.Labels
+	if len(labels) == 0 && opt.LabelsFromHeader != nil {
+		labels = opt.LabelsFromHeader(slices.Clone(header))
+	}
+	p.labels = slices.Clone(labels)
 
-	roles := make([]int, ncol)
-	for j := range roles {
-		roles[j] = roleFeature
+	p.roles = make([]int, p.ncol)
+	for j := range p.roles {
+		p.roles[j] = roleFeature
 	}
 	find := func(col, what string) (int, error) {
 		at := -1
@@ -79,122 +138,125 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 				continue
 			}
 			if at >= 0 {
-				return 0, perr(name, headerLine, 0, "", ErrUnknownColumn,
+				return 0, perr(name, p.headerLine, 0, "", ErrUnknownColumn,
 					"%s column %q appears more than once in the header (columns %d and %d)", what, col, at+1, j+1)
 			}
 			at = j
 		}
 		if at < 0 {
-			return 0, perr(name, headerLine, 0, "", ErrUnknownColumn, "%s column %q not in the header", what, col)
+			return 0, perr(name, p.headerLine, 0, "", ErrUnknownColumn, "%s column %q not in the header", what, col)
 		}
-		if roles[at] != roleFeature {
+		if p.roles[at] != roleFeature {
 			return 0, fmt.Errorf("%w: %s: column %q used twice as label or query column", ErrOptions, name, col)
 		}
 		return at, nil
 	}
-	for k, l := range opt.Labels {
+	for k, l := range p.labels {
 		j, err := find(l, "label")
 		if err != nil {
 			return nil, err
 		}
-		roles[j] = k
+		p.roles[j] = k
 	}
-	qidCol := -1
 	if opt.Qid != "" {
 		j, err := find(opt.Qid, "qid")
 		if err != nil {
 			return nil, err
 		}
-		roles[j] = roleQid
-		qidCol = j
+		p.roles[j] = roleQid
+		p.qidCol = j
+		p.qcode = make(map[string]int)
 	}
-	nlab := len(opt.Labels)
-	var featNames []string
 	for j, h := range header {
-		if roles[j] == roleFeature {
-			featNames = append(featNames, h)
+		if p.roles[j] == roleFeature {
+			p.featNames = append(p.featNames, h)
 		}
 	}
-	nfeat := len(featNames)
-	if nfeat == 0 {
-		return nil, perr(name, headerLine, 0, "", ErrEmpty, "no feature columns")
+	if len(p.featNames) == 0 {
+		return nil, perr(name, p.headerLine, 0, "", ErrEmpty, "no feature columns")
 	}
+	p.labRow = make([]float64, len(p.labels))
+	return p, nil
+}
 
-	var (
-		xs      []float64
-		ys      []float64
-		labRow  = make([]float64, nlab)
-		queries []int
-		qnames  []string
-		qcode   map[string]int
-		m       int
-	)
-	if qidCol >= 0 {
-		qcode = make(map[string]int)
+// next reads one record into the pending rows; false at the end of input.
+func (p *csvParser) next() (bool, error) {
+	cr, name := p.cr, p.name
+	rec, err := cr.Read()
+	if err == io.EOF {
+		return false, nil
 	}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
+	if err != nil {
+		return false, csvError(name, err)
+	}
+	if len(rec) != p.ncol {
+		line, _ := cr.FieldPos(0)
+		if len(rec) > p.ncol {
+			fl, _ := cr.FieldPos(p.ncol)
+			return false, perr(name, fl, p.ncol+1, rec[p.ncol], ErrRagged,
+				"row has %d fields, header has %d", len(rec), p.ncol)
 		}
-		if err != nil {
-			return nil, csvError(name, err)
-		}
-		if len(rec) != ncol {
-			line, _ := cr.FieldPos(0)
-			if len(rec) > ncol {
-				fl, _ := cr.FieldPos(ncol)
-				return nil, perr(name, fl, ncol+1, rec[ncol], ErrRagged,
-					"row has %d fields, header has %d", len(rec), ncol)
-			}
-			return nil, perr(name, line, 0, "", ErrRagged, "row has %d fields, header has %d", len(rec), ncol)
-		}
-		for j, f := range rec {
-			role := roles[j]
-			if role == roleQid {
-				q := strings.TrimSpace(f)
-				if q == "" {
-					fl, _ := cr.FieldPos(j)
-					return nil, perr(name, fl, j+1, f, ErrQid, "empty qid")
-				}
-				c, ok := qcode[q]
-				if !ok {
-					c = len(qnames)
-					q = strings.Clone(q)
-					qcode[q] = c
-					qnames = append(qnames, q)
-				}
-				queries = append(queries, c)
-				continue
-			}
-			v, err := parseValue(strings.TrimSpace(f))
-			if err != nil {
+		return false, perr(name, line, 0, "", ErrRagged, "row has %d fields, header has %d", len(rec), p.ncol)
+	}
+	for j, f := range rec {
+		role := p.roles[j]
+		if role == roleQid {
+			q := strings.TrimSpace(f)
+			if q == "" {
 				fl, _ := cr.FieldPos(j)
-				return nil, &ParseError{File: name, Line: fl, Column: j + 1, Token: clip(f), Err: err}
+				return false, perr(name, fl, j+1, f, ErrQid, "empty qid")
 			}
-			if role == roleFeature {
-				xs = append(xs, v)
-			} else {
-				labRow[role] = v
+			c, ok := p.qcode[q]
+			if !ok {
+				c = len(p.qnames)
+				q = strings.Clone(q)
+				p.qcode[q] = c
+				p.qnames = append(p.qnames, q)
 			}
+			p.queries = append(p.queries, c)
+			continue
 		}
-		ys = append(ys, labRow...)
-		m++
+		v, err := parseValue(strings.TrimSpace(f))
+		if err != nil {
+			fl, _ := cr.FieldPos(j)
+			return false, &ParseError{File: name, Line: fl, Column: j + 1, Token: clip(f), Err: err}
+		}
+		if role == roleFeature {
+			p.xs = append(p.xs, v)
+		} else {
+			p.labRow[role] = v
+		}
 	}
-	if m == 0 {
-		return nil, perr(name, headerLine, 0, "", ErrEmpty, "header only, no data rows")
-	}
+	p.ys = append(p.ys, p.labRow...)
+	p.m++
+	p.total++
+	return true, nil
+}
+
+func (p *csvParser) pending() int { return p.m }
+
+// take returns the pending rows as a data set and starts a new one.
+func (p *csvParser) take() (*Data, error) {
 	d := &Data{
-		X:            mat.NewDense(m, nfeat, xs),
-		FeatureNames: featNames,
-		Queries:      queries,
-		QueryNames:   qnames,
+		X:            mat.NewDense(p.m, len(p.featNames), p.xs),
+		FeatureNames: slices.Clone(p.featNames),
+		Queries:      p.queries,
+		QueryNames:   p.qnames[:len(p.qnames):len(p.qnames)],
 	}
-	if nlab > 0 {
-		d.Y = mat.NewDense(m, nlab, ys)
-		d.LabelNames = append([]string(nil), opt.Labels...)
+	if p.qidCol < 0 {
+		d.QueryNames = nil
 	}
+	if len(p.labels) > 0 {
+		d.Y = mat.NewDense(p.m, len(p.labels), p.ys)
+		d.LabelNames = slices.Clone(p.labels)
+	}
+	p.xs, p.ys, p.queries, p.m = nil, nil, nil, 0
 	return d, nil
+}
+
+// emptyError is the error for an input without data rows.
+func (p *csvParser) emptyError() error {
+	return perr(p.name, p.headerLine, 0, "", ErrEmpty, "header only, no data rows")
 }
 
 // csvError converts an error from encoding/csv into a *ParseError.

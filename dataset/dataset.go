@@ -196,28 +196,78 @@ var (
 	errOverflow  = fmt.Errorf("value overflows float64: %w", ErrNonFinite)
 )
 
-// parseValue parses a finite float64. The returned error carries a short
-// message and wraps ErrSyntax or ErrNonFinite.
+// parseValue parses a finite float64 written in decimal: an optional sign,
+// digits with an optional decimal point, and an optional exponent ("1",
+// "-.5", "2.", "6.02e23"). strconv.ParseFloat alone would also take "1_0",
+// "0x1p-3" and "Inf"; here underscores and hexadecimal are syntax errors
+// (ErrSyntax) and NaN and infinities, spelled any way ParseFloat knows, are
+// ErrNonFinite, as are decimals beyond the float64 range. The returned error
+// carries a short message.
 func parseValue(s string) (float64, error) {
+	if s == "" {
+		return 0, errEmptyVal
+	}
+	if !isDecimal(s) {
+		w := strings.ToLower(strings.TrimLeft(s, "+-"))
+		switch w {
+		case "nan":
+			return 0, errNaN
+		case "inf", "infinity":
+			return 0, errInf
+		}
+		return 0, errNotNumber
+	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		var ne *strconv.NumError
-		switch {
-		case errors.As(err, &ne) && ne.Err == strconv.ErrRange && math.IsInf(v, 0):
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange && math.IsInf(v, 0) {
 			return 0, errOverflow
-		case s == "":
-			return 0, errEmptyVal
-		default:
+		}
+		if !(errors.As(err, &ne) && ne.Err == strconv.ErrRange) {
 			return 0, errNotNumber
 		}
-	}
-	if math.IsNaN(v) {
-		return 0, errNaN
-	}
-	if math.IsInf(v, 0) {
-		return 0, errInf
+		// Underflow: ParseFloat returns the nearest value (0 or subnormal).
 	}
 	return v, nil
+}
+
+// isDecimal reports whether s is [+-]digits[.digits][(e|E)[+-]digits] with at
+// least one digit in the mantissa ("5.", ".5" allowed).
+func isDecimal(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := 0
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+			exp++
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // ReadFile reads a data set from the named file, or from standard input when

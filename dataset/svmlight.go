@@ -1,10 +1,8 @@
 package dataset
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -13,14 +11,25 @@ import (
 	"github.com/rlskit/rlskit/matrix"
 )
 
-// SVMLightOptions configures ReadSVMLight.
+// SVMLightOptions configures ReadSVMLight and the svmlight side of ReadChunks.
 type SVMLightOptions struct {
 	// Width, if positive, is the number of features: an index above it is
 	// an error. Otherwise the width is the largest index seen.
 	Width int
-	// Dense makes X a *mat.Dense instead of a *matrix.CSR.
+	// Dense makes X a *mat.Dense instead of a *matrix.CSR. A dense matrix is
+	// refused (ErrIndex) when it would hold more than MaxDenseEntries entries
+	// and more than DenseFill times the entries the file stores, so that a
+	// few bytes with a huge index cannot ask for gigabytes.
 	Dense bool
 }
+
+// Bounds on the dense matrices ReadSVMLight builds with SVMLightOptions.Dense:
+// a matrix of m×c entries is refused when m·c exceeds both MaxDenseEntries
+// and DenseFill·(stored entries + m).
+const (
+	MaxDenseEntries = 1 << 20
+	DenseFill       = 64
+)
 
 // ReadSVMLight reads an svmlight/libsvm data set from r; name is used in
 // error messages. Each non-blank, non-comment line is
@@ -31,54 +40,87 @@ type SVMLightOptions struct {
 // columns. The label may be several comma-separated numbers ("1.5,2,3") for
 // multi-output data; every row must then have the same number of labels.
 // Either every row has a qid or none has. Y is always set, with LabelNames
-// ["label"] (or "label1", "label2", ... for multi-output data).
+// ["label"] (or "label1", "label2", ... for multi-output data). Values are
+// decimal numbers: no underscores, hexadecimal, NaN or infinities.
+//
+// The sparse X costs memory in proportion to the stored entries whatever the
+// indices: a width of 5·10⁹ is only a number.
+//
+// ReadSVMLight is ReadChunks with a single chunk: both apply the same rules.
 func ReadSVMLight(r io.Reader, name string, opt SVMLightOptions) (*Data, error) {
 	name = inputName(name)
+	p, err := newSVMParser(r, name, opt)
+	if err != nil {
+		return nil, err
+	}
+	return readWhole(p)
+}
+
+// svmParser reads an svmlight data set one line at a time. The number of
+// labels, the presence of qids, the query codes and the largest index persist
+// for the whole input; the rows read since the last take are held until take.
+type svmParser struct {
+	name      string
+	opt       SVMLightOptions
+	lr        *lineReader
+	t         int  // labels per row, set by the first row
+	hasQid    bool // set by the first row
+	firstLine int  // line of the first data row
+	maxIdx    int
+	qcode     map[string]int
+	qnames    []string
+	total     int // rows read
+
+	labels  []float64
+	indptr  []int
+	indices []int
+	values  []float64
+	queries []int
+	m       int // rows since the last take
+}
+
+func newSVMParser(r io.Reader, name string, opt SVMLightOptions) (*svmParser, error) {
 	if r == nil {
 		return nil, fmt.Errorf("%w: %s: nil reader", ErrOptions, name)
 	}
 	if opt.Width < 0 {
 		return nil, fmt.Errorf("%w: %s: negative width %d", ErrOptions, name, opt.Width)
 	}
-	var (
-		lr        = newLineReader(r)
-		labels    []float64
-		t         int // labels per row, set by the first row
-		indptr    = []int{0}
-		indices   []int
-		values    []float64
-		maxIdx    int
-		hasQid    bool
-		firstLine int // line of the first data row
-		queries   []int
-		qnames    []string
-		qcode     map[string]int
-		m         int
-	)
+	return &svmParser{name: name, opt: opt, lr: newLineReader(r), indptr: []int{0}}, nil
+}
+
+// next reads lines up to and including the next data row; false at the end
+// of input.
+func (p *svmParser) next() (bool, error) {
+	name := p.name
 	for {
-		s, ok := lr.next()
+		s, ok := p.lr.next()
 		if !ok {
-			break
+			if p.lr.err != nil {
+				return false, readErr(name, p.lr.line+1, p.lr.err)
+			}
+			return false, nil
 		}
-		line := lr.line
+		line := p.lr.line
 		s = stripComment(s)
 		tok, i := nextField(s, 0)
 		if tok == "" {
 			continue // blank or comment-only line
 		}
+		first := p.total == 0
 
 		// Label(s).
 		col := 1
 		if strings.IndexByte(tok, ':') >= 0 {
-			return nil, perr(name, line, col, tok, ErrSyntax, "missing label (the first field must be the label)")
+			return false, perr(name, line, col, tok, ErrSyntax, "missing label (the first field must be the label)")
 		}
 		n := strings.Count(tok, ",") + 1
-		if m == 0 {
-			t = n
-			firstLine = line
-		} else if n != t {
-			return nil, perr(name, line, col, tok, ErrRagged,
-				"row has %d labels, line %d has %d", n, firstLine, t)
+		if first {
+			p.t = n
+			p.firstLine = line
+		} else if n != p.t {
+			return false, perr(name, line, col, tok, ErrRagged,
+				"row has %d labels, line %d has %d", n, p.firstLine, p.t)
 		}
 		for rest := tok; ; {
 			part := rest
@@ -88,9 +130,9 @@ func ReadSVMLight(r io.Reader, name string, opt SVMLightOptions) (*Data, error) 
 			}
 			v, err := parseValue(part)
 			if err != nil {
-				return nil, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err}
+				return false, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err}
 			}
-			labels = append(labels, v)
+			p.labels = append(p.labels, v)
 			if k < 0 {
 				break
 			}
@@ -99,31 +141,31 @@ func ReadSVMLight(r io.Reader, name string, opt SVMLightOptions) (*Data, error) 
 		// Optional qid.
 		tok, i = nextField(s, i)
 		rowQid := strings.HasPrefix(tok, "qid:")
-		if m == 0 {
-			hasQid = rowQid
-			if hasQid {
-				qcode = make(map[string]int)
-			}
-		} else if rowQid != hasQid {
+		if first {
+			p.hasQid = rowQid
 			if rowQid {
-				return nil, perr(name, line, col+1, tok, ErrQid, "qid given, but not on line %d", firstLine)
+				p.qcode = make(map[string]int)
 			}
-			return nil, perr(name, line, 0, "", ErrQid, "qid missing, but given on line %d", firstLine)
+		} else if rowQid != p.hasQid {
+			if rowQid {
+				return false, perr(name, line, col+1, tok, ErrQid, "qid given, but not on line %d", p.firstLine)
+			}
+			return false, perr(name, line, 0, "", ErrQid, "qid missing, but given on line %d", p.firstLine)
 		}
 		if rowQid {
 			col++
 			q := tok[len("qid:"):]
 			if q == "" {
-				return nil, perr(name, line, col, tok, ErrQid, "empty qid")
+				return false, perr(name, line, col, tok, ErrQid, "empty qid")
 			}
-			c, ok := qcode[q]
+			c, ok := p.qcode[q]
 			if !ok {
-				c = len(qnames)
+				c = len(p.qnames)
 				q = strings.Clone(q)
-				qcode[q] = c
-				qnames = append(qnames, q)
+				p.qcode[q] = c
+				p.qnames = append(p.qnames, q)
 			}
-			queries = append(queries, c)
+			p.queries = append(p.queries, c)
 			tok, i = nextField(s, i)
 		}
 
@@ -133,70 +175,72 @@ func ReadSVMLight(r io.Reader, name string, opt SVMLightOptions) (*Data, error) 
 			col++
 			k := strings.IndexByte(tok, ':')
 			if k < 0 {
-				return nil, perr(name, line, col, tok, ErrSyntax, "missing ':' in index:value")
+				return false, perr(name, line, col, tok, ErrSyntax, "missing ':' in index:value")
 			}
 			is, vs := tok[:k], tok[k+1:]
 			if is == "qid" {
-				return nil, perr(name, line, col, tok, ErrSyntax, "qid must come right after the label")
+				return false, perr(name, line, col, tok, ErrSyntax, "qid must come right after the label")
 			}
-			idx, err := strconv.Atoi(is)
+			idx, err := parseFeatureIndex(is)
 			if err != nil {
-				switch {
-				case errors.Is(err, strconv.ErrRange):
-					return nil, perr(name, line, col, tok, ErrIndex, "index too large")
-				case is == "":
-					return nil, perr(name, line, col, tok, ErrSyntax, "missing index")
-				default:
-					return nil, perr(name, line, col, tok, ErrSyntax, "index not an integer")
-				}
+				return false, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err}
 			}
 			switch {
 			case idx <= 0:
-				return nil, perr(name, line, col, tok, ErrIndex, "index %d: indices start at 1", idx)
+				return false, perr(name, line, col, tok, ErrIndex, "index %d: indices start at 1", idx)
 			case idx == prev:
-				return nil, perr(name, line, col, tok, ErrIndex, "duplicate index %d", idx)
+				return false, perr(name, line, col, tok, ErrIndex, "duplicate index %d", idx)
 			case idx < prev:
-				return nil, perr(name, line, col, tok, ErrIndex, "index %d not increasing (follows %d)", idx, prev)
-			case opt.Width > 0 && idx > opt.Width:
-				return nil, perr(name, line, col, tok, ErrIndex, "index %d exceeds width %d", idx, opt.Width)
+				return false, perr(name, line, col, tok, ErrIndex, "index %d not increasing (follows %d)", idx, prev)
+			case p.opt.Width > 0 && idx > p.opt.Width:
+				return false, perr(name, line, col, tok, ErrIndex, "index %d exceeds width %d", idx, p.opt.Width)
 			}
 			v, err := parseValue(vs)
 			if err != nil {
-				return nil, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err}
+				return false, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err}
 			}
-			indices = append(indices, idx-1)
-			values = append(values, v)
+			p.indices = append(p.indices, idx-1)
+			p.values = append(p.values, v)
 			prev = idx
 		}
-		maxIdx = max(maxIdx, prev)
-		indptr = append(indptr, len(indices))
-		m++
+		p.maxIdx = max(p.maxIdx, prev)
+		p.indptr = append(p.indptr, len(p.indices))
+		p.m++
+		p.total++
+		return true, nil
 	}
-	if lr.err != nil {
-		return nil, readErr(name, lr.line+1, lr.err)
-	}
-	if m == 0 {
-		return nil, perr(name, 0, 0, "", ErrEmpty, "no data rows")
-	}
-	c := maxIdx
-	if opt.Width > 0 {
-		c = opt.Width
+}
+
+func (p *svmParser) pending() int { return p.m }
+
+// take returns the pending rows as a data set and starts a new one. The width
+// is opt.Width, or else the largest index read so far (in the whole input).
+func (p *svmParser) take() (*Data, error) {
+	m := p.m
+	c := p.maxIdx
+	if p.opt.Width > 0 {
+		c = p.opt.Width
 	}
 	d := &Data{
-		Y:          mat.NewDense(m, t, labels),
-		LabelNames: labelNames(t),
-		Queries:    queries,
-		QueryNames: qnames,
+		Y:          mat.NewDense(m, p.t, p.labels),
+		LabelNames: labelNames(p.t),
+		Queries:    p.queries,
 	}
-	if !opt.Dense {
+	if p.hasQid {
+		d.QueryNames = p.qnames[:len(p.qnames):len(p.qnames)]
+	}
+	indptr, indices, values := p.indptr, p.indices, p.values
+	p.labels, p.indptr, p.indices, p.values, p.queries, p.m = nil, []int{0}, nil, nil, nil, 0
+	if !p.opt.Dense {
 		d.X = &matrix.CSR{R: m, C: c, Indptr: indptr, Indices: indices, Values: values}
 		return d, nil
 	}
 	if c == 0 {
-		return nil, perr(name, 0, 0, "", ErrEmpty, "no features, cannot build a dense matrix (set a width)")
+		return nil, perr(p.name, 0, 0, "", ErrEmpty, "no features, cannot build a dense matrix (set a width)")
 	}
-	if c > math.MaxInt/m {
-		return nil, perr(name, 0, 0, "", ErrIndex, "dense matrix of %d×%d is too large", m, c)
+	if limit := max(MaxDenseEntries, DenseFill*(len(values)+m)); c > limit/m {
+		return nil, perr(p.name, 0, 0, "", ErrIndex,
+			"a dense matrix of %d×%d is too large for %d stored values (at most %d entries; read it sparse)", m, c, len(values), limit)
 	}
 	x := make([]float64, m*c)
 	for r := 0; r < m; r++ {
@@ -207,6 +251,31 @@ func ReadSVMLight(r io.Reader, name string, opt SVMLightOptions) (*Data, error) 
 	}
 	d.X = mat.NewDense(m, c, x)
 	return d, nil
+}
+
+// emptyError is the error for an input without data rows.
+func (p *svmParser) emptyError() error {
+	return perr(p.name, 0, 0, "", ErrEmpty, "no data rows")
+}
+
+// parseFeatureIndex parses a decimal svmlight feature index: an optional sign
+// and digits only.
+func parseFeatureIndex(s string) (int, error) {
+	if s == "" {
+		return 0, fmt.Errorf("missing index: %w", ErrSyntax)
+	}
+	digits := s
+	if digits[0] == '+' || digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if digits == "" || strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return 0, fmt.Errorf("index not an integer: %w", ErrSyntax)
+	}
+	idx, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("index too large: %w", ErrIndex)
+	}
+	return idx, nil
 }
 
 // labelNames returns the svmlight label names for t outputs.

@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"gonum.org/v1/gonum/mat"
@@ -39,73 +36,24 @@ func WritePredictions(w io.Writer, P *mat.Dense) error {
 }
 
 // WriteFileAtomic creates or replaces the file at path with the output of
-// write, so that readers see either the old file or the complete new one. It
-// writes (through a buffer) to a temporary file in the same directory, syncs
-// it to disk and renames it over path. If write or any step fails, the
-// temporary file is removed and path is left untouched. A new file gets mode
-// 0644; a replaced file keeps its permissions. When path is "-" the output
-// goes to standard output instead.
+// write: it is an Outputs set of that one file, committed at once (see
+// Outputs.Commit). A regular file (or a new one) is written to a temporary
+// file in its directory, synced and renamed over it, so readers see either the
+// old file or the complete new one; if write or any step fails the temporary
+// file is removed and path is left untouched. A symbolic link is followed: its
+// target is replaced and the link kept. A device or FIFO (/dev/null, a named
+// pipe) is written in place, and its write and close errors (ENOSPC from
+// /dev/full) are returned. A new file gets mode 0644; a replaced file keeps its
+// permissions. When path is "-" the output goes to standard output instead.
+// Errors read "writing PATH: cause".
 func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	if write == nil {
 		return fmt.Errorf("%w: WriteFileAtomic: nil write function", ErrOptions)
 	}
-	if path == "-" {
-		bw := bufio.NewWriterSize(os.Stdout, 64<<10)
-		if err := write(bw); err != nil {
-			return fmt.Errorf("writing <stdout>: %w", err)
-		}
-		return bw.Flush()
+	if path == "" {
+		return fmt.Errorf("%w: WriteFileAtomic: empty path", ErrOptions)
 	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		if fi.IsDir() {
-			return fmt.Errorf("%w: %s is a directory", ErrOptions, path)
-		}
-		mode = fi.Mode().Perm()
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	closed, done := false, false
-	defer func() { // also runs if write panics
-		if !done {
-			if !closed {
-				f.Close()
-			}
-			os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	closed = true
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	done = true
-	// Make the rename durable; not all systems can sync a directory.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	var o Outputs
+	o.Add("", path, write)
+	return o.Commit()
 }

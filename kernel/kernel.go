@@ -384,27 +384,29 @@ func Inner(a, b mat.Matrix) (*mat.Dense, error) {
 		}
 		return out, nil
 	case *matrix.CSR:
+		// B by its non-empty columns: O(nnz(B)) memory whatever the width.
+		bc := bb.Columns()
 		switch aa := a.(type) {
 		case *matrix.CSR:
-			bt := bb.Transpose()
 			parallelRows(ra, func(lo, hi int) {
-				matrix.MulABt(out.Slice(lo, hi, 0, rb).(*mat.Dense), aa.RowSubset(span(lo, hi)), bt)
+				matrix.MulABt(out.Slice(lo, hi, 0, rb).(*mat.Dense), aa.RowSubset(span(lo, hi)), bc)
 			})
 		default:
-			// (A Bᵀ) = (B Aᵀ)ᵀ with B sparse: compute row i of the result from A's dense row.
+			// out[i][j] = Σ_f a_if b_jf over the columns f where B has entries.
 			ad := dense(a)
-			bt := bb.Transpose() // columns of B, so that out[i][j] = Σ_f a_if b_jf
 			parallelRows(ra, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					arow := ad.RawRowView(i)
 					row := out.RawRowView(i)
-					for f, v := range arow {
+					for k, f := range bc.Cols {
+						v := arow[f]
 						if v == 0 {
 							continue
 						}
-						js, bv := bt.Row(f)
-						for p, j := range js {
-							row[j] += v * bv[p]
+						p, q := bc.Indptr[k], bc.Indptr[k+1]
+						bv := bc.Values[p:q]
+						for n, j := range bc.Rows[p:q] {
+							row[j] += v * bv[n]
 						}
 					}
 				}

@@ -7,8 +7,10 @@
 package matrix
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -109,7 +111,10 @@ func (m *CSR) RowSubset(rows []int) *CSR {
 	return &CSR{R: len(rows), C: m.C, Indptr: indptr, Indices: indices, Values: values}
 }
 
-// Transpose returns Mᵀ as a new CSR (i.e. M in compressed sparse column form). O(nnz + r + c).
+// Transpose returns Mᵀ as a new CSR (i.e. M in compressed sparse column form).
+// O(nnz + r + c) time and memory: its row pointer has c+1 entries, so for data
+// of large width (svmlight indices in the billions) use Columns, whose size
+// depends on the stored entries only.
 func (m *CSR) Transpose() *CSR {
 	indptr := make([]int, m.C+1)
 	for _, j := range m.Indices {
@@ -133,7 +138,113 @@ func (m *CSR) Transpose() *CSR {
 	return &CSR{R: m.C, C: m.R, Indptr: indptr, Indices: indices, Values: values}
 }
 
-// ToDense returns M as a dense matrix. O(r·c) memory.
+// Columns holds an r×c sparse matrix by columns, listing only the columns that
+// hold a stored entry: column Cols[k] has its entries Values[Indptr[k]:Indptr[k+1]]
+// in rows Rows[Indptr[k]:Indptr[k+1]] (increasing). Every other column is zero.
+// Its size is O(nnz) whatever the width c, so it is the transpose to use for
+// sparse data whose feature indices run into the billions.
+type Columns struct {
+	R, C   int
+	Cols   []int // non-empty columns, strictly increasing
+	Indptr []int // len(Cols)+1 offsets into Rows and Values
+	Rows   []int
+	Values []float64
+}
+
+// Columns returns M by its non-empty columns. O(nnz + r) time and memory when
+// c ≤ 2·nnz + r (a counting pass over the columns), else O(nnz log nnz) time
+// and O(nnz + r) memory: never O(c).
+func (m *CSR) Columns() *Columns {
+	nnz := len(m.Indices)
+	out := &Columns{R: m.R, C: m.C, Rows: make([]int, nnz), Values: make([]float64, nnz)}
+	if nnz == 0 {
+		out.Indptr = []int{0}
+		return out
+	}
+	if m.C <= 2*nnz+m.R {
+		t := m.Transpose()
+		out.Cols = make([]int, 0, min(m.C, nnz))
+		out.Indptr = make([]int, 1, min(m.C, nnz)+1)
+		for j := 0; j < t.R; j++ {
+			if t.Indptr[j+1] > t.Indptr[j] {
+				out.Cols = append(out.Cols, j)
+				out.Indptr = append(out.Indptr, t.Indptr[j+1])
+			}
+		}
+		copy(out.Rows, t.Indices)
+		copy(out.Values, t.Values)
+		return out
+	}
+	// Sort the positions of the entries by column; a stable sort keeps the
+	// rows of a column increasing.
+	perm := make([]int, nnz)
+	for k := range perm {
+		perm[k] = k
+	}
+	rowOf := make([]int, nnz)
+	for i := 0; i < m.R; i++ {
+		for k := m.Indptr[i]; k < m.Indptr[i+1]; k++ {
+			rowOf[k] = i
+		}
+	}
+	slices.SortStableFunc(perm, func(a, b int) int { return cmp.Compare(m.Indices[a], m.Indices[b]) })
+	out.Indptr = []int{0}
+	for p, k := range perm {
+		j := m.Indices[k]
+		if len(out.Cols) == 0 || out.Cols[len(out.Cols)-1] != j {
+			if len(out.Cols) > 0 {
+				out.Indptr = append(out.Indptr, p)
+			}
+			out.Cols = append(out.Cols, j)
+		}
+		out.Rows[p] = rowOf[k]
+		out.Values[p] = m.Values[k]
+	}
+	out.Indptr = append(out.Indptr, nnz)
+	return out
+}
+
+// Dims returns the number of rows and columns of the matrix.
+func (c *Columns) Dims() (int, int) { return c.R, c.C }
+
+// Col returns the rows and values of column j (shared, not copied); both are
+// empty for a column without entries. O(log len(Cols)).
+func (c *Columns) Col(j int) ([]int, []float64) {
+	k, ok := slices.BinarySearch(c.Cols, j)
+	if !ok {
+		return nil, nil
+	}
+	return c.Rows[c.Indptr[k]:c.Indptr[k+1]], c.Values[c.Indptr[k]:c.Indptr[k+1]]
+}
+
+// MulTDense returns Mᵀ·B restricted to the non-empty columns of M, for a
+// dense r×t B: row k of the result is row Cols[k] of MᵀB (every other row of
+// MᵀB is zero). A linear model's weights over sparse training points are
+// formed this way in O(nnz·t) time and O(len(Cols)·t) memory, whatever the
+// width. It returns an empty matrix when M has no entries or t = 0.
+func (c *Columns) MulTDense(b *mat.Dense) *mat.Dense {
+	br, t := b.Dims()
+	if br != c.R {
+		panic(mat.ErrShape)
+	}
+	if len(c.Cols) == 0 || t == 0 {
+		return &mat.Dense{}
+	}
+	out := mat.NewDense(len(c.Cols), t, nil)
+	for k := range c.Cols {
+		o := out.RawRowView(k)
+		for p := c.Indptr[k]; p < c.Indptr[k+1]; p++ {
+			v := c.Values[p]
+			for q, bv := range b.RawRowView(c.Rows[p]) {
+				o[q] += v * bv
+			}
+		}
+	}
+	return out
+}
+
+// ToDense returns M as a dense matrix. O(r·c) memory: callers with data of
+// unbounded width must bound r·c first.
 func (m *CSR) ToDense() *mat.Dense {
 	if m.R == 0 || m.C == 0 {
 		return &mat.Dense{}
@@ -207,19 +318,27 @@ func (m *CSR) MulDense(dst *mat.Dense, b *mat.Dense) {
 	}
 }
 
-// MulABt computes dst = A·Bᵀ for CSR A (r×d) and B (s×d), with Bt = B.Transpose()
+// MulABt computes dst = A·Bᵀ for CSR A (r×d) and B (s×d), with bc = B.Columns()
 // precomputed by the caller (it is reused across row blocks); dst is r×s.
-// Cost O(Σ_i Σ_{k∈row i} nnz(column k of B)).
-func MulABt(dst *mat.Dense, a, bt *CSR) {
+// Cost O(Σ_i Σ_{k∈row i} (log ncols(B) + nnz(column k of B))), memory
+// independent of d.
+func MulABt(dst *mat.Dense, a *CSR, bc *Columns) {
 	for i := 0; i < a.R; i++ {
 		out := dst.RawRowView(i)
 		clear(out)
 		idx, val := a.Row(i)
+		lo := 0 // the columns of a row increase: search only what is left
 		for k, f := range idx {
+			p, ok := slices.BinarySearch(bc.Cols[lo:], f)
+			lo += p
+			if !ok {
+				continue
+			}
 			v := val[k]
-			cols, cv := bt.Row(f)
-			for p, j := range cols {
-				out[j] += v * cv[p]
+			a, b := bc.Indptr[lo], bc.Indptr[lo+1]
+			cv := bc.Values[a:b]
+			for q, j := range bc.Rows[a:b] {
+				out[j] += v * cv[q]
 			}
 		}
 	}

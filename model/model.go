@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -26,6 +27,11 @@ var (
 	ErrWidth = errors.New("model: data width does not match the model")
 	// ErrCorrupt is returned for a model file that cannot be a model.
 	ErrCorrupt = errors.New("model: corrupt model file")
+	// ErrOverflow is returned by Predict when a prediction is not finite: the
+	// data lies so far outside the training range that the model overflows
+	// float64 (for kernel models the data's overflow is named by a
+	// kernel.ErrOverflow error instead).
+	ErrOverflow = errors.New("model: prediction overflows float64")
 )
 
 // Predictor is a trained model.
@@ -49,9 +55,15 @@ type Predictor struct {
 	Classes    []float64
 	ClassLabel string
 
-	// Linear predictors: W is d×t, B has length t.
-	W *mat.Dense
-	B []float64
+	// Linear predictors: W is d×t, B has length t. When WIndex is set, W
+	// holds only the rows of the features WIndex lists (strictly increasing,
+	// in [0,Width)), row k being the weights of feature WIndex[k], and every
+	// other feature has weight 0: a model over sparse data of any width costs
+	// memory in proportion to the features its training data used (see
+	// matrix.Columns.MulTDense, which forms exactly this W).
+	W      *mat.Dense
+	WIndex []int
+	B      []float64
 
 	// Kernel expansions: Points (n rows: *mat.Dense, *matrix.CSR or *kernel.UnitRows)
 	// and coefficients A (n×t).
@@ -62,7 +74,10 @@ type Predictor struct {
 // IsLinear reports whether the predictor is a weight vector.
 func (p *Predictor) IsLinear() bool { return p.W != nil }
 
-// Predict returns the m×t predictions for the rows of X (dense or CSR).
+// Predict returns the m×t predictions for the rows of X (dense or CSR). Data
+// whose values would overflow the kernel is refused with a kernel.ErrOverflow
+// error naming the row and column (see kernel.CheckFinite), and predictions
+// that are not finite with an error wrapping ErrOverflow naming the row.
 func (p *Predictor) Predict(x mat.Matrix) (*mat.Dense, error) {
 	m, d := x.Dims()
 	if d != p.Width {
@@ -78,13 +93,32 @@ func (p *Predictor) Predict(x mat.Matrix) (*mat.Dense, error) {
 			return nil, err
 		}
 	}
+	var out *mat.Dense
 	if p.IsLinear() {
-		out := mat.NewDense(m, t, nil)
+		out = mat.NewDense(m, t, nil)
 		switch xx := x.(type) {
 		case *matrix.CSR:
-			xx.MulDense(out, p.W)
+			if p.WIndex != nil {
+				mulSparseRows(out, xx, p.WIndex, p.W)
+			} else {
+				xx.MulDense(out, p.W)
+			}
 		default:
-			if d > 0 {
+			if p.WIndex != nil {
+				for k, j := range p.WIndex {
+					w := p.W.RawRowView(k)
+					for i := 0; i < m; i++ {
+						v := x.At(i, j)
+						if v == 0 {
+							continue
+						}
+						o := out.RawRowView(i)
+						for c := range o {
+							o[c] += v * w[c]
+						}
+					}
+				}
+			} else if d > 0 {
 				out.Mul(x, p.W)
 			}
 		}
@@ -94,19 +128,50 @@ func (p *Predictor) Predict(x mat.Matrix) (*mat.Dense, error) {
 				row[c] += p.B[c]
 			}
 		}
-		return out, nil
+	} else {
+		if err := kernel.CheckFinite(p.Kernel, x); err != nil {
+			return nil, err
+		}
+		k, err := kernel.New(p.Kernel)
+		if err != nil {
+			return nil, err
+		}
+		kb, err := k.Block(x, p.Points)
+		if err != nil {
+			return nil, err
+		}
+		out = mat.NewDense(m, t, nil)
+		out.Mul(kb, p.A)
 	}
-	k, err := kernel.New(p.Kernel)
-	if err != nil {
-		return nil, err
+	for i := 0; i < m; i++ {
+		for c, v := range out.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: data row %d (counting from 1), output %q is %v: the data lies far outside the training range",
+					ErrOverflow, i+1, p.Outputs[c], v)
+			}
+		}
 	}
-	kb, err := k.Block(x, p.Points)
-	if err != nil {
-		return nil, err
-	}
-	out := mat.NewDense(m, t, nil)
-	out.Mul(kb, p.A)
 	return out, nil
+}
+
+// mulSparseRows adds X·W to dst for CSR X and the rows W of the features idx.
+func mulSparseRows(dst *mat.Dense, x *matrix.CSR, idx []int, w *mat.Dense) {
+	for i := 0; i < x.R; i++ {
+		o := dst.RawRowView(i)
+		cols, vals := x.Row(i)
+		lo := 0
+		for n, j := range cols {
+			k, ok := slices.BinarySearch(idx[lo:], j)
+			lo += k
+			if !ok {
+				continue
+			}
+			v := vals[n]
+			for c, wv := range w.RawRowView(lo) {
+				o[c] += v * wv
+			}
+		}
+	}
 }
 
 // file is the JSON form.
@@ -124,8 +189,9 @@ type file struct {
 	ClassLabel string      `json:"class_label,omitempty"`
 	Type       string      `json:"type"` // "linear" | "kernel"
 
-	W [][]float64 `json:"weights,omitempty"` // d rows of t
-	B []float64   `json:"intercept,omitempty"`
+	W      [][]float64 `json:"weights,omitempty"`      // d rows of t, or one per WIndex entry
+	WIndex *[]int      `json:"weight_index,omitempty"` // the features of the rows of W, when not all
+	B      []float64   `json:"intercept,omitempty"`
 
 	Points *points     `json:"points,omitempty"`
 	A      [][]float64 `json:"coefficients,omitempty"` // n rows of t
@@ -143,7 +209,7 @@ type points struct {
 
 const formatName = "rlskit-model"
 
-// Save writes the predictor as JSON.
+// Save writes the predictor as JSON: one object, and a newline.
 func (p *Predictor) Save(w io.Writer) error {
 	f := file{Format: formatName, Version: Version, Learner: p.Learner, Kernel: p.Kernel,
 		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs, Features: p.Features, Scaler: p.Scaler,
@@ -151,6 +217,9 @@ func (p *Predictor) Save(w io.Writer) error {
 	if p.IsLinear() {
 		f.Type = "linear"
 		f.W = rows(p.W)
+		if p.WIndex != nil {
+			f.WIndex = &p.WIndex
+		}
 		f.B = p.B
 	} else {
 		f.Type = "kernel"
@@ -180,8 +249,34 @@ func rows(m *mat.Dense) [][]float64 {
 	return out
 }
 
-// Load reads a predictor written by Save, checking every field; anything
-// inconsistent is an error wrapping ErrCorrupt.
+// DomainRadius is the radius of the inputs on which Load guarantees finite
+// predictions: every row whose standardized features x' = (x − Mean)/Scale
+// (the raw features, without a scaler) lie in [−DomainRadius, DomainRadius] —
+// some standard deviations around the training data — is predicted finite.
+const DomainRadius = 4
+
+// predictionBound is the bound on |f(x)| over the domain below which a model
+// is accepted: far enough below math.MaxFloat64 that rounding cannot overflow.
+const predictionBound = math.MaxFloat64 / 16
+
+// Load reads one predictor written by Save, checking every field; anything
+// inconsistent is an error wrapping ErrCorrupt that gives the reason. Load
+// refuses:
+//   - anything but one JSON object (and white space) in r: trailing bytes and
+//     two concatenated models are corrupt;
+//   - unknown fields, a wrong format name or version, no outputs, a negative
+//     width, λ not positive and finite, an invalid kernel;
+//   - a linear model whose kernel is not linear, a kernel model with weights,
+//     a linear model with points, classes that are not finite and increasing;
+//   - a scaler with a scale that is not a normal positive number (1e-320: the
+//     division would overflow) or a mean that is not finite;
+//   - points that overflow the kernel (kernel.CheckFinite), and parameters
+//     that could predict a non-finite value for a row within DomainRadius
+//     (weights or coefficients whose sum overflows, NaN from Inf − Inf).
+//
+// Memory is bounded by the file's content: every array is checked against
+// the sizes the file declares before it is copied, and a sparse model's width
+// is only a number (a width of 10¹² with a few points costs nothing).
 func Load(r io.Reader) (*Predictor, error) {
 	var f file
 	dec := json.NewDecoder(r)
@@ -191,6 +286,12 @@ func Load(r io.Reader) (*Predictor, error) {
 	}
 	bad := func(format string, args ...any) (*Predictor, error) {
 		return nil, fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return bad("data after the model: %v", err)
+		}
+		return bad("data after the model (%v): one model per file", tok)
 	}
 	if f.Format != formatName {
 		return bad("format %q, want %q", f.Format, formatName)
@@ -219,14 +320,38 @@ func Load(r io.Reader) (*Predictor, error) {
 			return bad("%v", err)
 		}
 	}
-	if f.Classes != nil && (len(f.Classes) != t || !allFinite(f.Classes)) {
-		return bad("%d classes for %d outputs", len(f.Classes), t)
+	if f.Classes != nil {
+		if len(f.Classes) != t || !allFinite(f.Classes) {
+			return bad("%d classes for %d outputs", len(f.Classes), t)
+		}
+		for c := 1; c < t; c++ {
+			if !(f.Classes[c] > f.Classes[c-1]) {
+				return bad("classes %v are not increasing", f.Classes)
+			}
+		}
 	}
 	p := &Predictor{Learner: f.Learner, Kernel: f.Kernel, Lambda: f.Lambda, Width: f.Width, Outputs: f.Outputs,
 		Features: f.Features, Scaler: f.Scaler, Classes: f.Classes, ClassLabel: f.ClassLabel}
 	switch f.Type {
 	case "linear":
-		w, err := fromRows(f.W, f.Width, t)
+		if f.Kernel.Name != "linear" {
+			return bad("a linear model with a %s kernel", f.Kernel.Name)
+		}
+		if f.Points != nil || f.A != nil {
+			return bad("points or coefficients in a linear model")
+		}
+		n := f.Width
+		if f.WIndex != nil {
+			idx := *f.WIndex
+			for k, j := range idx {
+				if j < 0 || j >= f.Width || (k > 0 && j <= idx[k-1]) {
+					return bad("weight_index: entry %d (%d) is not increasing within [0,%d)", k, j, f.Width)
+				}
+			}
+			n = len(idx)
+			p.WIndex = idx
+		}
+		w, err := fromRows(f.W, n, t)
 		if err != nil {
 			return bad("weights: %v", err)
 		}
@@ -234,7 +359,13 @@ func Load(r io.Reader) (*Predictor, error) {
 			return bad("intercept has %d finite values, want %d", len(f.B), t)
 		}
 		p.W, p.B = w, f.B
+		if err := p.checkLinearBound(); err != nil {
+			return bad("%v", err)
+		}
 	case "kernel":
+		if f.W != nil || f.WIndex != nil || f.B != nil {
+			return bad("weights or intercept in a kernel model")
+		}
 		if f.Points == nil {
 			return bad("kernel model without points")
 		}
@@ -249,6 +380,9 @@ func Load(r io.Reader) (*Predictor, error) {
 		p.A = a
 		switch f.Points.Kind {
 		case "dense":
+			if f.Width == 0 {
+				return bad("points: dense points of no features")
+			}
 			d, err := fromRows(f.Points.Dense, n, f.Width)
 			if err != nil {
 				return bad("points: %v", err)
@@ -256,8 +390,11 @@ func Load(r io.Reader) (*Predictor, error) {
 			p.Points = d
 		case "csr":
 			c, err := matrix.NewCSR(n, f.Width, f.Points.Indptr, f.Points.Indices, f.Points.Values)
-			if err != nil || !allFinite(f.Points.Values) {
+			if err != nil {
 				return bad("points: %v", err)
+			}
+			if !allFinite(f.Points.Values) {
+				return bad("points: a value is not finite")
 			}
 			p.Points = c
 		case "unit":
@@ -276,12 +413,77 @@ func Load(r io.Reader) (*Predictor, error) {
 		if (f.Kernel.Name == "precomputed") != (f.Points.Kind == "unit") {
 			return bad("points kind %q for a %s kernel", f.Points.Kind, f.Kernel.Name)
 		}
+		if err := kernel.CheckFinite(f.Kernel, p.Points); err != nil {
+			return bad("points: %v", err)
+		}
+		if err := p.checkKernelBound(); err != nil {
+			return bad("%v", err)
+		}
 	default:
 		return bad("type %q, want linear or kernel", f.Type)
 	}
 	return p, nil
 }
 
+// checkLinearBound checks |f(x)| ≤ R·Σ_j|W_jc| + |B_c| < predictionBound for
+// every output c, R = DomainRadius.
+func (p *Predictor) checkLinearBound() error {
+	r, _ := p.W.Dims()
+	for c, b := range p.B {
+		s := 0.0
+		for j := 0; j < r; j++ {
+			s += math.Abs(p.W.At(j, c))
+		}
+		if bound := DomainRadius*s + math.Abs(b); !(bound < predictionBound) {
+			return fmt.Errorf("output %q: the weights (Σ|w| = %g) and intercept %g can predict beyond float64 for data within ±%d", p.Outputs[c], s, b, DomainRadius)
+		}
+	}
+	return nil
+}
+
+// checkKernelBound checks Σ_i |A_ic|·K_i < predictionBound for every output
+// c, with K_i a bound on |k(x, z_i)| for rows x within DomainRadius.
+func (p *Predictor) checkKernelBound() error {
+	n, t := p.A.Dims()
+	kmax := make([]float64, n)
+	s := p.Kernel
+	for i := range kmax {
+		kmax[i] = 1 // gaussian
+		var l1 float64
+		switch q := p.Points.(type) {
+		case *matrix.CSR:
+			_, vals := q.Row(i)
+			for _, v := range vals {
+				l1 += math.Abs(v)
+			}
+		case *mat.Dense:
+			for _, v := range q.RawRowView(i) {
+				l1 += math.Abs(v)
+			}
+		}
+		switch s.Name {
+		case "linear":
+			kmax[i] = DomainRadius*l1 + math.Abs(s.Bias)
+		case "polynomial":
+			kmax[i] = math.Pow(s.Gamma*DomainRadius*l1+math.Abs(s.Coef0), float64(s.Degree))
+		case "precomputed":
+			kmax[i] = DomainRadius
+		}
+	}
+	for c := 0; c < t; c++ {
+		sum := 0.0
+		for i := 0; i < n; i++ {
+			sum += math.Abs(p.A.At(i, c)) * kmax[i]
+		}
+		if !(sum < predictionBound) {
+			return fmt.Errorf("output %q: the coefficients and points can predict beyond float64 for data within ±%d", p.Outputs[c], DomainRadius)
+		}
+	}
+	return nil
+}
+
+// fromRows copies n rows of c finite values into a matrix, after checking
+// every row's length, so the allocation is bounded by what r holds.
 func fromRows(r [][]float64, n, c int) (*mat.Dense, error) {
 	if len(r) != n {
 		return nil, fmt.Errorf("%d rows, want %d", len(r), n)
@@ -292,7 +494,6 @@ func fromRows(r [][]float64, n, c int) (*mat.Dense, error) {
 	if n == 0 {
 		return &mat.Dense{}, nil
 	}
-	out := mat.NewDense(n, c, nil)
 	for i, row := range r {
 		if len(row) != c {
 			return nil, fmt.Errorf("row %d has %d values, want %d", i, len(row), c)
@@ -300,6 +501,9 @@ func fromRows(r [][]float64, n, c int) (*mat.Dense, error) {
 		if !allFinite(row) {
 			return nil, fmt.Errorf("row %d has a non-finite value", i)
 		}
+	}
+	out := mat.NewDense(n, c, nil)
+	for i, row := range r {
 		copy(out.RawRowView(i), row)
 	}
 	return out, nil
