@@ -2,6 +2,7 @@ package selection
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -74,10 +75,50 @@ type SearchResult struct {
 	Predictor *model.Predictor
 	// Scaler is the standardization applied to X (nil without).
 	Scaler *model.Scaler
+	// OnEdge lists the searched parameters whose chosen value is the smallest
+	// or largest of its grid: the optimum may lie beyond it, and the grid
+	// should be widened that way.
+	OnEdge []Edge
 	// Permutation is the permutation test (nil unless asked).
 	Permutation *PermutationResult
 	// Train and CV are the time spent training and cross-validating.
 	Train, CV time.Duration
+}
+
+// Edge says that a parameter's chosen value lies on the edge of its grid.
+type Edge struct {
+	// Parameter is "lambda", "gamma", "degree" or "coef0".
+	Parameter string `json:"parameter"`
+	// Side is "low" (the smallest value of the grid) or "high" (the largest).
+	Side string `json:"side"`
+}
+
+// onEdge returns the edges the chosen point lies on, for every parameter
+// searched over at least two values.
+func onEdge(lambdas []float64, specs []kernel.Spec, best kernel.Spec, lambda float64) []Edge {
+	var out []Edge
+	check := func(name string, values []float64, v float64) {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, x := range values {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+		switch {
+		case lo == hi:
+		case v == lo:
+			out = append(out, Edge{name, "low"})
+		case v == hi:
+			out = append(out, Edge{name, "high"})
+		}
+	}
+	check("lambda", lambdas, lambda)
+	var gammas, degrees, coef0s []float64
+	for _, s := range specs {
+		gammas, degrees, coef0s = append(gammas, s.Gamma), append(degrees, float64(s.Degree)), append(coef0s, s.Coef0)
+	}
+	check("gamma", gammas, best.Gamma)
+	check("degree", degrees, float64(best.Degree))
+	check("coef0", coef0s, best.Coef0)
+	return out
 }
 
 // Search trains the learner once per kernel setting (one factorization each)
@@ -155,6 +196,9 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 			return nil, fmt.Errorf("permutation test: %w", err)
 		}
 		out.Permutation = pr
+	}
+	if s.Scheme.Kind != None {
+		out.OnEdge = onEdge(s.Lambdas, s.Kernels, out.Kernel, out.Lambda)
 	}
 	sol, err := out.Learner.At(out.Lambda)
 	if err != nil {

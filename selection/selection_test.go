@@ -307,3 +307,26 @@ func TestSelectRetrainEqualsShortcut(t *testing.T) {
 		t.Errorf("bad folds: err = %v", err)
 	}
 }
+
+func TestOnEdge(t *testing.T) {
+	g := func(v float64) kernel.Spec { return kernel.Spec{Name: "gaussian", Gamma: v} }
+	specs := []kernel.Spec{g(0.5), g(1), g(2)}
+	cases := []struct {
+		best   kernel.Spec
+		lambda float64
+		want   []Edge
+	}{
+		{g(1), 1, nil},
+		{g(0.5), 1, []Edge{{"gamma", "low"}}},
+		{g(2), 10, []Edge{{"lambda", "high"}, {"gamma", "high"}}},
+		{g(1), 0.1, []Edge{{"lambda", "low"}}},
+	}
+	for _, c := range cases {
+		if got := onEdge([]float64{10, 0.1, 1}, specs, c.best, c.lambda); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("γ=%g λ=%g: %v, want %v", c.best.Gamma, c.lambda, got, c.want)
+		}
+	}
+	if got := onEdge([]float64{1}, specs[:1], g(0.5), 1); got != nil {
+		t.Errorf("single values: %v", got)
+	}
+}

@@ -28,7 +28,7 @@ func newDemo(e *env) *cobra.Command {
 		Short: "Fit gaussian RLS on the embedded diabetes data, λ and the kernel width by exact leave-one-out",
 		Long: `demo splits the embedded diabetes data (442 patients, 10 features; Efron et al. 2004)
 into 342 training and 100 test rows, standardizes the features, trains gaussian
-kernel RLS once per kernel width (gamma 2^-7..2^-2), selects λ from 2^-10..2^10 and
+kernel RLS once per kernel width (gamma 2^-12..2^-2), selects λ from 2^-10..2^10 and
 the width by exact leave-one-out, and reports the LOO curves and the error on the
 held-out test rows.`,
 		Args: cobra.NoArgs,
@@ -50,7 +50,7 @@ func runDemo(e *env) error {
 	// one eigendecomposition per kernel width; every λ and every LOO prediction after it is exact and cheap
 	mse, _ := measure.ByName("mse")
 	grid, _ := selection.ParseGrid("2^-10..2^10", true)
-	gammas, _ := selection.ParseGrid("2^-7..2^-2", true)
+	gammas, _ := selection.ParseGrid("2^-12..2^-2", true)
 	var specs []kernel.Spec
 	for _, g := range gammas {
 		specs = append(specs, kernel.Spec{Name: "gaussian", Gamma: g})
@@ -80,7 +80,7 @@ func runDemo(e *env) error {
 	w := newLineWriter(e.stdout)
 	w.printf("rlskit demo: diabetes progression (Efron et al. 2004), %d features\n", width)
 	w.printf("gaussian RLS on standardized features; %d training rows, %d test rows\n\n", len(train), len(test))
-	w.printf("exact leave-one-out over 21 λ for each of %d kernel widths (one eigendecomposition each, %.0f ms in all):\n", len(gammas), trained.Seconds()*1000)
+	w.printf("exact leave-one-out over %d λ for each of %d kernel widths (one eigendecomposition each, %.0f ms in all):\n", len(grid), len(gammas), trained.Seconds()*1000)
 	w.printf("  %10s  %10s  %12s\n", "gamma", "best λ", "LOO MSE")
 	for _, c := range res.Curves {
 		w.printf("  %10s  %10s  %12.1f\n", lambdaLabel(c.Kernel.Gamma), lambdaLabel(c.Best.Lambda), c.Best.Value)
@@ -97,6 +97,9 @@ func runDemo(e *env) error {
 		w.printf("  %10s  %12.1f%s\n", lambdaLabel(pt.Lambda), pt.Value, mark)
 	}
 	w.printf("\nchosen gamma = %s, λ = %s: LOO MSE %.1f (RMSE %.1f)\n", lambdaLabel(gamma), lambdaLabel(res.Lambda), res.Value, math.Sqrt(res.Value))
+	for _, edge := range res.OnEdge {
+		w.printf("note: the chosen %s is at the %s end of its grid\n", edge.Parameter, edge.Side)
+	}
 	w.printf("held-out test MSE %.1f (RMSE %.1f); predicting the training mean gives MSE %.1f\n", testMSE, math.Sqrt(testMSE), baseMSE)
 	w.printf("total %.0f ms\n", time.Since(start).Seconds()*1000)
 	return w.flush()

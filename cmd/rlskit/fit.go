@@ -176,6 +176,13 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if scheme.Kind != selection.None {
 		out.CV = &cvOutput{Strategy: scheme.Name, Measure: p.meas.Name, Curve: curves,
 			Best: point(best.Best, res.Kernel, len(res.Curves) > 1), BasisHoldOut: f.basisHoldOut}
+		out.CV.Best.OnEdge = res.OnEdge
+		for _, edge := range res.OnEdge {
+			if !f.quiet {
+				fmt.Fprintf(e.stderr, "rlskit: warning: the chosen %s is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
+					edge.Parameter, map[string]string{"low": "lower", "high": "upper"}[edge.Side])
+			}
+		}
 	}
 	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: res.Train.Seconds(), CV: res.CV.Seconds(),
 		Total: time.Since(start).Seconds()}

@@ -83,6 +83,8 @@ type curvePoint struct {
 	// Indistinguishable marks CV predictions within their rounding error of
 	// each other: ordinal measures score them as ties.
 	Indistinguishable bool `json:"indistinguishable,omitempty"`
+	// OnEdge (on the best point only) lists the parameters chosen at an end of their grid.
+	OnEdge []selection.Edge `json:"on_edge,omitempty"`
 }
 
 type timing struct {
