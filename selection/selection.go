@@ -317,6 +317,10 @@ func lpoPerOutput(s learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measur
 		if pairs == nil {
 			pairs = DefaultPairs(yc, meas)
 		}
+		if meas.Name == "auc" && len(pairs) == 0 {
+			return nil, nil, false, fmt.Errorf("%w: output %d: AUC needs two classes, labels > 0 and labels ≤ 0, and %s: for a continuous label use the cindex measure: %w",
+				ErrScheme, c, oneClass(yc), measure.ErrUndefined)
+		}
 		if usable := countDifferent(pairs, yc); usable < 2 {
 			return nil, nil, false, fmt.Errorf("%w: output %d has %d pair(s) with different labels, leave-pair-out needs 2: %w", ErrScheme, c, usable, measure.ErrUndefined)
 		}
@@ -345,6 +349,20 @@ func lpoPerOutput(s learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measur
 		}
 	}
 	return all, scores, indistinct, nil
+}
+
+// oneClass describes labels that are all on one side of 0.
+func oneClass(y []float64) string {
+	pos := 0
+	for _, v := range y {
+		if v > 0 {
+			pos++
+		}
+	}
+	if pos == len(y) {
+		return fmt.Sprintf("all %d labels are > 0", len(y))
+	}
+	return fmt.Sprintf("all %d labels are ≤ 0", len(y))
 }
 
 // countDifferent counts the pairs whose labels differ.

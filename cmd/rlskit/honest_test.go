@@ -67,3 +67,16 @@ func TestNonFiniteCVPrediction(t *testing.T) {
 		t.Errorf("err = %v, want a non-finite prediction error naming row 0", err)
 	}
 }
+
+// LPO-AUC on a continuous, all-positive label says what AUC needs.
+func TestLPOAUCNeedsTwoClasses(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cont.csv")
+	if err := os.WriteFile(p, []byte("y,a\n1.5,0\n2.5,1\n3.1,2\n4.2,3\n5.0,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := run(t, "", "fit", "--data", p, "--label", "y", "--cv", "lpo", "--measure", "auc")
+	if err == nil || !strings.Contains(err.Error(), "AUC needs two classes") || !strings.Contains(err.Error(), "cindex") {
+		t.Errorf("err = %v", err)
+	}
+}
