@@ -76,6 +76,34 @@ type Factor struct {
 	Lev []float64
 }
 
+// Perturbed returns a copy of the factor (sharing U, T, G) whose eigenvalues
+// are moved up by different amounts in (0, r·ε·max|e|] — about the rounding
+// error of computing them, and unequal so that a cluster of (near) equal
+// eigenvalues, whose eigenvectors are arbitrary, is split the way rounding
+// may split it: comparing results on the two factors measures their
+// sensitivity to that error. Deterministic. O(r).
+func (f *Factor) Perturbed() *Factor {
+	out := *f
+	out.E = PerturbUp(f.E)
+	return &out
+}
+
+// PerturbUp returns e with e_k moved up by δ·u_k, δ = len(e)·ε·max|e| and
+// u_k ∈ (0, 1] a fixed low-discrepancy sequence (see Factor.Perturbed). O(len(e)).
+func PerturbUp(e []float64) []float64 {
+	emax := 0.0
+	for _, v := range e {
+		emax = math.Max(emax, math.Abs(v))
+	}
+	delta := float64(max(len(e), 1)) * 2.220446049250313e-16 * emax
+	out := make([]float64, len(e))
+	for k, v := range e {
+		u := math.Mod(float64(k+1)*0.6180339887498949, 1) // golden-ratio sequence
+		out[k] = v + delta*(0.05+0.95*u)
+	}
+	return out
+}
+
 // Diag returns diag(U diag(φ) Uᵀ)_i = Σ_k U_ik² φ_k for every row: O(m·r),
 // without storing U∘U.
 func (f *Factor) Diag(phi []float64) []float64 {

@@ -20,6 +20,7 @@
 //	               PairHoldOuter    exact leave-pair-out predictions
 //	               BasisHoldOuter   sparse hold-outs that also remove held-out basis vectors
 //	on a Learner   Relabeler        the same factorization for other labels (permutation tests)
+//	               Perturber        a twin within rounding of it (forward-error estimates)
 //
 // Each shortcut equals retraining on the reduced data, to rounding. Package
 // selection checks the capabilities a cross-validation scheme needs before its
@@ -117,14 +118,17 @@ type BasisHoldOuter interface {
 	LeaveOneOutSkip() (*mat.Dense, error)
 }
 
-// Conditioner is a solution that bounds how much its exact CV shortcuts
-// amplify rounding: a prediction computed through them may be off by about
-// ε·m·Conditioning()·(|y|max + |p|max) (ε the machine epsilon, m the rows).
-// Package selection counts predictions closer than that as ties in ordinal
-// measures, so a kernel that carries no information cannot score by rounding
-// noise. For RLS it is the condition number (e_max + λ)/λ of K̃ + λI.
-type Conditioner interface {
-	Conditioning() float64
+// Perturber is a learner that gives a twin of itself: the model of its labels
+// multiplied by s (a preference graph's targets), on its factorization with
+// every eigenvalue moved up by its rounding error (about r·ε·e_max), sharing
+// everything else: O(m·r·t). In exact arithmetic, and without that
+// perturbation, the twin's CV predictions are s times the learner's; package
+// selection compares the two to measure the forward error of the CV
+// predictions — the shortcut's own rounding and its sensitivity to the
+// factorization's — and counts predictions closer than that as ties in ordinal
+// measures, so a kernel that carries no information cannot score by noise.
+type Perturber interface {
+	Perturbed(s float64) (Learner, error)
 }
 
 // Relabeler is a learner that reuses its factorization for other labels Y
@@ -143,6 +147,7 @@ const (
 	CanLeavePairOut Capability = "leave-pair-out"
 	CanHoldOutBasis Capability = "basis hold-out"
 	CanRelabel      Capability = "relabel"
+	CanPerturb      Capability = "perturb"
 )
 
 // Has reports whether v (a Solution, or a Learner for CanRelabel) has the capability.
@@ -159,6 +164,8 @@ func Has(v any, c Capability) bool {
 		_, ok = v.(BasisHoldOuter)
 	case CanRelabel:
 		_, ok = v.(Relabeler)
+	case CanPerturb:
+		_, ok = v.(Perturber)
 	}
 	return ok
 }
@@ -369,6 +376,15 @@ type Meta struct {
 	Data    *factor.Data
 	Outputs []string
 	Scaler  *model.Scaler
+}
+
+// Perturbed returns the metadata with a copy of the factor data whose
+// eigenvalues are perturbed by factor.Factor.Perturbed (for learn.Perturber).
+func (m Meta) Perturbed() Meta {
+	d := *m.Data
+	d.Factor = d.Factor.Perturbed()
+	m.Data = &d
+	return m
 }
 
 // Predictor turns coefficients at λ into a predictor: coef holds one row per

@@ -78,6 +78,14 @@ func (g *Global) Relabel(y *mat.Dense, outputs []string) (learn.Learner, error) 
 	return g.WithLabels(y, outputs)
 }
 
+// Perturbed is the twin of learn.Perturber: scores times s on the factor
+// with perturbed eigenvalues. O(m·r·t).
+func (g *Global) Perturbed(s float64) (learn.Learner, error) {
+	var y mat.Dense
+	y.Scale(s, g.y)
+	return newGlobal(g.meta.Perturbed(), g.c1, &y), nil
+}
+
 // Name is learn.GlobalRank.
 func (g *Global) Name() learn.Name { return learn.GlobalRank }
 

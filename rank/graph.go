@@ -90,6 +90,20 @@ func newGraphModel(meta learn.Meta, g laplacian) (*graphModel, error) {
 	return gm, nil
 }
 
+// withGraph returns the model of the same features and Laplacian for a graph
+// g with other targets (L unchanged, b = MN new): O(m·k·t), no refactoring.
+func (gm *graphModel) withGraph(g laplacian, outs []string) *graphModel {
+	meta := gm.meta
+	meta.Outputs = outs
+	out := &graphModel{meta: meta, d: gm.d, feat: gm.feat, g: g, b: g.b(), psi: gm.psi, lam: gm.lam, tv: gm.tv}
+	out.z = linalg.Mul(true, false, out.psi, out.b)
+	return out
+}
+
+// perturbed returns the eigenvalues of ΦᵀLΦ moved up within their rounding
+// error, as factor.PerturbUp does (learn.Perturber).
+func perturbed(lam []float64) []float64 { return factor.PerturbUp(lam) }
+
 // deflateBySVD finds N as the right null space of Φ_c = CΦ by a thin SVD and
 // eigendecomposes H on its complement: O(m·k² + k³).
 func deflateBySVD(feat features, g laplacian) (*mat.Dense, []float64, error) {

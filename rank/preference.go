@@ -286,6 +286,24 @@ func FitPreference(x mat.Matrix, edges []Edge, cost Cost, opt Options) (*Prefere
 // Solve returns the model at λ: O(m·k), no refactorization.
 func (p *Preference) Solve(lambda float64) (*GraphSolution, error) { return p.solve(lambda) }
 
+// Perturbed is the twin of learn.Perturber: every edge's target z_e times s,
+// the Laplacian unchanged, the eigenvalues of ΦᵀLΦ moved up by their rounding
+// error. O(l + m·k·t).
+func (p *Preference) Perturbed(s float64) (learn.Learner, error) {
+	eg := p.g.(*edgeGraph)
+	scaled := *eg
+	scaled.z = make([][]float64, len(eg.z))
+	for e, z := range eg.z {
+		scaled.z[e] = make([]float64, len(z))
+		for c, v := range z {
+			scaled.z[e][c] = s * v
+		}
+	}
+	gm := p.withGraph(&scaled, p.meta.Outputs)
+	gm.lam = perturbed(gm.lam)
+	return &Preference{gm}, nil
+}
+
 // Name is learn.PrefRank.
 func (p *Preference) Name() learn.Name { return learn.PrefRank }
 

@@ -132,11 +132,17 @@ func (q *Query) WithLabels(y *mat.Dense, outputs []string) (*Query, error) {
 		return nil, fmt.Errorf("rank: %w", err)
 	}
 	qg := &queryGraph{of: q.q.of, members: q.q.members, y: mat.DenseCopyOf(y)}
-	old := q.graphModel
-	meta := old.meta
-	meta.Outputs = outs
-	gm := &graphModel{meta: meta, d: old.d, g: qg, b: qg.b(), psi: old.psi, lam: old.lam, tv: old.tv}
-	gm.z = linalg.Mul(true, false, gm.psi, gm.b)
+	return &Query{graphModel: q.withGraph(qg, outs), q: qg}, nil
+}
+
+// Perturbed is the twin of learn.Perturber: scores times s, the
+// eigenvalues of ΦᵀLΦ moved up by their rounding error. O(m·k·t).
+func (q *Query) Perturbed(s float64) (learn.Learner, error) {
+	var y mat.Dense
+	y.Scale(s, q.q.y)
+	qg := &queryGraph{of: q.q.of, members: q.q.members, y: &y}
+	gm := q.withGraph(qg, q.meta.Outputs)
+	gm.lam = perturbed(gm.lam)
 	return &Query{graphModel: gm, q: qg}, nil
 }
 

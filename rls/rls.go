@@ -28,7 +28,6 @@ package rls
 
 import (
 	"fmt"
-	"math"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -94,6 +93,14 @@ func (r *RLS) WithLabels(y *mat.Dense, outputs []string) (*RLS, error) {
 // Relabel is WithLabels as the learn.Relabeler capability.
 func (r *RLS) Relabel(y *mat.Dense, outputs []string) (learn.Learner, error) {
 	return r.WithLabels(y, outputs)
+}
+
+// Perturbed is the twin of learn.Perturber: labels times s on the factor
+// with perturbed eigenvalues. O(m·r·t).
+func (r *RLS) Perturbed(s float64) (learn.Learner, error) {
+	var y mat.Dense
+	y.Scale(s, r.y)
+	return newRLS(r.meta.Perturbed(), &y), nil
 }
 
 // Name is learn.RLS.
@@ -335,14 +342,4 @@ func (s *Solution) Coefficients() *mat.Dense {
 // were standardized). For the linear kernel it is a weight vector whatever the form.
 func (s *Solution) Predictor() *model.Predictor {
 	return s.r.meta.Predictor(s.Coefficients(), s.Lambda)
-}
-
-// Conditioning is the condition number (e_max + λ)/λ of K̃ + λI, by which the
-// shortcuts can amplify rounding (learn.Conditioner). O(r).
-func (s *Solution) Conditioning() float64 {
-	emax := 0.0
-	for _, e := range s.r.f.E {
-		emax = math.Max(emax, e)
-	}
-	return (emax + s.Lambda) / s.Lambda
 }

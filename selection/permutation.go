@@ -97,7 +97,7 @@ func PermutationTest(l learn.Learner, grid []float64, sc Scheme, meas measure.Me
 		var values []float64
 		switch sc.Kind {
 		case LPO:
-			_, values, _, err = lpoPerOutput(s, sc, labels, meas)
+			_, values, _, err = lpoPerOutput(s, nil, sc, labels, meas)
 		case LOO, Folds:
 			var cp *cvPredictions
 			if cp, err = predict(s, sc, labels); err == nil {
@@ -148,7 +148,7 @@ func perOutput(meas measure.Measure, y *mat.Dense, cp *cvPredictions, q []int) (
 	out := make([]float64, t)
 	for c := 0; c < t; c++ {
 		yc := mat.NewDense(m, 1, mat.Col(nil, c, y))
-		pc := &cvPredictions{p: mat.NewDense(m, 1, mat.Col(nil, c, cp.p)), covered: cp.covered, kappa: cp.kappa}
+		pc := &cvPredictions{p: mat.NewDense(m, 1, mat.Col(nil, c, cp.p)), covered: cp.covered}
 		v, _, err := pc.score(meas, yc, q)
 		if err != nil {
 			return nil, fmt.Errorf("output %d: %w", c, err)

@@ -121,8 +121,9 @@ func onEdge(lambdas []float64, specs []kernel.Spec, best kernel.Spec, lambda flo
 	return out
 }
 
-// Search trains the learner once per kernel setting (one factorization each)
-// and selects λ on each by Select (or SelectRetrain when the problem retrains
+// Search checks that every kernel setting can be evaluated on the (scaled)
+// rows without overflow (kernel.CheckFinite), trains the learner once per
+// kernel setting (one factorization each) and selects λ on each by Select (or SelectRetrain when the problem retrains
 // per fold); the best setting is the one whose best CV value is better than
 // every earlier one's (ties: the first). Then it solves the best learner at the
 // best λ, builds its predictor (with the scaler) and, when asked, runs the
@@ -157,6 +158,10 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 		k, err := kernel.New(spec)
 		if err != nil {
 			return nil, err
+		}
+		// a value whose square overflows is named here, not met later as NaN
+		if err := kernel.CheckFinite(spec, x); err != nil {
+			return nil, fmt.Errorf("training data with %s: %w", spec, err)
 		}
 		t0 := time.Now()
 		progress("training "+spec.String(), n*len(s.Lambdas), steps)

@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -151,6 +150,10 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 			return nil, err
 		}
 	}
+	tw, err := twin(l, meas, sc)
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{BestIndex: -1}
 	var bestPred *mat.Dense
 	var bestPairs []PairPrediction
@@ -158,6 +161,12 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 		s, err := l.At(lambda)
 		if err != nil {
 			return nil, fmt.Errorf("λ = %g: %w", lambda, err)
+		}
+		var s2 learn.Solution // the twin's solution: measures the rounding noise
+		if tw != nil {
+			if s2, err = tw.At(lambda); err != nil {
+				return nil, fmt.Errorf("λ = %g: %w", lambda, err)
+			}
 		}
 		if n == 0 {
 			if err := learn.Require(l.Name(), s, sc.Needs()...); err != nil {
@@ -170,12 +179,12 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 		switch sc.Kind {
 		case LOO, Folds:
 			var cp *cvPredictions
-			if cp, err = predict(s, sc, y); err == nil {
+			if cp, err = predictWithNoise(s, s2, sc, y); err == nil {
 				pred = cp.p
 				pt.Value, pt.Indistinguishable, err = cp.score(meas, y, opt.Queries)
 			}
 		case LPO:
-			pairs, pt.Value, pt.Indistinguishable, err = lpo(s, sc, y, meas)
+			pairs, pt.Value, pt.Indistinguishable, err = lpo(s, s2, sc, y, meas)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s at λ = %g: %w", sc.Name, lambda, err)
@@ -231,7 +240,7 @@ func checkScheme(sc Scheme, y *mat.Dense, meas measure.Measure) error {
 // Scheme.Needs lists.
 func predict(s learn.Solution, sc Scheme, y *mat.Dense) (*cvPredictions, error) {
 	m, t := y.Dims()
-	c := &cvPredictions{kappa: conditioning(s)}
+	c := &cvPredictions{}
 	folds := sc.Folds
 	var holdOut func(rows []int) (*mat.Dense, error)
 	switch {
@@ -278,6 +287,21 @@ func predict(s learn.Solution, sc Scheme, y *mat.Dense) (*cvPredictions, error) 
 	return c, nil
 }
 
+// predictWithNoise is predict with, when the twin's solution s2 is given, the
+// per-output tie tolerances measured against it.
+func predictWithNoise(s, s2 learn.Solution, sc Scheme, y *mat.Dense) (*cvPredictions, error) {
+	c, err := predict(s, sc, y)
+	if err != nil || s2 == nil {
+		return c, err
+	}
+	c2, err := predict(s2, sc, y)
+	if err != nil {
+		return nil, err
+	}
+	c.tol = noiseTolerance(c.p, c2.p, c.covered)
+	return c, nil
+}
+
 // nanDense returns an m×t matrix of NaN.
 func nanDense(m, t int) *mat.Dense {
 	out := mat.NewDense(m, t, nil)
@@ -292,8 +316,8 @@ func nanDense(m, t int) *mat.Dense {
 
 // lpo runs leave-pair-out per output and returns the mean over outputs of the
 // share of pairs ordered like their labels, prediction ties ½ (paper 000).
-func lpo(s learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, float64, bool, error) {
-	all, scores, indistinct, err := lpoPerOutput(s, sc, y, meas)
+func lpo(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, float64, bool, error) {
+	all, scores, indistinct, err := lpoPerOutput(s, s2, sc, y, meas)
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -305,11 +329,10 @@ func lpo(s learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]Pai
 }
 
 // lpoPerOutput is leave-pair-out with one score per output.
-func lpoPerOutput(s learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, []float64, bool, error) {
-	m, t := y.Dims()
+func lpoPerOutput(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, []float64, bool, error) {
+	_, t := y.Dims()
 	var all []PairPrediction
 	scores := make([]float64, t)
-	kappa := conditioning(s)
 	indistinct := true
 	for c := 0; c < t; c++ {
 		yc := mat.Col(nil, c, y)
@@ -335,7 +358,17 @@ func lpoPerOutput(s learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measur
 			}
 			all = append(all, PairPrediction{Output: c, Pair: p, PI: a[n], PJ: b[n]})
 		}
-		tol := tieTolerance(kappa, m, yc, append(slices.Clone(a), b...))
+		tol := 0.0
+		if s2 != nil { // the twin's predictions measure the rounding noise
+			qi, qj, err := s2.(learn.PairHoldOuter).LeavePairOut(pairs)
+			if err != nil {
+				return nil, nil, false, fmt.Errorf("output %d: %w", c, err)
+			}
+			for n := range pairs {
+				tol = math.Max(tol, math.Max(math.Abs(qi.At(n, c)/noiseScale-a[n]), math.Abs(qj.At(n, c)/noiseScale-b[n])))
+			}
+			tol *= noiseFactor
+		}
 		for n := range pairs {
 			if math.Abs(a[n]-b[n]) > tol {
 				indistinct = false

@@ -17,29 +17,56 @@ import (
 // a row to drop silently.
 var ErrNonFinite = errors.New("selection: non-finite cross-validation prediction")
 
-// tieFactor is the constant of the rounding bound ε·m·κ·scale below which CV
-// predictions count as ties; the 8 covers the small constants of the
-// shortcuts' error analyses (a product, a division, one refinement).
-const tieFactor = 8 * 2.220446049250313e-16
+// noiseScale multiplies the labels of the twin learner whose CV predictions,
+// divided back, differ from the learner's by their forward error only; not a
+// power of 2, so the two computations round differently.
+const noiseScale = 0.7853981633974483
 
-// cvPredictions are the CV predictions at one λ, with the rows they cover and
-// the solution's conditioning.
+// noiseFactor turns the measured difference into a tie tolerance: the
+// difference of two rounding errors of the same size can be smaller than
+// either, and the maximum over rows samples only one realization.
+const noiseFactor = 16
+
+// cvPredictions are the CV predictions at one λ, with the rows they cover and,
+// per output, the tolerance below which two predictions are ties.
 type cvPredictions struct {
 	p       *mat.Dense
-	covered []bool  // nil: every row
-	kappa   float64 // learn.Conditioner's value; 0: computed without shortcuts (no ties)
+	covered []bool    // nil: every row
+	tol     []float64 // per output; nil: exact comparisons
 }
 
-// conditioning returns the solution's learn.Conditioner value (+Inf when it
-// is not a number ≥ 1), or 1 for a solution that does not say.
-func conditioning(s learn.Solution) float64 {
-	if c, ok := s.(learn.Conditioner); ok {
-		if k := c.Conditioning(); k >= 1 && !math.IsInf(k, 0) {
-			return k
-		}
-		return math.Inf(1)
+// twin returns the learner's learn.Perturber twin on the labels times
+// noiseScale for an ordinal measure (nil otherwise, or when the learner has
+// no twin: then predictions are compared exactly).
+func twin(l learn.Learner, meas measure.Measure, sc Scheme) (learn.Learner, error) {
+	p, ok := l.(learn.Perturber)
+	if !ok || !meas.Ordinal || sc.Kind == None {
+		return nil, nil
 	}
-	return 1
+	return p.Perturbed(noiseScale)
+}
+
+// noiseTolerance measures, per output, the forward error of predictions p as
+// the largest |p2/noiseScale − p| over the covered rows (p2 the twin's) and
+// returns noiseFactor times it.
+func noiseTolerance(p, p2 *mat.Dense, covered []bool) []float64 {
+	m, t := p.Dims()
+	tol := make([]float64, t)
+	for i := 0; i < m; i++ {
+		if covered != nil && !covered[i] {
+			continue
+		}
+		a, b := p.RawRowView(i), p2.RawRowView(i)
+		for c := range tol {
+			if d := math.Abs(b[c]/noiseScale - a[c]); d > tol[c] {
+				tol[c] = d
+			}
+		}
+	}
+	for c := range tol {
+		tol[c] *= noiseFactor
+	}
+	return tol
 }
 
 // check refuses a non-finite prediction in a covered row.
@@ -71,10 +98,9 @@ func (c *cvPredictions) rows() []int {
 }
 
 // score scores the covered rows. For an ordinal measure, predictions of an
-// output that are closer than the rounding bound tieTolerance are snapped
-// together first, so they count as ties. indistinct reports that every
-// output's predictions lie within that bound of each other: the CV cannot tell
-// the rows apart.
+// output closer than its tolerance are snapped together first, so they count
+// as ties. indistinct reports that every output's predictions lie within the
+// tolerance of each other: the CV cannot tell the rows apart.
 func (c *cvPredictions) score(meas measure.Measure, y *mat.Dense, q []int) (v float64, indistinct bool, err error) {
 	if err := c.check(); err != nil {
 		return 0, false, err
@@ -90,11 +116,13 @@ func (c *cvPredictions) score(meas measure.Measure, y *mat.Dense, q []int) (v fl
 			qs = append(qs, q[i])
 		}
 	}
-	indistinct = c.kappa > 0 && len(rows) > 1
+	indistinct = len(rows) > 1
 	for j := 0; j < t; j++ {
-		col := mat.Col(nil, j, ps)
-		tol := tieTolerance(c.kappa, len(rows), mat.Col(nil, j, ys), col)
-		snapped, groups := snap(col, tol)
+		tol := 0.0
+		if c.tol != nil {
+			tol = c.tol[j]
+		}
+		snapped, groups := snap(mat.Col(nil, j, ps), tol)
 		if groups > 1 {
 			indistinct = false
 		}
@@ -104,24 +132,6 @@ func (c *cvPredictions) score(meas measure.Measure, y *mat.Dense, q []int) (v fl
 	}
 	v, err = meas.Score(ys, ps, qs)
 	return v, indistinct, err
-}
-
-// tieTolerance is the rounding bound ε·m·κ·(max|y| + max|p|), times a small
-// constant, of predictions p of labels y computed by a solution of
-// conditioning κ; 0 for κ = 0 (predictions computed directly).
-func tieTolerance(kappa float64, m int, y, p []float64) float64 {
-	if kappa == 0 {
-		return 0
-	}
-	scale := 0.0
-	for _, v := range y {
-		scale = math.Max(scale, math.Abs(v))
-	}
-	pmax := 0.0
-	for _, v := range p {
-		pmax = math.Max(pmax, math.Abs(v))
-	}
-	return tieFactor * float64(max(m, 1)) * kappa * (scale + pmax)
 }
 
 // snap returns p with every run of values whose consecutive gaps (in sorted

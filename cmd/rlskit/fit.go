@@ -113,6 +113,26 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if err != nil {
 		return err
 	}
+	// Outputs are checked before any work and committed together after it.
+	var (
+		out  fitOutput
+		res  *selection.SearchResult
+		rd   report.Data
+		outs = dataset.Outputs{Stdout: e.stdout}
+	)
+	outs.Add("--model", f.modelOut, func(w io.Writer) error { return res.Predictor.Save(w) })
+	outs.Add("--cv-predictions", f.cvPredictionsOut, func(w io.Writer) error {
+		return writeCVPredictions(w, res.Curves[res.Best].Result, res.Learner.Labels())
+	})
+	outs.Add("--report", f.reportOut, func(w io.Writer) error { return report.Write(w, rd) })
+	if f.solver != "cg" {
+		if err := outs.Check(); err != nil {
+			return err
+		}
+		if err := outs.CheckInputs(f.data, f.folds, f.basisRows, f.preferences); err != nil {
+			return err
+		}
+	}
 	d, err := readData(e, f.data, f.format, f.label, f.qid, 0)
 	if err != nil {
 		return err
@@ -143,7 +163,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if p.learner.graph && d.Y != nil && scheme.Kind != selection.None {
 		opt.Labels = d.Y // the graph is what prefrank learns; the labels score it
 	}
-	res, err := selection.Search(prob, selection.Settings{Kernels: p.specs, Lambdas: p.grid, Scheme: scheme, Measure: p.meas,
+	res, err = selection.Search(prob, selection.Settings{Kernels: p.specs, Lambdas: p.grid, Scheme: scheme, Measure: p.meas,
 		Options: opt, Permutations: f.permutations, Seed: f.seed, Progress: prog.step})
 	if err != nil {
 		return err
@@ -159,7 +179,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		pred.Classes, pred.ClassLabel = classes.labels, classes.column
 	}
 
-	out := fitOutput{Learner: string(p.learner.name), Kernel: res.Kernel, Form: formOf(res.Learner), Lambda: res.Lambda,
+	out = fitOutput{Learner: string(p.learner.name), Kernel: res.Kernel, Form: formOf(res.Learner), Lambda: res.Lambda,
 		NTrain: m, NFeatures: width, Outputs: d.LabelNames, NBasis: len(basisOf(res.Learner)), Backend: linalg.Backend}
 	if d.Queries != nil {
 		out.Queries = queryStats(d)
@@ -187,26 +207,17 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: res.Train.Seconds(), CV: res.CV.Seconds(),
 		Total: time.Since(start).Seconds()}
 
-	// Outputs: each file written whole or not at all.
-	if f.modelOut != "" {
-		if err := dataset.WriteFileAtomic(f.modelOut, pred.Save); err != nil {
-			return fmt.Errorf("--model %s: %w", f.modelOut, err)
-		}
-	}
-	if f.cvPredictionsOut != "" {
-		if err := dataset.WriteFileAtomic(f.cvPredictionsOut, func(w io.Writer) error {
-			return writeCVPredictions(w, best, d.Y)
-		}); err != nil {
-			return fmt.Errorf("--cv-predictions %s: %w", f.cvPredictionsOut, err)
-		}
-	}
 	if f.reportOut != "" {
-		rd := reportData(f, d, &out, p.meas, res)
-		if err := dataset.WriteFileAtomic(f.reportOut, func(w io.Writer) error { return report.Write(w, rd) }); err != nil {
-			return fmt.Errorf("--report %s: %w", f.reportOut, err)
-		}
+		rd = reportData(f, d, &out, p.meas, res)
+	}
+	if err := outs.Commit(); err != nil {
+		return err
 	}
 	prog.done()
+	if f.modelOut == "-" || f.cvPredictionsOut == "-" || f.reportOut == "-" {
+		// standard output carries that file alone; the summary goes to stderr
+		return json.NewEncoder(e.stderr).Encode(out)
+	}
 	return json.NewEncoder(e.stdout).Encode(out)
 }
 
