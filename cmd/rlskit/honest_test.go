@@ -80,3 +80,45 @@ func TestLPOAUCNeedsTwoClasses(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// fit checks every output before any work and writes them together: a report
+// path that is a directory fails the command before the model is written, and
+// an output that is an input is refused.
+func TestFitOutputsAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 30, 5)
+	model := filepath.Join(dir, "m.json")
+	_, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--model", model, "--report", dir)
+	if err == nil || !strings.Contains(err.Error(), "--report") {
+		t.Errorf("report into a directory: err = %v", err)
+	}
+	if _, err := os.Stat(model); !os.IsNotExist(err) {
+		t.Errorf("model written by a failing command: %v", err)
+	}
+	before, _ := os.ReadFile(data)
+	_, _, err = run(t, "", "fit", "--data", data, "--label", "y", "--model", data)
+	if err == nil || !strings.Contains(err.Error(), "--model") {
+		t.Errorf("--model = --data: err = %v", err)
+	}
+	if after, _ := os.ReadFile(data); string(after) != string(before) {
+		t.Error("the data file was overwritten")
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// --model - puts the model alone on standard output; the summary goes to stderr.
+func TestModelToStdout(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 30, 6)
+	stdout, stderr, err := run(t, "", "fit", "--data", data, "--label", "y", "--model", "-", "--quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(stdout, `{"format":"rlskit-model"`) || strings.Count(stdout, "\n{") > 0 {
+		t.Errorf("stdout is not the model alone: %.200s", stdout)
+	}
+	decodeFit(t, stderr)
+}
