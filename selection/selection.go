@@ -428,23 +428,35 @@ func ParseGrid(spec string, positive bool) ([]float64, error) {
 		return nil, fmt.Errorf("%w: empty", ErrGrid)
 	}
 	if lo, hi, ok := strings.Cut(spec, ".."); ok {
-		a, err1 := exponent(lo)
-		b, err2 := exponent(hi)
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("%w: %q: a range is written 2^a..2^b with integers a ≤ b", ErrGrid, spec)
+		a, err := exponent(lo)
+		if err == nil {
+			var b int
+			if b, err = exponent(hi); err == nil {
+				return powerRange(spec, a, b)
+			}
 		}
-		if a > b {
-			return nil, fmt.Errorf("%w: %q: range from 2^%d down to 2^%d", ErrGrid, spec, a, b)
-		}
-		if b-a > 10000 {
-			return nil, fmt.Errorf("%w: %q: %d values", ErrGrid, spec, b-a+1)
-		}
-		var out []float64
-		for e := a; e <= b; e++ {
-			out = append(out, math.Ldexp(1, e))
-		}
-		return out, nil
+		return nil, fmt.Errorf("%w: %q: a range is written 2^a..2^b with integers a ≤ b: %w", ErrGrid, spec, err)
 	}
+	return valueList(spec, positive)
+}
+
+// powerRange is 2^a, 2^(a+1), …, 2^b.
+func powerRange(spec string, a, b int) ([]float64, error) {
+	if a > b {
+		return nil, fmt.Errorf("%w: %q: range from 2^%d down to 2^%d", ErrGrid, spec, a, b)
+	}
+	if b-a > 10000 {
+		return nil, fmt.Errorf("%w: %q: %d values", ErrGrid, spec, b-a+1)
+	}
+	var out []float64
+	for e := a; e <= b; e++ {
+		out = append(out, math.Ldexp(1, e))
+	}
+	return out, nil
+}
+
+// valueList parses comma-separated numbers or powers 2^e.
+func valueList(spec string, positive bool) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(spec, ",") {
 		f = strings.TrimSpace(f)
@@ -473,8 +485,11 @@ func exponent(s string) (int, error) {
 		return 0, fmt.Errorf("not 2^e: %q", s)
 	}
 	e, err := strconv.Atoi(strings.TrimSpace(rest))
-	if err != nil || e < -1074 || e > 1023 {
-		return 0, fmt.Errorf("bad exponent in %q", s)
+	if err != nil {
+		return 0, fmt.Errorf("%q: the exponent is not an integer", s)
+	}
+	if e < -1074 || e > 1023 {
+		return 0, fmt.Errorf("%q: 2^%d is not a finite nonzero float64 (exponents from -1074 to 1023)", s, e)
 	}
 	return e, nil
 }

@@ -122,3 +122,28 @@ func TestModelToStdout(t *testing.T) {
 	}
 	decodeFit(t, stderr)
 }
+
+// Flags with empty or misleading values get messages that name them.
+func TestFlagMessages(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 20, 7)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lambda-grid", ""}, `--lambda-grid ""`},
+		{[]string{"--model", ""}, `--model ""`},
+		{[]string{"--folds", ""}, `--folds ""`},
+		{[]string{"--cv", "folds"}, "give --folds"},
+		{[]string{"--lambda-grid", "2^-2000..2^0"}, "exponents from -1074 to 1023"},
+	}
+	for _, c := range cases {
+		args := append([]string{"fit", "--data", data, "--label", "y"}, c.args...)
+		if _, _, err := run(t, "", args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.args, err, c.want)
+		}
+	}
+	if _, _, err := run(t, "", "fit", "--data", dir, "--label", "y"); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("--data directory: %v", err)
+	}
+}

@@ -67,6 +67,13 @@ func readData(e *env, path, format, label, qid string, width int) (*dataset.Data
 	if format != "" && format != "csv" && format != "svmlight" {
 		return nil, fmt.Errorf("--format %q: want svmlight or csv", format)
 	}
+	if path != "-" {
+		if st, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("--data %s: %w", path, err)
+		} else if st.IsDir() {
+			return nil, fmt.Errorf("--data %s: is a directory, not a data file", path)
+		}
+	}
 	isCSV := format == "csv" || (format == "" && strings.HasSuffix(strings.ToLower(path), ".csv"))
 	if !isCSV && (label != "" || qid != "") {
 		return nil, fmt.Errorf("%s: --label and --qid apply to CSV data; svmlight files carry their labels and qid: fields", path)

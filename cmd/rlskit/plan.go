@@ -68,6 +68,9 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 	if cvName == "" {
 		cvName = "loo"
 	}
+	if cvName == "folds" && f.folds == "" {
+		return nil, errors.New("--cv folds reads its folds from --folds FILE: give --folds")
+	}
 	cvKind, kfoldK, err := selection.ParseSpec(cvName)
 	if err != nil {
 		return nil, fmt.Errorf("--cv: %w", err)
