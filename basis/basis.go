@@ -9,7 +9,7 @@
 //	‖Y − K_{·B} a‖²_F + λ tr(aᵀ K_BB a).
 //
 // The basis can be drawn at random (Random), one row per group (PerGroup), or
-// grown greedily by the randomized forward selection of paper 004, Algorithm 1
+// grown greedily by the randomized forward selection of Pahikkala, Suominen & Boberg 2012, Algorithm 1
 // (Greedy), which adds at each step the one of a few random candidates that lowers
 // the training error most.
 //
@@ -37,7 +37,7 @@ var ErrBasis = errors.New("basis: invalid request")
 
 // DefaultCandidates is the number of random candidates Greedy examines per step
 // when GreedyOptions.Candidates is 0: with 60 candidates the chosen one is, with
-// probability 0.95, among the best 5% of all rows (paper 004, sect. 6.3.2).
+// probability 0.95, among the best 5% of all rows (Pahikkala, Suominen & Boberg 2012, sect. 6.3.2).
 const DefaultCandidates = 60
 
 // dependentTol is the relative threshold below which a candidate is linearly
@@ -127,7 +127,7 @@ type GreedyOptions struct {
 	Seed uint64
 }
 
-// Greedy selects n basis rows by randomized greedy forward selection (paper 004,
+// Greedy selects n basis rows by randomized greedy forward selection (Pahikkala, Suominen & Boberg 2012,
 // Algorithm 1) and returns them in selection order. Starting from B = ∅, each of
 // the n steps draws Candidates random rows not yet in B (drawCandidates) and adds
 // the h minimizing

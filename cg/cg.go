@@ -1,5 +1,5 @@
 // Package cg trains linear RLS regression and linear RankRLS on large sparse
-// data by matrix-free conjugate gradients (paper 002, sect. 4.3 "Linear large
+// data by matrix-free conjugate gradients (Pahikkala et al. 2009, sect. 4.3 "Linear large
 // scale learning").
 //
 // With the data X (m×d, *mat.Dense or *matrix.CSR), the bias feature √Bias

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Fold designs for sparse models with a basis B (paper 004, sect. 6.2).
+// Fold designs for sparse models with a basis B (Pahikkala, Suominen & Boberg 2012, sect. 6.2).
 
 // stream constants keep these designs' random streams apart from KFold's.
 const (
@@ -14,7 +14,7 @@ const (
 	streamExcluding  = 0x6578636c4b46   // "exclKF"
 )
 
-// BasisFolds is Approach 1 of paper 004, sect. 6.2: rows 0..m-1 in k folds of
+// BasisFolds is Approach 1 of Pahikkala, Suominen & Boberg 2012, sect. 6.2: rows 0..m-1 in k folds of
 // sizes differing by at most one, the basis rows spread evenly so that every
 // fold holds ⌊|B|/k⌋ or ⌈|B|/k⌉ of them. With the remove policy each hold-out
 // then trains with about (k−1)|B|/k basis vectors: select |B| = 11n/10 for
@@ -46,7 +46,7 @@ func BasisFolds(m int, basis []int, k int, seed uint64) ([][]int, error) {
 	return byLabel(of, k), nil
 }
 
-// FoldsExcluding is Approach 2 of paper 004, sect. 6.2: the rows not in
+// FoldsExcluding is Approach 2 of Pahikkala, Suominen & Boberg 2012, sect. 6.2: the rows not in
 // exclude (the basis) in k seeded random folds; the excluded rows are in no fold,
 // so they always train and are never predicted. O(m). k < 2 or more folds than
 // remaining rows is an error wrapping ErrFolds.

@@ -2,7 +2,7 @@
 // hold-out shortcuts of the learners: folds of rows for HoldOut (k-fold,
 // repeated k-fold, leave-group-out, group k-fold, user-given folds) and pairs
 // of rows for LeavePairOut, together with the pairwise score of leave-pair-out
-// predictions (LPO-AUC, LPO c-index; paper 000).
+// predictions (LPO-AUC, LPO c-index; Pahikkala et al. 2008).
 //
 // A fold is a slice of 0-based row indices; a design is a [][]int of folds.
 // Every random design is drawn from a PCG generator (math/rand/v2) seeded with
@@ -351,7 +351,7 @@ func PairsWithinGroups(y []float64, groups []int) ([]Pair, error) {
 // otherwise (also when a prediction is NaN); pairs with yi == yj, or a NaN
 // label, are skipped. The score is the mean over the counted pairs, computed
 // exactly from integer counts: the LPO-AUC (pairs from PositiveNegativePairs)
-// or LPO c-index (pairs from DifferentLabelPairs) of paper 000.
+// or LPO c-index (pairs from DifferentLabelPairs) of Pahikkala et al. 2008.
 //
 // No counted pair is an error wrapping ErrPairs; len(pi) or len(pj) different
 // from len(pairs), or a pair index outside [0,len(y)), is an error wrapping

@@ -8,7 +8,7 @@ import (
 )
 
 // BasisFolds spreads the basis rows of a sparse model evenly over the folds
-// (paper 004, sect. 6.2, Approach 1): when held-out basis vectors are removed
+// (Pahikkala, Suominen & Boberg 2012, sect. 6.2, Approach 1): when held-out basis vectors are removed
 // from the basis, every hold-out model keeps the same number of them. Plain
 // k-fold leaves that to chance.
 func ExampleBasisFolds() {

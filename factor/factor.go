@@ -5,7 +5,7 @@
 // together with the map T from U-coordinates to the model's coefficients, so that
 // for any regularization parameter λ the coefficients are T diag(ψ(λ)) UᵀY.
 //
-// Three forms (paper 001, "Varying λ", "Linear kernel, SVD approach", subset of regressors):
+// Three forms (Rifkin & Lippert 2007, "Varying λ", "Linear kernel, SVD approach", subset of regressors):
 //   - Dual: K = U diag(e) Uᵀ, the eigendecomposition of the m×m kernel matrix (r = m);
 //     coefficients a = U diag(1/(e+λ)) UᵀY over all training points. O(m³).
 //   - Linear: X̃ = [X, √bias·1] = U diag(s) Vᵀ, thin SVD (r = d+1 ≤ m), E = s²;

@@ -57,7 +57,7 @@ func BenchmarkGlobalLPO(b *testing.B) {
 }
 
 // BenchmarkGlobalLPOPairs times the pairs alone, after training and the set-up:
-// the O(1)-per-pair part (paper 002, sect. 3.4).
+// the O(1)-per-pair part (Pahikkala et al. 2009, sect. 3.4).
 func BenchmarkGlobalLPOPairs(b *testing.B) {
 	for _, m := range []int{500, 1000, 2000} {
 		if m > 1000 && linalg.Backend != "openblas" {

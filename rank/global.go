@@ -16,11 +16,11 @@ import (
 
 // Global is RankRLS in the scoring setting over all pairs with the magnitude-
 // preserving cost (21): c(f) = ½Σ_{i,j}((y_i − y_j) − (f_i − f_j))² = (Y − f)ᵀL(Y − f),
-// L = mI − 11ᵀ (paper 002, eqs. (24)–(25)). The Laplacian is a diagonal plus a
+// L = mI − 11ᵀ (Pahikkala et al. 2009, eqs. (24)–(25)). The Laplacian is a diagonal plus a
 // rank-one term, so no second eigendecomposition is needed: with
 // Q_u = (n·I + λK⁻¹)⁻¹ = U diag(e/(ne + λ)) Uᵀ for n = m − u on the factor,
 // training, the λ path and every hold-out are Sherman–Morrison–Woodbury
-// updates (paper 000; paper 002, sect. 3.4).
+// updates (Pahikkala et al. 2008; Pahikkala et al. 2009, sect. 3.4).
 type Global struct {
 	meta learn.Meta
 	d    *factor.Data
@@ -225,7 +225,7 @@ func (s *GlobalSolution) block(u []int) qBlock {
 	return b
 }
 
-// holdOut evaluates paper 002 eq. (38) for the rows U given Q_u's pieces:
+// holdOut evaluates Pahikkala et al. 2009 eq. (38) for the rows U given Q_u's pieces:
 // with n = m − |U|, B = [1_Ū, √n·I_U], L̃ = nI − BBᵀ and b̃ = L̃Y,
 //
 //	f_U = (Qb̃)_U + (QB)_U (I − BᵀQB)⁻¹ BᵀQb̃.
@@ -293,7 +293,7 @@ func (s *GlobalSolution) holdOut(u []int, b qBlock) (*mat.Dense, error) {
 }
 
 // HoldOut returns the predictions for the rows U of the model retrained without
-// them (every pair touching U leaves the loss; paper 000, Theorem 1):
+// them (every pair touching U leaves the loss; Pahikkala et al. 2008, Theorem 1):
 // O(|U|²r + |U|³ + |U|·r·t).
 func (s *GlobalSolution) HoldOut(u []int) (*mat.Dense, error) {
 	if err := learn.CheckHoldOut(u, s.g.d.Rows()); err != nil {
@@ -309,7 +309,7 @@ func (s *GlobalSolution) HoldOut(u []int) (*mat.Dense, error) {
 func (s *GlobalSolution) LeaveOneOut() (*mat.Dense, error) { return leaveOneOut(s.f, s.HoldOut) }
 
 // qCache holds Q_2 = U diag(e/((m−2)e+λ)) Uᵀ (m×m) and its products with 1 and
-// Y: the set-up (39) of paper 002 for leave-pair-out.
+// Y: the set-up (39) of Pahikkala et al. 2009 for leave-pair-out.
 type qCache struct {
 	q       *mat.Dense
 	q1      []float64
@@ -320,7 +320,7 @@ type qCache struct {
 
 // LeavePairOut returns, for every pair, the predictions for both rows of the
 // model retrained without them. After the O(m²r) set-up (39) — Q_2 by one gemm —
-// each pair costs O(t) (paper 002, sect. 3.4; paper 000, Theorem 2). With few
+// each pair costs O(t) (Pahikkala et al. 2009, sect. 3.4; Pahikkala et al. 2008, Theorem 2). With few
 // pairs (< m²/8) each is computed from the factor in O(r·t) instead.
 func (s *GlobalSolution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.g.y.Dims()
@@ -350,7 +350,7 @@ func (s *GlobalSolution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, er
 }
 
 // holdOutPair is holdOut for U = {i, j} written out in scalars, reading Q_2's
-// entries from the cache: O(t) time, no allocation (paper 002, eqs. (38)–(39)).
+// entries from the cache: O(t) time, no allocation (Pahikkala et al. 2009, eqs. (38)–(39)).
 func (c *qCache) holdOutPair(g *Global, i, j int, outI, outJ []float64) error {
 	n := float64(g.d.Rows() - 2)
 	sn := math.Sqrt(n)

@@ -33,7 +33,7 @@ type laplacian interface {
 }
 
 // graphModel is RankRLS with an explicit Laplacian (Query, Preference), trained
-// once (paper 002, sect. 3.2) — with one refinement for numerical exactness.
+// once (Pahikkala et al. 2009, sect. 3.2) — with one refinement for numerical exactness.
 //
 // The cost cannot see shifts of f that are constant on a connected component of
 // the graph, so H = ΦᵀLΦ is singular on N = {w : Φw constant on every
@@ -278,7 +278,7 @@ func (s *GraphSolution) Predictor() *model.Predictor {
 }
 
 // HoldOut returns the predictions for the rows U of the model retrained
-// without every edge incident to them (paper 000, Theorem 1; paper 002,
+// without every edge incident to them (Pahikkala et al. 2008, Theorem 1; Pahikkala et al. 2009,
 // eq. (33) for whole queries).
 //
 // The removed edges touch the rows T ⊇ U and change the cost by

@@ -10,7 +10,7 @@ import (
 	"github.com/rlskit/rlskit/learn"
 )
 
-// Cost selects how a preference edge's magnitude y enters the cost (paper 002, sect. 2.4).
+// Cost selects how a preference edge's magnitude y enters the cost (Pahikkala et al. 2009, sect. 2.4).
 type Cost int
 
 const (
@@ -46,7 +46,7 @@ type Edge struct {
 }
 
 // edgeGraph is L = MMᵀ = Σ_e w_e²(e_i − e_j)(e_i − e_j)ᵀ and b = MN = Σ_e w_e² z_e (e_i − e_j),
-// built in O(l) (paper 002, eq. (18)).
+// built in O(l) (Pahikkala et al. 2009, eq. (18)).
 type edgeGraph struct {
 	m    int
 	t    int
@@ -244,7 +244,7 @@ func (g *edgeGraph) removal(u []int) ([]int, *mat.Dense, *mat.Dense) {
 	return t, dl, db
 }
 
-// Preference is RankRLS on an arbitrary preference graph (paper 002, eqs. (12)–(17)),
+// Preference is RankRLS on an arbitrary preference graph (Pahikkala et al. 2009, eqs. (12)–(17)),
 // with one output per edge magnitude (Edge.Magnitudes) under the unit and
 // magnitude costs.
 type Preference struct {

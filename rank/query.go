@@ -16,7 +16,7 @@ import (
 
 // Query is RankRLS for label ranking: pairs only inside a query, magnitude-
 // preserving cost, L = D − PPᵀ with P the m×q query indicator and D = diag(n_q(i))
-// (paper 002, eq. (25)), b = LY. A query with a single item has no pairs: it is
+// (Pahikkala et al. 2009, eq. (25)), b = LY. A query with a single item has no pairs: it is
 // kept for training (it still shapes the kernel expansion) but contributes no loss.
 type Query struct {
 	*graphModel
@@ -78,7 +78,7 @@ const queryDualPeak = 4
 // Ψ = KSVΛ^{-1/2}, T_ΦW = SVΛ^{-1/2}, and the null space of H — the shifts
 // within queries, which S annihilates — never enters. Eigenvalues at or below
 // m·ε·max Λ are dropped. Cost: the kernel matrix, O(m²) for SKS, one O(m³)
-// eigendecomposition and one m×m×k gemm (paper 002, sect. 3.2).
+// eigendecomposition and one m×m×k gemm (Pahikkala et al. 2009, sect. 3.2).
 func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta) (*graphModel, error) {
 	rows, _ := x.Dims()
 	if err := factor.CheckMemory(rows, queryDualPeak); err != nil {
@@ -164,7 +164,7 @@ func (q *Query) At(lambda float64) (learn.Solution, error) { return q.Solve(lamb
 func (q *Query) Queries() [][]int { return q.q.members }
 
 // LeaveQueryOut returns the predictions for every row from the model trained
-// without its query (a solution of a Query model; others fail with ErrQueries) (paper 002, sect. 3.3). The λ-independent part of each
+// without its query (a solution of a Query model; others fail with ErrQueries) (Pahikkala et al. 2009, sect. 3.3). The λ-independent part of each
 // query's hold-out is computed once per model (O(Σ_q n_q²k + n_q³)); each λ then
 // costs O(Σ_q n_q²k) = O(m·n̄·k). Fewer than two queries with a pair is an error
 // wrapping ErrTooFew.

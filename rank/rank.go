@@ -1,9 +1,9 @@
 // Package rank is RankRLS: regularized least-squares learning to rank from
-// scores, query groups and preference graphs (paper 002), with exact
-// cross-validation shortcuts (paper 000).
+// scores, query groups and preference graphs (Pahikkala et al. 2009), with exact
+// cross-validation shortcuts (Pahikkala et al. 2008).
 //
 // A preference graph has edges e = (i ≻ j) with target z_e and weight w_e. With
-// M its oriented incidence matrix (paper 002, eq. (12)) the cost is
+// M its oriented incidence matrix (Pahikkala et al. 2009, eq. (12)) the cost is
 //
 //	c(f) = Σ_e w_e²(z_e − (f_i − f_j))² = fᵀLf − 2fᵀb + const,   L = MMᵀ, b = MN,
 //
@@ -16,7 +16,7 @@
 // Every learner works on the factor K̃ = U diag(e) Uᵀ of package factor (dual,
 // linear or sparse form) through the features Φ = U diag(√e): f = Φw,
 // w = (ΦᵀLΦ + λI)⁻¹Φᵀb. Held-out rows leave the loss, not the regularizer
-// (paper 000, Theorem 1), which is what makes every hold-out a small update.
+// (Pahikkala et al. 2008, Theorem 1), which is what makes every hold-out a small update.
 package rank
 
 import (

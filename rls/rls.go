@@ -14,8 +14,8 @@
 //	  dual:       c₀ = 0, g = λ/(e+λ)        (UUᵀ = I)
 //	  low rank:   c₀ = 1, g = −e/(e+λ)       (the complement I − UUᵀ is kept)
 //
-// and every quantity is a small operation on U's rows (paper 001, "Varying λ" and
-// LOOE; paper 000, Theorem 1):
+// and every quantity is a small operation on U's rows (Rifkin & Lippert 2007, "Varying λ" and
+// LOOE; Pahikkala et al. 2008, Theorem 1):
 //
 //	residuals    R = A·Y = Y − Ŷ                              O(m·r·t)
 //	LOO          Y_i − R_i / A_ii                             O(m·r·t)
@@ -185,7 +185,7 @@ func (s *Solution) Fitted() *mat.Dense {
 }
 
 // LeaveOneOut returns the m×t leave-one-out predictions, f_{−i}(x_i) =
-// y_i − R_i/A_ii (paper 001, LOOE: c_i / (G⁻¹)_ii). O(m·t) after Solve; the
+// y_i − R_i/A_ii (Rifkin & Lippert 2007, LOOE: c_i / (G⁻¹)_ii). O(m·t) after Solve; the
 // error is always nil (the signature is shared with the ranking learners).
 func (s *Solution) LeaveOneOut() (*mat.Dense, error) {
 	m, t := s.r.y.Dims()
@@ -200,8 +200,8 @@ func (s *Solution) LeaveOneOut() (*mat.Dense, error) {
 }
 
 // HoldOut returns the |H|×t predictions for the rows H (in the given order) of
-// the model retrained without them: Y_H − (A_HH)⁻¹ R_H (paper 000, Theorem 1;
-// paper 004, sect. 4). Cost O(|H|²r + |H|³); for a low-rank factor with r < |H|
+// the model retrained without them: Y_H − (A_HH)⁻¹ R_H (Pahikkala et al. 2008, Theorem 1;
+// Pahikkala, Suominen & Boberg 2012, sect. 4). Cost O(|H|²r + |H|³); for a low-rank factor with r < |H|
 // O(|H|r² + r³) through Woodbury.
 func (s *Solution) HoldOut(h []int) (*mat.Dense, error) {
 	if err := learn.CheckHoldOut(h, s.r.Rows()); err != nil {
@@ -280,7 +280,7 @@ func solveSPD(a, b *mat.Dense) (*mat.Dense, error) {
 // LeavePairOut returns, for every pair {i, j}, the predictions for x_i and x_j of
 // the model retrained without both (p×t each): the 2×2 case of HoldOut. When the
 // pairs are many (≥ m²/8) the matrix A is formed once per solution with one gemm,
-// O(m²r), after which each pair costs O(t) (paper 000, Theorem 2); otherwise each
+// O(m²r), after which each pair costs O(t) (Pahikkala et al. 2008, Theorem 2); otherwise each
 // pair costs O(r + t). Safe for concurrent use.
 func (s *Solution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.r.y.Dims()

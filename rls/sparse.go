@@ -25,7 +25,7 @@ import (
 //	c = A⁻¹z − A⁻¹T_Eᵀ (T_E A⁻¹T_Eᵀ)⁻¹ T_E A⁻¹z,   f_H = Xc.
 //
 // A⁻¹ is applied through Woodbury when |H| < n (O(|H|²n)) and by a Cholesky
-// factorization of A otherwise (O(|H|n² + n³)): the cheaper side of paper 004,
+// factorization of A otherwise (O(|H|n² + n³)): the cheaper side of Pahikkala, Suominen & Boberg 2012,
 // eq. (36). The constraint adds O(|E|·n·(|E| + |H|)).
 func (s *Solution) HoldOutBasis(h []int, p learn.Policy) (*mat.Dense, error) {
 	switch p {
@@ -167,7 +167,7 @@ func (s *Solution) solveA(x, b *mat.Dense) (*mat.Dense, error) {
 }
 
 // LeaveOneOutSkip returns leave-one-out predictions for the rows that are not
-// basis vectors and NaN for the basis rows (paper 004, sect. 6.4 (ii)): for a
+// basis vectors and NaN for the basis rows (Pahikkala, Suominen & Boberg 2012, sect. 6.4 (ii)): for a
 // non-basis row, removing it from the basis changes nothing, so the keep and
 // remove policies agree. O(m·r·t) after Solve.
 func (s *Solution) LeaveOneOutSkip() (*mat.Dense, error) {

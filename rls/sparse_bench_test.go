@@ -7,7 +7,7 @@ import (
 	"github.com/rlskit/rlskit/internal/linalg"
 )
 
-// The shape of paper 004, Table 1: sparse gaussian RLS on m = 5000 rows with
+// The shape of Pahikkala, Suominen & Boberg 2012, Table 1: sparse gaussian RLS on m = 5000 rows with
 // n = 500 … 2500 basis vectors. Training is O(mn²); after it, LOO is O(mn) and
 // selecting λ over 20 values by LOO costs about one training, while the naive
 // route retrains once per λ.
@@ -21,7 +21,7 @@ func BenchmarkTable1(b *testing.B) {
 	x, y := benchProblem(m)
 	grid := make([]float64, 20)
 	for k := range grid {
-		grid[k] = float64(uint64(1)<<k) / (1 << 15) // 2^-15 … 2^4, as in paper 004
+		grid[k] = float64(uint64(1)<<k) / (1 << 15) // 2^-15 … 2^4, as in Pahikkala, Suominen & Boberg 2012
 	}
 	for _, n := range []int{500, 1000, 1500, 2000, 2500} {
 		basis := make([]int, n)

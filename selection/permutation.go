@@ -11,7 +11,7 @@ import (
 	"github.com/rlskit/rlskit/measure"
 )
 
-// PermutationResult is the outcome of a permutation test (paper 002, sect. 4.1).
+// PermutationResult is the outcome of a permutation test (Pahikkala et al. 2009, sect. 4.1).
 type PermutationResult struct {
 	Permutations int
 	// Real is the best CV value of the real labels over the λ grid.

@@ -315,7 +315,7 @@ func nanDense(m, t int) *mat.Dense {
 }
 
 // lpo runs leave-pair-out per output and returns the mean over outputs of the
-// share of pairs ordered like their labels, prediction ties ½ (paper 000).
+// share of pairs ordered like their labels, prediction ties ½ (Pahikkala et al. 2008).
 func lpo(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure) ([]PairPrediction, float64, bool, error) {
 	all, scores, indistinct, err := lpoPerOutput(s, s2, sc, y, meas)
 	if err != nil {
@@ -508,7 +508,7 @@ type Retrainer func(train, test []int) (func(lambda float64) (*mat.Dense, error)
 // fold; every λ is then a re-solve of that fold's model). It is the naive
 // baseline, and the only exact choice when the training itself depends on the
 // fold — e.g. basis vectors selected anew from each fold's training rows
-// (paper 004, sect. 6.2, Approach 3). Cost: one training per fold.
+// (Pahikkala, Suominen & Boberg 2012, sect. 6.2, Approach 3). Cost: one training per fold.
 func SelectRetrain(retrain Retrainer, y *mat.Dense, grid []float64, folds [][]int, name string, meas measure.Measure, opt Options) (*Result, error) {
 	if len(grid) == 0 {
 		return nil, fmt.Errorf("%w: no λ values", ErrGrid)
