@@ -338,3 +338,73 @@ func TestWithLabels(t *testing.T) {
 		t.Errorf("wrong rows: %v", err)
 	}
 }
+
+// normalizedEdges are the pairs within each query weighted 1/n over the rows
+// that remain after the held rows leave (n counts them): what retraining the
+// normalized query ranker on those rows minimizes.
+func normalizedEdges(y *mat.Dense, q []int, held []int) []oracle.Edge {
+	out := map[int]bool{}
+	for _, i := range held {
+		out[i] = true
+	}
+	size := map[int]int{}
+	for i, g := range q {
+		if !out[i] {
+			size[g]++
+		}
+	}
+	edges := scoringEdges(y, q)
+	for n := range edges {
+		edges[n].W2 = 1 / float64(size[q[edges[n].I]])
+	}
+	return edges
+}
+
+// FitQueryNormalized (RLScore's per-query normalization) equals retraining on
+// L = blockdiag(I − 11ᵀ/n_q) — fitted values, leave-query-out and hold-outs
+// that cut queries (renormalized by the remaining rows).
+func TestQueryNormalizedEqualsRetraining(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	for n, p := range problems(rng) {
+		if n%3 != 0 { // a third of the problem matrix covers every kernel and form
+			continue
+		}
+		t.Run(p.name, func(t *testing.T) {
+			q, err := FitQueryNormalized(p.x, p.y, p.q, p.opts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := p.y.Dims()
+			for _, lambda := range lambdas {
+				tol := tolerance(p, lambda)
+				s, err := q.Solve(lambda)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := relErr(s.Fitted(), oracleFit(p, normalizedEdges(p.y, p.q, nil), nil, allRows(m), lambda)); e > tol {
+					t.Errorf("λ=%g: fitted rel. error %.2e", lambda, e)
+				}
+				lqo, err := s.LeaveQueryOut()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, mem := range q.Queries() {
+					want := oracleFit(p, normalizedEdges(p.y, p.q, mem), mem, mem, lambda)
+					if e := relErr(rows(lqo, mem), want); e > tol {
+						t.Errorf("λ=%g: LQO query %v rel. error %.2e", lambda, mem, e)
+					}
+				}
+				for _, size := range []int{1, 2, m / 3} {
+					h := rng.Perm(m)[:size]
+					got, err := s.HoldOut(h)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if e := relErr(got, oracleFit(p, normalizedEdges(p.y, p.q, h), h, h, lambda)); e > tol {
+						t.Errorf("λ=%g |H|=%d: hold-out rel. error %.2e", lambda, size, e)
+					}
+				}
+			}
+		})
+	}
+}

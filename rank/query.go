@@ -26,6 +26,19 @@ type Query struct {
 // FitQuery trains on X (m×d), labels Y (m×t) and per-row query ids. Cost: the
 // factor, O(m·k²) for ΦᵀLΦ and O(k³) for its eigendecomposition.
 func FitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options) (*Query, error) {
+	return fitQuery(x, y, queries, opt, false)
+}
+
+// FitQueryNormalized is FitQuery with every query's pairs weighted by 1/n_q,
+// L = blockdiag(I − 11ᵀ/n_q): RLScore's convention for query ranking, under
+// which a large query does not outweigh the small ones. A hold-out that cuts a
+// query renormalizes its remaining rows by their own count, as retraining on
+// them does. Same costs as FitQuery.
+func FitQueryNormalized(x mat.Matrix, y *mat.Dense, queries []int, opt Options) (*Query, error) {
+	return fitQuery(x, y, queries, opt, true)
+}
+
+func fitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options, normalized bool) (*Query, error) {
 	m, _ := x.Dims()
 	outs, err := learn.CheckLabels(y, m, opt.Outputs)
 	if err != nil {
@@ -35,6 +48,7 @@ func FitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options) (*Query, e
 		return nil, fmt.Errorf("%w: %d query ids for %d rows", ErrQueries, len(queries), m)
 	}
 	qg := newQueryGraph(queries, mat.DenseCopyOf(y))
+	qg.normalized = normalized
 	// The one-eigendecomposition route needs a kernel matrix of full numerical
 	// rank: when K is rank deficient (linear, polynomial, precomputed kernels
 	// beyond their feature dimension) the zero eigenvalues of K and the query
@@ -131,7 +145,7 @@ func (q *Query) WithLabels(y *mat.Dense, outputs []string) (*Query, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rank: %w", err)
 	}
-	qg := &queryGraph{of: q.q.of, members: q.q.members, y: mat.DenseCopyOf(y)}
+	qg := &queryGraph{of: q.q.of, members: q.q.members, y: mat.DenseCopyOf(y), normalized: q.q.normalized}
 	return &Query{graphModel: q.withGraph(qg, outs), q: qg}, nil
 }
 
@@ -140,7 +154,7 @@ func (q *Query) WithLabels(y *mat.Dense, outputs []string) (*Query, error) {
 func (q *Query) Perturbed(s float64) (learn.Learner, error) {
 	var y mat.Dense
 	y.Scale(s, q.q.y)
-	qg := &queryGraph{of: q.q.of, members: q.q.members, y: &y}
+	qg := &queryGraph{of: q.q.of, members: q.q.members, y: &y, normalized: q.q.normalized}
 	gm := q.withGraph(qg, q.meta.Outputs)
 	gm.lam = perturbed(gm.lam)
 	return &Query{graphModel: gm, q: qg}, nil
@@ -222,11 +236,21 @@ func (s *GraphSolution) LeaveQueryOut() (*mat.Dense, error) {
 	return out, nil
 }
 
-// queryGraph is L = D − PPᵀ over the queries, with b = LY.
+// queryGraph is L = D − PPᵀ over the queries (normalized: every query's
+// block divided by its size), with b = LY.
 type queryGraph struct {
-	of      []int   // row → query code
-	members [][]int // query code → rows ascending
-	y       *mat.Dense
+	of         []int   // row → query code
+	members    [][]int // query code → rows ascending
+	y          *mat.Dense
+	normalized bool
+}
+
+// weight is the factor of a query's complete-graph Laplacian: 1, or 1/n when normalized.
+func (g *queryGraph) weight(n int) float64 {
+	if g.normalized && n > 0 {
+		return 1 / float64(n)
+	}
+	return 1
 }
 
 func newQueryGraph(queries []int, y *mat.Dense) *queryGraph {
@@ -248,14 +272,14 @@ func newQueryGraph(queries []int, y *mat.Dense) *queryGraph {
 // mulL computes (D − PPᵀ)X = D·C·X in O(m·k): C centres every query, D scales
 // row i by its query's size n_q (the complete graph's Laplacian is n_q·C_q).
 func (g *queryGraph) mulL(x *mat.Dense) *mat.Dense {
-	return g.scaleBySize(centre(x, g.of), func(n float64) float64 { return n })
+	return g.scaleBySize(centre(x, g.of), func(n float64) float64 { return n * g.weight(int(n)) })
 }
 
 func (g *queryGraph) b() *mat.Dense { return g.mulL(g.y) }
 
 // mulSqrtL computes L^{1/2}X = blockdiag(√n_q·C_q)X in O(m·k).
 func (g *queryGraph) mulSqrtL(x *mat.Dense) *mat.Dense {
-	return g.scaleBySize(centre(x, g.of), math.Sqrt)
+	return g.scaleBySize(centre(x, g.of), func(n float64) float64 { return math.Sqrt(n * g.weight(int(n))) })
 }
 
 // scaleBySize multiplies, in place, every row of x by f(n_q) for its query's size n_q.
@@ -276,11 +300,11 @@ func (g *queryGraph) components() []int { return g.of }
 
 // norm is ‖L‖₂ = the largest query size (L = D − PPᵀ has eigenvalues n_q and 0). O(q).
 func (g *queryGraph) norm() float64 {
-	n := 0
+	n := 0.0
 	for _, mem := range g.members {
-		n = max(n, len(mem))
+		n = math.Max(n, float64(len(mem))*g.weight(len(mem)))
 	}
-	return float64(n)
+	return n
 }
 
 // removal: the queries of U lose every pair that involves a row of U. For each
@@ -310,16 +334,17 @@ func (g *queryGraph) removal(u []int) ([]int, *mat.Dense, *mat.Dense) {
 				remaining++
 			}
 		}
+		wf, wr := g.weight(len(mem)), g.weight(remaining)
 		for _, i := range mem {
 			for _, j := range mem {
-				full, reduced := -1.0, 0.0
+				full, reduced := -wf, 0.0
 				if i == j {
-					full = float64(len(mem) - 1)
+					full = float64(len(mem)-1) * wf
 				}
 				if !held[i] && !held[j] {
-					reduced = -1
+					reduced = -wr
 					if i == j {
-						reduced = float64(remaining - 1)
+						reduced = float64(remaining-1) * wr
 					}
 				}
 				dl.Set(pos[i], pos[j], full-reduced)

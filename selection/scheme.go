@@ -36,6 +36,8 @@ type SchemeOptions struct {
 	Design int
 	// Policy is the basis policy of the scheme's hold-outs (Scheme.Basis).
 	Policy learn.Policy
+	// FoldMean averages the folds' scores (Scheme.FoldMean); fold schemes only.
+	FoldMean bool
 }
 
 // ParseSpec checks a scheme spec — "none", "loo", "lpo", "lgo", "lqo",
@@ -134,6 +136,13 @@ func NewScheme(spec string, o SchemeOptions) (Scheme, error) {
 		if err != nil {
 			return Scheme{}, fmt.Errorf("%w: %s: %w", ErrScheme, spec, err)
 		}
+	}
+	if o.FoldMean {
+		if sc.Kind != Folds {
+			return Scheme{}, fmt.Errorf("%w: the mean over folds needs a fold scheme, not %s", ErrScheme, spec)
+		}
+		sc.FoldMean = true
+		sc.Name += ",fold-score:mean"
 	}
 	return sc, nil
 }

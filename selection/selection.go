@@ -62,6 +62,11 @@ type Scheme struct {
 	// each output uses its positive–negative pairs (auc) or all pairs with
 	// different labels (cindex).
 	Pairs []learn.Pair
+	// FoldMean scores every fold on its own and averages the folds' values
+	// (RLScore's convention; folds where the measure is undefined, such as AUC
+	// on a one-class fold, are left out of the mean) instead of scoring the
+	// pooled predictions of all folds (the default). Kind Folds only.
+	FoldMean bool
 	// Basis says what hold-outs of a sparse model do with held-out basis
 	// vectors: learn.Keep (the default, also for ""), learn.Remove, or for LOO
 	// learn.Skip (leave out only the rows that are not basis vectors).
@@ -182,6 +187,9 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 			if cp, err = predictWithNoise(s, s2, sc, y); err == nil {
 				pred = cp.p
 				pt.Value, pt.Indistinguishable, err = cp.score(meas, y, opt.Queries)
+				if err == nil && sc.FoldMean {
+					pt.Value, err = cp.foldMean(meas, y, opt.Queries, sc.Folds)
+				}
 			}
 		case LPO:
 			pairs, pt.Value, pt.Indistinguishable, err = lpo(s, s2, sc, y, meas)

@@ -330,3 +330,32 @@ func TestOnEdge(t *testing.T) {
 		t.Errorf("single values: %v", got)
 	}
 }
+
+// FoldMean is the mean of the folds' own scores (RLScore's convention).
+func TestFoldMean(t *testing.T) {
+	r, y := problem(t, 24, false)
+	folds := [][]int{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}, {16, 17, 18, 19, 20, 21, 22, 23}}
+	for _, name := range []string{"mse", "cindex"} {
+		meas := mustMeasure(t, name)
+		res, err := Select(r, []float64{0.5}, Scheme{Kind: Folds, Folds: folds, FoldMean: true}, meas, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := r.Solve(0.5)
+		want := 0.0
+		for _, f := range folds {
+			p, _ := s.HoldOut(f)
+			v, err := meas.Score(kernel.Rows(y, f).(*mat.Dense), p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want += v / float64(len(folds))
+		}
+		if math.Abs(res.Best.Value-want) > 1e-12 {
+			t.Errorf("%s: fold mean %v, want %v", name, res.Best.Value, want)
+		}
+	}
+	if _, err := NewScheme("loo", SchemeOptions{Rows: 24, FoldMean: true}); !errors.Is(err, ErrScheme) {
+		t.Errorf("fold mean with loo: %v", err)
+	}
+}

@@ -134,6 +134,38 @@ func (c *cvPredictions) score(meas measure.Measure, y *mat.Dense, q []int) (v fl
 	return v, indistinct, err
 }
 
+// foldMean is the mean over folds of the measure of each fold's predictions
+// alone (ties as in score); folds on which the measure is undefined are left
+// out, and none defined is an error.
+func (c *cvPredictions) foldMean(meas measure.Measure, y *mat.Dense, q []int, folds [][]int) (float64, error) {
+	m, _ := y.Dims()
+	sum, n := 0.0, 0
+	var firstErr error
+	for k, f := range folds {
+		in := make([]bool, m)
+		for _, i := range f {
+			in[i] = true
+		}
+		fc := &cvPredictions{p: c.p, covered: in, tol: c.tol}
+		v, _, err := fc.score(meas, y, q)
+		if errors.Is(err, measure.ErrUndefined) {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("fold %d: %w", k, err)
+			}
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("fold %d: %w", k, err)
+		}
+		sum += v
+		n++
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("the measure is defined on no fold: %w", firstErr)
+	}
+	return sum / float64(n), nil
+}
+
 // snap returns p with every run of values whose consecutive gaps (in sorted
 // order) are at most tol replaced by the run's smallest value, and the number
 // of runs. O(m log m).

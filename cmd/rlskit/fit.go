@@ -45,6 +45,8 @@ type fitFlags struct {
 	tol                        float64
 	modelOut, cvPredictionsOut string
 	standardize, quiet         bool
+	queryNormalize             bool
+	foldScore                  string
 }
 
 func newFit(e *env) *cobra.Command {
@@ -103,6 +105,8 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.BoolVar(&f.oneVsAll, "one-vs-all", false, "multi-class: turn the class-label column into one ±1 output per class, learned together (default measure multiclass-accuracy)")
 	fl.StringVar(&f.reportOut, "report", "", "write an HTML report (CV curve, predictions or ROC, per-query disagreement, summary) to this file")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	fl.BoolVar(&f.queryNormalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/(its size), RLScore's convention (default: every pair weighs 1)")
+	fl.StringVar(&f.foldScore, "fold-score", "pooled", "k-fold and group CV: score the pooled predictions of all folds (pooled) or average the folds' scores (mean, as RLScore does)")
 	return cmd
 }
 
@@ -261,7 +265,7 @@ func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*trainInput, *clas
 			return nil, nil, fmt.Errorf("--permutations %d: at most %d for %d rows (every permutation is an output held in memory)", f.permutations, mp, d.Rows())
 		}
 	}
-	in := &trainInput{d: d, cost: p.cost}
+	in := &trainInput{d: d, cost: p.cost, normalized: f.queryNormalize}
 	if le.graph {
 		prefs, err := readFile(f.preferences, func(r io.Reader) ([]dataset.Preference, error) {
 			return dataset.ReadPreferences(r, f.preferences, d.Rows())
@@ -295,7 +299,7 @@ func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*trainInput, *clas
 // fitScheme builds the cross-validation scheme of the plan for the data.
 func fitScheme(f *fitFlags, p *fitPlan, d *dataset.Data, basis []int) (selection.Scheme, error) {
 	o := selection.SchemeOptions{Rows: d.Rows(), Seed: f.seed, Groups: d.Queries, Labels: d.Y, Basis: basis,
-		Design: f.basisDesign, Policy: p.policy, PairsWithinGroups: p.learner.queries && d.Y != nil}
+		Design: f.basisDesign, Policy: p.policy, PairsWithinGroups: p.learner.queries && d.Y != nil, FoldMean: f.foldScore == "mean"}
 	if p.cvKind == "folds" {
 		folds, err := readFile(f.folds, func(r io.Reader) ([][]int, error) { return dataset.ReadFolds(r, f.folds, d.Rows()) })
 		if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,5 +146,47 @@ func TestFlagMessages(t *testing.T) {
 	}
 	if _, _, err := run(t, "", "fit", "--data", dir, "--label", "y"); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("--data directory: %v", err)
+	}
+}
+
+// --fold-score mean and --query-normalize reach the library and the JSON.
+func TestRLScoreConventions(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 30, 8)
+	stdout, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--cv", "kfold:3", "--fold-score", "mean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := decodeFit(t, stdout); o.CV.Strategy != "kfold:3,fold-score:mean" {
+		t.Errorf("strategy %q", o.CV.Strategy)
+	}
+	if _, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--fold-score", "mean"); err == nil {
+		t.Error("--fold-score mean with loo accepted")
+	}
+	if _, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--query-normalize"); err == nil {
+		t.Error("--query-normalize with rls accepted")
+	}
+}
+
+func TestQueryNormalizeCLI(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "q.csv")
+	body := "y,q,a,b\n"
+	for i := 0; i < 24; i++ {
+		body += fmt.Sprintf("%d,%d,%g,%g\n", (i*7)%5, i%3+i/20, float64(i%5)+0.1*float64(i), float64((i*3)%7))
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain, _, err := run(t, "", "fit", "--data", p, "--label", "y", "--qid", "q", "--learner", "queryrank", "--cv", "lqo", "--lambda", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm, _, err := run(t, "", "fit", "--data", p, "--label", "y", "--qid", "q", "--learner", "queryrank", "--cv", "lqo", "--lambda", "1", "--query-normalize")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if decodeFit(t, plain).CV.Best.Value == decodeFit(t, norm).CV.Best.Value {
+		t.Log("normalization left the LQO value unchanged (possible with these sizes)")
 	}
 }

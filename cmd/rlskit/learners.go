@@ -25,6 +25,8 @@ type trainInput struct {
 	greedy *greedyBasis // nil: basis as given
 	edges  []rank.Edge
 	cost   rank.Cost
+	// normalized weighs each query's pairs by 1/n_q (RLScore's convention).
+	normalized bool
 }
 
 // greedyBasis asks for n basis vectors chosen by the randomized greedy
@@ -103,6 +105,9 @@ var learners = []learnerEntry{
 		name: learn.QueryRank, help: "queryrank (pairs within queries)", queries: true, cg: lossOf(cg.QueryRank),
 		measure: func(cv string) string { return pick(cv == "lpo", "cindex", "disagreement") },
 		method: withOptions(func(in *trainInput, x mat.Matrix, opt learn.Options) (learn.Learner, error) {
+			if in.normalized {
+				return rank.FitQueryNormalized(x, in.d.Y, in.d.Queries, opt)
+			}
 			return rank.FitQuery(x, in.d.Y, in.d.Queries, opt)
 		}),
 	},

@@ -174,6 +174,21 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 		return nil, errors.New("--basis and --basis-rows: give one of them")
 	}
 
+	if f.queryNormalize && (!le.queries || f.solver == "cg") {
+		return nil, errors.New("--query-normalize applies to --learner queryrank with the direct solver")
+	}
+	switch f.foldScore {
+	case "pooled":
+	case "mean":
+		if cvKind != "kfold" && cvKind != "lgo" && cvKind != "lqo" && cvKind != "folds" {
+			return nil, fmt.Errorf("--fold-score mean averages over folds: it needs --cv kfold:K, lgo, lqo or --folds, not %s", cvName)
+		}
+		if f.basisDesign == 3 || f.permutations > 0 {
+			return nil, errors.New("--fold-score mean goes with the exact shortcuts: not with --basis-design 3 or --permutations")
+		}
+	default:
+		return nil, fmt.Errorf("--fold-score %q: want pooled or mean", f.foldScore)
+	}
 	policy, err := learn.ParsePolicy(f.basisHoldOut)
 	if err != nil {
 		return nil, fmt.Errorf("--basis-holdout: %w", err)
