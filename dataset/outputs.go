@@ -393,6 +393,12 @@ func (out *output) writeTemp() error {
 		return out.fail(err)
 	}
 	out.tmp = f.Name()
+	closed := false
+	defer func() { // also when write panics
+		if !closed {
+			f.Close()
+		}
+	}()
 	err = writeBuffered(f, out.write)
 	if err == nil {
 		err = f.Chmod(out.mode)
@@ -400,6 +406,7 @@ func (out *output) writeTemp() error {
 	if err == nil {
 		err = f.Sync()
 	}
+	closed = true
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -468,22 +475,17 @@ func (o *Outputs) Commit() error {
 		stop := catchSignals()
 		defer stop()
 	}
-	var temps []string
 	renamed := false
 	defer func() { // also when a write function panics
 		if !renamed {
-			dropTemps(temps, true)
+			dropTemps(o.temps(), true)
 		}
 	}()
 	for _, out := range o.outs {
 		if out.kind != toRegular {
 			continue
 		}
-		err := out.writeTemp()
-		if out.tmp != "" {
-			temps = append(temps, out.tmp)
-		}
-		if err != nil {
+		if err := out.writeTemp(); err != nil {
 			return err
 		}
 	}
@@ -495,7 +497,18 @@ func (o *Outputs) Commit() error {
 			return err
 		}
 	}
-	return o.renameAll(temps, &renamed)
+	return o.renameAll(o.temps(), &renamed)
+}
+
+// temps lists the temporary files written so far.
+func (o *Outputs) temps() []string {
+	var names []string
+	for _, out := range o.outs {
+		if out.tmp != "" {
+			names = append(names, out.tmp)
+		}
+	}
+	return names
 }
 
 // renameAll renames the temporary files over their targets, holding the

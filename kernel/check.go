@@ -81,7 +81,11 @@ func MaxValue(s Spec, d int) (float64, error) {
 	if d <= 0 || math.IsInf(l, 1) {
 		return math.Inf(1), nil
 	}
-	return math.Sqrt(l / float64(d)), nil
+	v := math.Sqrt(l / float64(d))
+	for v*v*float64(d) > l { // rounding: CheckFinite must accept v itself
+		v = math.Nextafter(v, 0)
+	}
+	return v, nil
 }
 
 // CheckFinite reports whether the kernel s can be evaluated on the rows of x
@@ -154,7 +158,8 @@ func CheckFinite(s Spec, x mat.Matrix) error {
 		return nil
 	}
 	if big*big*float64(n) > l { // big² overflowing to +Inf fails too
-		at.N, at.Limit = n, math.Sqrt(l/float64(n))
+		at.N = n
+		at.Limit, _ = MaxValue(s, n)
 		return at
 	}
 	return nil

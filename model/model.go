@@ -75,9 +75,9 @@ type Predictor struct {
 func (p *Predictor) IsLinear() bool { return p.W != nil }
 
 // Predict returns the m×t predictions for the rows of X (dense or CSR). Data
-// whose values would overflow the kernel is refused with a kernel.ErrOverflow
-// error naming the row and column (see kernel.CheckFinite), and predictions
-// that are not finite with an error wrapping ErrOverflow naming the row.
+// whose values would overflow the kernel is refused with a *kernel.ValueError
+// naming the row and column (see kernel.CheckFinite), and predictions that are
+// not finite with an *OverflowError naming the row.
 func (p *Predictor) Predict(x mat.Matrix) (*mat.Dense, error) {
 	m, d := x.Dims()
 	if d != p.Width {
@@ -146,8 +146,7 @@ func (p *Predictor) Predict(x mat.Matrix) (*mat.Dense, error) {
 	for i := 0; i < m; i++ {
 		for c, v := range out.RawRowView(i) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: data row %d (counting from 1), output %q is %v: the data lies far outside the training range",
-					ErrOverflow, i+1, p.Outputs[c], v)
+				return nil, &OverflowError{Row: i, Output: p.Outputs[c], Value: v}
 			}
 		}
 	}
@@ -173,6 +172,23 @@ func mulSparseRows(dst *mat.Dense, x *matrix.CSR, idx []int, w *mat.Dense) {
 		}
 	}
 }
+
+// OverflowError is Predict's error for a prediction that is not finite. It
+// wraps ErrOverflow.
+type OverflowError struct {
+	Row    int     // 0-based row of the data given to Predict
+	Output string  // the output's name
+	Value  float64 // the prediction: NaN or ±Inf
+}
+
+// Error names the row counting from 1.
+func (e *OverflowError) Error() string {
+	return fmt.Sprintf("data row %d (counting from 1), output %q: prediction %v: the data lies far outside the training range: %v",
+		e.Row+1, e.Output, e.Value, ErrOverflow)
+}
+
+// Unwrap returns ErrOverflow.
+func (e *OverflowError) Unwrap() error { return ErrOverflow }
 
 // file is the JSON form.
 type file struct {

@@ -166,7 +166,9 @@ func (s *Scaler) scaleOf(j int) int {
 	return k
 }
 
-// Transform returns the standardized copy of X, of the same kind (dense or CSR).
+// Transform returns the standardized copy of X, of the same kind (dense or
+// CSR), except that a centering scaler (Mean set, fitted on dense data) turns
+// CSR data dense, since centering fills in the zeros.
 func (s *Scaler) Transform(x mat.Matrix) (mat.Matrix, error) {
 	m, d := x.Dims()
 	if s.Index == nil && d != len(s.Scale) {
@@ -178,7 +180,9 @@ func (s *Scaler) Transform(x mat.Matrix) (mat.Matrix, error) {
 	switch xx := x.(type) {
 	case *matrix.CSR:
 		if s.Mean != nil {
-			return nil, fmt.Errorf("model: a centering scaler cannot keep sparse data sparse")
+			// Centering fills in the zeros: the result is dense, m×d with d
+			// the length of Mean (a dense scaler's width is real).
+			return s.Transform(xx.ToDense())
 		}
 		vals := make([]float64, len(xx.Values))
 		if s.Index == nil {

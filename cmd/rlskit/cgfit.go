@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/rlskit/rlskit/cg"
@@ -10,13 +11,31 @@ import (
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/model"
 )
 
 // runCG trains a linear model by conjugate gradients (no factorization, no CV).
+// The --model output is checked before the work and committed after it
+// (dataset.Outputs): an existing model file is only replaced by a complete one.
 func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.Time) error {
+	var (
+		outs = dataset.Outputs{Stdout: e.stdout}
+		pred *model.Predictor
+	)
+	outs.Add("--model", f.modelOut, func(w io.Writer) error { return pred.Save(w) })
+	if err := outs.Check(); err != nil {
+		return err
+	}
+	if err := outs.CheckInputs(f.data, f.folds, f.basisRows, f.preferences); err != nil {
+		return err
+	}
 	x, scaler, err := learn.Options{Standardize: f.standardize}.Prepare(d.X)
 	if err != nil {
 		return err
+	}
+	// Values whose squares overflow are named here, not met as NaN weights.
+	if err := kernel.CheckFinite(kernel.Spec{Name: "linear", Bias: f.bias}, x); err != nil {
+		return fmt.Errorf("%s: %w", f.data, err)
 	}
 	_, width := x.Dims()
 	lambda := p.grid[0]
@@ -27,12 +46,10 @@ func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.
 		return fmt.Errorf("--solver cg: %w", err)
 	}
 	train := time.Since(t0)
-	pred := res.Predictor()
+	pred = res.Predictor()
 	pred.Features = d.FeatureNames
-	if f.modelOut != "" {
-		if err := dataset.WriteFileAtomic(f.modelOut, pred.Save); err != nil {
-			return fmt.Errorf("--model %s: %w", f.modelOut, err)
-		}
+	if err := outs.Commit(); err != nil {
+		return err
 	}
 	m, _ := x.Dims()
 	out := fitOutput{Learner: f.learner, Kernel: kernel.Spec{Name: "linear", Bias: f.bias}, Form: "cg", Lambda: lambda,

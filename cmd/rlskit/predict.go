@@ -1,19 +1,20 @@
 package main
 
 import (
-	"bufio"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
 )
@@ -60,48 +61,108 @@ func runPredict(e *env, f *predictFlags) error {
 			return fmt.Errorf("--measure: %w", err)
 		}
 	}
+	if f.format != "" && f.format != "csv" && f.format != "svmlight" {
+		return fmt.Errorf("--format %q: want svmlight or csv", f.format)
+	}
+	isCSV := f.format == "csv" || (f.format == "" && strings.HasSuffix(strings.ToLower(f.data), ".csv"))
+	if !isCSV && (f.label != "" || f.qid != "") {
+		return fmt.Errorf("%s: --label and --qid apply to CSV data; svmlight files carry their labels and qid: fields", f.data)
+	}
+
+	// The output is checked before any work and written whole at the end.
+	var (
+		outs    = dataset.Outputs{Stdout: e.stdout}
+		write   func(w io.Writer) error // set once the predictions can be written
+		workErr error                   // an error of the work done inside write (streaming)
+	)
+	outs.Add("--out", f.out, func(w io.Writer) error { return write(w) })
+	if err := outs.Check(); err != nil {
+		return err
+	}
+	if err := outs.CheckInputs(f.data, f.modelPath); err != nil {
+		return err
+	}
+	commit := func() error {
+		if f.out == "" {
+			return write(e.stdout)
+		}
+		if err := outs.Commit(); err != nil {
+			if workErr != nil {
+				return workErr // the data, not --out, failed
+			}
+			return err
+		}
+		return nil
+	}
+
 	p, err := readFile(f.modelPath, model.Load)
 	if err != nil {
 		return fmt.Errorf("--model %s: %w", f.modelPath, err)
 	}
-	label := f.label
-	isCSV := f.format == "csv" || (f.format == "" && strings.HasSuffix(strings.ToLower(f.data), ".csv"))
-	in := e.stdin
+	if f.scores && p.Classes == nil {
+		return errors.New("--scores applies to one-vs-all models")
+	}
+	in, name := e.stdin, "<stdin>"
 	if f.data != "-" {
 		fh, err := os.Open(f.data)
 		if err != nil {
 			return err
 		}
 		defer fh.Close()
-		in = fh
+		in, name = fh, f.data
 	}
-	br := bufio.NewReader(in)
-	if isCSV && label == "" {
-		// Use the model's outputs as labels when the header names them all.
-		header, err := peekCSVHeader(br)
-		if err != nil {
-			return fmt.Errorf("%s: %w", f.data, err)
+	csvOpt := dataset.CSVOptions{Labels: splitList(f.label), Qid: f.qid}
+	if isCSV && f.label == "" {
+		// The model's outputs are the labels when the header names them all.
+		csvOpt.LabelsFromHeader = func(header []string) []string {
+			switch {
+			case p.Classes != nil && containsAll(header, []string{p.ClassLabel}):
+				return []string{p.ClassLabel}
+			case p.Classes == nil && containsAll(header, p.Outputs):
+				return slices.Clone(p.Outputs)
+			}
+			return nil
 		}
-		switch {
-		case p.Classes != nil && containsAll(header, []string{p.ClassLabel}):
-			label = p.ClassLabel
-		case p.Classes == nil && containsAll(header, p.Outputs):
-			label = strings.Join(p.Outputs, ",")
-		}
 	}
-	width := 0
-	if !isCSV {
-		width = p.Width
-	}
-	if f.scores && p.Classes == nil {
-		return errors.New("--scores applies to one-vs-all models")
-	}
+	svmOpt := dataset.SVMLightOptions{Width: p.Width}
+	format := formatOf(isCSV)
+
 	if f.measure == "" {
-		return streamPredict(e, f, p, br, isCSV, label, width)
+		// Stream: chunk by chunk, memory independent of the number of rows.
+		write = func(w io.Writer) error {
+			rw := &recordWriter{w: w}
+			w = rw
+			err := dataset.ReadChunks(in, name, format, csvOpt, svmOpt, 4096, func(d *dataset.Data, offset int) error {
+				if offset == 0 && p.Features != nil && d.FeatureNames != nil {
+					if err := sameFeatures(d.FeatureNames, p.Features); err != nil {
+						return fmt.Errorf("%s: %w", f.data, err)
+					}
+				}
+				pred, err := p.Predict(d.X)
+				if err != nil {
+					return fmt.Errorf("%s: %w", f.data, shiftRows(err, offset))
+				}
+				if p.Classes != nil {
+					return writeClasses(w, p.Classes, pred, f.scores)
+				}
+				return dataset.WritePredictions(w, pred)
+			})
+			if err != nil && rw.err == nil {
+				workErr = err // reading or predicting failed, not writing
+			}
+			return err
+		}
+		return commit()
 	}
-	d, err := readData(&env{stdin: br}, "-", formatOf(isCSV), label, f.qid, width)
+
+	var d *dataset.Data
+	if isCSV {
+		d, err = dataset.ReadCSV(in, name, csvOpt)
+	} else {
+		d, err = dataset.ReadSVMLight(in, name, svmOpt)
+	}
 	if err != nil {
-		return relabel(err, f.data)
+		return err
 	}
 	if p.Features != nil && d.FeatureNames != nil {
 		if err := sameFeatures(d.FeatureNames, p.Features); err != nil {
@@ -120,77 +181,72 @@ func runPredict(e *env, f *predictFlags) error {
 			return fmt.Errorf("%s: %w", f.data, err)
 		}
 	}
-	var score *float64
-	if f.measure != "" {
-		if d.Y == nil {
-			return fmt.Errorf("--measure %s: %s has no labels (name them with --label)", meas.Name, f.data)
-		}
-		if _, t := d.Y.Dims(); t != len(p.Outputs) {
-			return fmt.Errorf("--measure %s: %d label columns for a model of %d outputs", meas.Name, t, len(p.Outputs))
-		}
-		v, err := meas.Score(d.Y, pred, d.Queries)
-		if err != nil {
-			return fmt.Errorf("--measure %s: %w", meas.Name, err)
-		}
-		score = &v
+	if d.Y == nil {
+		return fmt.Errorf("--measure %s: %s has no labels (name them with --label)", meas.Name, f.data)
 	}
-	write := func(w io.Writer) error { return dataset.WritePredictions(w, pred) }
+	if _, t := d.Y.Dims(); t != len(p.Outputs) {
+		return fmt.Errorf("--measure %s: %d label columns for a model of %d outputs", meas.Name, t, len(p.Outputs))
+	}
+	score, err := meas.Score(d.Y, pred, d.Queries)
+	if err != nil {
+		return fmt.Errorf("--measure %s: %w", meas.Name, err)
+	}
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		return fmt.Errorf("--measure %s: the value is %v (nothing written)", meas.Name, score)
+	}
+	write = func(w io.Writer) error { return dataset.WritePredictions(w, pred) }
 	if p.Classes != nil {
 		write = func(w io.Writer) error { return writeClasses(w, p.Classes, pred, f.scores) }
 	}
-	report := e.stderr
-	if f.out != "" {
-		if err := dataset.WriteFileAtomic(f.out, write); err != nil {
-			return fmt.Errorf("--out %s: %w", f.out, err)
-		}
-		report = e.stdout
-	} else if err := write(e.stdout); err != nil {
+	if err := commit(); err != nil {
 		return err
 	}
-	if score != nil {
-		return json.NewEncoder(report).Encode(map[string]any{"measure": meas.Name, "value": *score})
+	report := e.stderr
+	if f.out != "" {
+		report = e.stdout
 	}
-	return nil
+	return json.NewEncoder(report).Encode(map[string]any{"measure": meas.Name, "value": score})
 }
 
-// streamPredict predicts chunk by chunk — memory independent of the number of
-// rows — writing to --out (atomically) or stdout. Used when no measure is asked.
-func streamPredict(e *env, f *predictFlags, p *model.Predictor, r io.Reader, isCSV bool, label string, width int) error {
-	var labels []string
-	if label != "" {
-		for _, l := range strings.Split(label, ",") {
-			labels = append(labels, strings.TrimSpace(l))
-		}
+// recordWriter remembers the first write error, to tell an output's failure
+// from the input's.
+type recordWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (r *recordWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if err != nil && r.err == nil {
+		r.err = err
 	}
-	name := f.data
-	if name == "-" {
-		name = "<stdin>"
+	return n, err
+}
+
+// shiftRows makes the row of a prediction error count from the start of the
+// file rather than of its chunk.
+func shiftRows(err error, offset int) error {
+	var ve *kernel.ValueError
+	var oe *model.OverflowError
+	switch {
+	case errors.As(err, &ve):
+		ve.Row += offset
+	case errors.As(err, &oe):
+		oe.Row += offset
 	}
-	write := func(w io.Writer) error {
-		return dataset.ReadChunks(r, name, formatOf(isCSV), dataset.CSVOptions{Labels: labels, Qid: f.qid},
-			dataset.SVMLightOptions{Width: width}, 4096, func(d *dataset.Data, offset int) error {
-				if offset == 0 && p.Features != nil && d.FeatureNames != nil {
-					if err := sameFeatures(d.FeatureNames, p.Features); err != nil {
-						return fmt.Errorf("%s: %w", f.data, err)
-					}
-				}
-				pred, err := p.Predict(d.X)
-				if err != nil {
-					return fmt.Errorf("%s: rows from %d: %w", f.data, offset, err)
-				}
-				if p.Classes != nil {
-					return writeClasses(w, p.Classes, pred, f.scores)
-				}
-				return dataset.WritePredictions(w, pred)
-			})
-	}
-	if f.out != "" {
-		if err := dataset.WriteFileAtomic(f.out, write); err != nil {
-			return fmt.Errorf("--out %s: %w", f.out, err)
-		}
+	return err
+}
+
+// splitList splits a comma-separated flag value, trimming spaces; nil for "".
+func splitList(s string) []string {
+	if s == "" {
 		return nil
 	}
-	return write(e.stdout)
+	var out []string
+	for _, l := range strings.Split(s, ",") {
+		out = append(out, strings.TrimSpace(l))
+	}
+	return out
 }
 
 // writeClasses writes the predicted class (the argmax output) per row, with the
@@ -217,39 +273,6 @@ func formatOf(isCSV bool) string {
 		return "csv"
 	}
 	return "svmlight"
-}
-
-// relabel puts the real file name into errors from reading "-".
-func relabel(err error, name string) error {
-	var pe *dataset.ParseError
-	if errors.As(err, &pe) && name != "-" {
-		pe.File = name
-	}
-	return err
-}
-
-// peekCSVHeader returns the header fields without consuming them.
-func peekCSVHeader(br *bufio.Reader) ([]string, error) {
-	for n := 4096; ; n *= 2 {
-		buf, err := br.Peek(n)
-		if i := strings.IndexByte(string(buf), '\n'); i >= 0 || err != nil {
-			line := string(buf)
-			if i >= 0 {
-				line = line[:i]
-			}
-			rec, cerr := csv.NewReader(strings.NewReader(strings.TrimPrefix(line, "\ufeff"))).Read()
-			if cerr != nil {
-				return nil, fmt.Errorf("line 1: header: %w", cerr)
-			}
-			for k := range rec {
-				rec[k] = strings.TrimSpace(rec[k])
-			}
-			return rec, nil
-		}
-		if n > 1<<26 {
-			return nil, errors.New("line 1: header longer than 64 MiB")
-		}
-	}
 }
 
 func containsAll(have, want []string) bool {
