@@ -20,7 +20,23 @@
 // Feature indices are 1-based and strictly increasing within a line; they are
 // stored 0-based (index-1). A multi-output label is written as comma-separated
 // numbers, e.g. "1.5,2,3"; all rows must then carry the same number of labels.
-// Blank lines and comment-only lines are skipped.
+// Blank lines and comment-only lines are skipped. A sparse data set costs
+// memory in proportion to its stored values, whatever its indices.
+//
+// Values are decimal numbers ("-1.5e3", ".5", "2."): the underscores and
+// hexadecimal floats strconv.ParseFloat would take ("1_0", "0x1p-3") are
+// syntax errors, and NaN, infinities and values beyond float64 are
+// ErrNonFinite. A UTF-8 byte order mark before the first line is skipped.
+//
+// ReadCSV, ReadSVMLight and ReadChunks share one streaming parser per format,
+// so a file is accepted or refused by the same rules, with the same error,
+// whether it is read whole or in chunks of any size.
+//
+// Output files go through Outputs (and WriteFileAtomic, a set of one): the
+// outputs of a command are checked before any work — writable, distinct, not
+// an input — and committed together, each regular file replaced atomically,
+// devices and FIFOs written in place, symbolic links followed; on an error or
+// a signal no output changes and no temporary file is left.
 package dataset
 
 import (

@@ -11,6 +11,11 @@
 //	precomputed the data rows are kernel values: row i of the data holds k(x_i, z_j) for the
 //	            training points z_j. It is the linear kernel (bias 0) against the unit
 //	            vectors e_j, which Points returns as the training points.
+//
+// Sparse operands cost memory in proportion to their stored values, never to
+// their width (see matrix.Columns). CheckFinite tells beforehand whether data
+// can be evaluated without overflowing float64 — max|x|²·d bounded — and names
+// the offending row and column when not.
 package kernel
 
 import (

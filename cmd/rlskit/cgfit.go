@@ -6,11 +6,14 @@ import (
 	"io"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/rlskit/rlskit/cg"
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/model"
 )
 
@@ -28,6 +31,9 @@ func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.
 	}
 	if err := outs.CheckInputs(f.data, f.folds, f.basisRows, f.preferences); err != nil {
 		return err
+	}
+	if err := cgWidthFits(d.X); err != nil {
+		return fmt.Errorf("--solver cg: %s: %w", f.data, err)
 	}
 	x, scaler, err := learn.Options{Standardize: f.standardize}.Prepare(d.X)
 	if err != nil {
@@ -60,4 +66,29 @@ func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.
 	}
 	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: train.Seconds(), Total: time.Since(start).Seconds()}
 	return json.NewEncoder(e.stdout).Encode(out)
+}
+
+// cgMaxSparseWidth is the width up to which --solver cg takes sparse data
+// whatever its number of stored entries; beyond it the width may be at most
+// cgWidthPerEntry times the entries.
+const (
+	cgMaxSparseWidth = 1 << 24
+	cgWidthPerEntry  = 16
+)
+
+// cgWidthFits refuses sparse data whose width is far beyond what it stores:
+// conjugate gradients keep several vectors of the data's width (8 bytes per
+// feature each), so a few rows with an svmlight index of 5·10⁹ would need tens
+// of gigabytes. The width must be at most max(2²⁴, 16·nnz).
+func cgWidthFits(x mat.Matrix) error {
+	c, ok := x.(*matrix.CSR)
+	if !ok {
+		return nil // dense data holds its width already
+	}
+	if limit := max(cgMaxSparseWidth, cgWidthPerEntry*c.NNZ()); c.C > limit {
+		return fmt.Errorf("width %d (the largest feature index) is far beyond the %d values the data stores: "+
+			"the solver keeps vectors of the full width, so it takes widths up to max(2^24, %d·values) = %d; "+
+			"renumber the features densely, or use --solver direct", c.C, c.NNZ(), cgWidthPerEntry, limit)
+	}
+	return nil
 }

@@ -320,4 +320,12 @@ func TestFitCGOutputsAndOverflow(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "data row 1, feature column 1") || !strings.Contains(err.Error(), "overflow") {
 		t.Errorf("1e155 with cg: %v", err)
 	}
+	// Conjugate gradients keep vectors of the full width: an index of 5·10⁹
+	// in a tiny file is refused with the limit, not met with out of memory.
+	wide := filepath.Join(dir, "wide.svm")
+	os.WriteFile(wide, []byte("1 1:1\n2 5000000000:1\n"), 0o644)
+	_, _, err = run(t, "", "fit", "--data", wide, "--solver", "cg", "--cv", "none", "--lambda", "1", "--quiet")
+	if err == nil || !strings.Contains(err.Error(), "max(2^24, 16·values) = 16777216") {
+		t.Errorf("cg on width 5e9: %v", err)
+	}
 }
