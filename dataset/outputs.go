@@ -172,12 +172,12 @@ func canonical(target string) string {
 
 // resolve classifies an output by what its path names now.
 func (out *output) resolve() error {
+	if out.write == nil {
+		return out.fail(fmt.Errorf("%w: nil write function", ErrOptions))
+	}
 	if out.path == "-" {
 		out.kind = toStdout
 		return nil
-	}
-	if out.write == nil {
-		return out.fail(fmt.Errorf("%w: nil write function", ErrOptions))
 	}
 	t, err := followLinks(out.path)
 	if err != nil {
