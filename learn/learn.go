@@ -72,6 +72,8 @@ const (
 	GlobalRank Name = "globalrank" // RankRLS over all pairs of a scoring, package rank
 	QueryRank  Name = "queryrank"  // RankRLS over pairs inside queries, package rank
 	PrefRank   Name = "prefrank"   // RankRLS over a preference graph, package rank
+	KronRLS    Name = "kronrls"    // Kronecker RLS on pairs of objects, package pairwise
+	TwoStep    Name = "twostep"    // two-step RLS on pairs of objects, package pairwise
 )
 
 // Learner is a trained factorization: it does not depend on λ.

@@ -1,0 +1,266 @@
+package pairwise
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/internal/linalg"
+)
+
+// CrossValidate runs the design at every λ of the grid and hands visit the
+// m×q matrix of cross-validation predictions (NaN for pairs no fold
+// predicts; valid only during the call). Settings A–C are shortcuts on one
+// factorization: per λ, A costs O(m·q·(m + q)) (homogeneous O(m⁴)), B and C
+// the same for leave-one-out and O(Σ_F |F|²·m·q) for folds. Setting D and
+// vertices have no shortcut without a factorization per fold (the held-out
+// rows and columns are coupled through λ); see LeaveBothOut for the method
+// and its cost.
+func (k *KronRLS) CrossValidate(d Design, grid []float64, visit func(i int, p *mat.Dense) error) error {
+	if err := checkLambdas(grid); err != nil {
+		return err
+	}
+	if err := d.check(k.lab.m, k.lab.q, k.lab.sym); err != nil {
+		return err
+	}
+	switch d.Setting {
+	case Both, Vertices:
+		var preds []*mat.Dense
+		var err error
+		if d.Setting == Both {
+			preds, err = k.LeaveBothOut(d.RowFolds, d.ColFolds, grid)
+		} else {
+			preds, err = k.LeaveVertexOut(d.RowFolds, grid)
+		}
+		if err != nil {
+			return err
+		}
+		for i, p := range preds {
+			if err := visit(i, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i, lambda := range grid {
+		s, err := k.Solve(lambda)
+		if err != nil {
+			return err
+		}
+		var p *mat.Dense
+		switch d.Setting {
+		case Pairs:
+			p, err = s.LeaveOneOutMatrix()
+		case Rows:
+			p, err = s.HoldOutRows(d.RowFolds)
+		case Cols:
+			p, err = s.HoldOutCols(d.ColFolds)
+		}
+		if err != nil {
+			return fmt.Errorf("pairwise: %s at λ = %g: %w", d, lambda, err)
+		}
+		if err := visit(i, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LeaveBothOut returns setting D at every λ of the grid (one m×q matrix per
+// λ): for each row fold F_r and column fold F_c (nil: each object alone) the
+// predictions for F_r × F_c of the model trained on the other rows and
+// columns.
+//
+// Method. For a column fold F_c with remaining columns T, the model M_c on
+// all rows × T has the eigenvectors U of K and W of G_TT = W diag(τ) Wᵀ
+// (one eigendecomposition per column fold, shared by every row fold and
+// every λ). Taking the rows F_r out of M_c is a hold-out of F_r × T, block
+// diagonal in W: with φ_kl = 1/(e_k τ_l + λ), Ã = UᵀY_·T W ∘ φ and the
+// |F_r|×|F_r| blocks Q_l = U_F diag(φ_·l) U_Fᵀ, N_l = U_F diag(e∘φ_·l) U_Fᵀ,
+// the downdated model predicts any column v, old or new, as
+//
+//	f(u, v) = [(U_F diag(e) Ã)_·l − N_l Q_l⁻¹ (U_F Ã)_·l]_l · (Wᵀ G_T,v)
+//
+// (the prediction of a reduced model at a new point x is f(x) − βₓᵀ Q_HH⁻¹ α_H
+// with βₓ = (Q 𝕂_·x)_H). The orientation — which side is eigendecomposed per
+// fold — is chosen by the cost estimate below.
+//
+// Cost: per fold of the eigendecomposed side (say columns, n_c folds of the
+// q columns, T of size q'): O(q'³ + m·q'²) once, then per λ O(m²·q') with
+// every row alone or O(Σ_F |F|²·m·q') with row folds. Leave-one-out on
+// both sides is therefore O(q⁴ + m·q³) plus O(m²·q²) per λ (the smaller side
+// is eigendecomposed), against O(m·q·(m³ + q³)) for retraining every pair's
+// model.
+func (k *KronRLS) LeaveBothOut(rowFolds, colFolds [][]int, grid []float64) ([]*mat.Dense, error) {
+	if err := checkLambdas(grid); err != nil {
+		return nil, err
+	}
+	d := Design{Setting: Both, RowFolds: rowFolds, ColFolds: colFolds}
+	if err := d.check(k.lab.m, k.lab.q, k.lab.sym); err != nil {
+		return nil, err
+	}
+	m, q := k.lab.m, k.lab.q
+	rf, cf := rowFolds, colFolds
+	if rf == nil {
+		rf = loo(m)
+	}
+	if cf == nil {
+		cf = loo(q)
+	}
+	if bothCost(m, q, rf, cf, len(grid)) <= bothCost(q, m, cf, rf, len(grid)) {
+		e := &engine{u: k.u, e: k.er, u2: k.u2, uty: k.utY(), cols: k.cols, m: m, q: q}
+		return e.run(rf, cf, false, grid)
+	}
+	e := &engine{u: k.v, e: k.ec, u2: k.v2, uty: linalg.Mul(true, true, k.v, k.lab.full), cols: k.rows, m: q, q: m}
+	preds, err := e.run(cf, rf, false, grid)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range preds {
+		preds[i] = transpose(p)
+	}
+	return preds, nil
+}
+
+// LeaveVertexOut returns leave-vertex-out cross-validation of a homogeneous
+// network at every λ (one m×m matrix per λ): for each fold F of vertices
+// (nil: each vertex alone), row u ∈ F holds the predictions f(u, v) for every
+// vertex v of the model trained on the network without F — every pair
+// touching F left out (Stock et al. 2018, sect. 6). The method is
+// LeaveBothOut's with the same fold removed from both sides: O(m⁴) once plus
+// O(m³) per λ for single vertices.
+func (k *KronRLS) LeaveVertexOut(folds [][]int, grid []float64) ([]*mat.Dense, error) {
+	if err := checkLambdas(grid); err != nil {
+		return nil, err
+	}
+	d := Design{Setting: Vertices, RowFolds: folds}
+	if err := d.check(k.lab.m, k.lab.q, k.lab.sym); err != nil {
+		return nil, err
+	}
+	if folds == nil {
+		folds = loo(k.lab.m)
+	}
+	e := &engine{u: k.u, e: k.er, u2: k.u2, uty: k.utY(), cols: k.cols, m: k.lab.m, q: k.lab.q}
+	return e.run(folds, folds, true, grid)
+}
+
+// utY returns UᵀY, formed once.
+func (k *KronRLS) utY() *mat.Dense {
+	k.utyOnce.Do(func() { k.uty = linalg.Mul(true, false, k.u, k.lab.full) })
+	return k.uty
+}
+
+// bothCost estimates the flops of LeaveBothOut eigendecomposing the column
+// side per column fold (m rows, q columns).
+func bothCost(m, q int, rf, cf [][]int, lambdas int) float64 {
+	fm, fl := float64(m), float64(lambdas)
+	inner := 0.0
+	if allSingletons(rf) {
+		inner = 4 * fm * fm
+	} else {
+		for _, f := range rf {
+			n := float64(len(f))
+			inner += 2*n*n*fm + n*n*n/3 + 2*n*fm
+		}
+	}
+	total := 0.0
+	for _, f := range cf {
+		qp := float64(q - len(f))
+		total += 9*qp*qp*qp + fm*qp*qp + float64(len(f))*qp*qp + fl*(inner*qp+fm*float64(len(f))*qp)
+	}
+	return total
+}
+
+// engine computes, for column folds F_c, the predictions of the Kronecker
+// model trained without F_c and a row fold F_r, for F_r × F_c (or, for
+// vertices, F_r = F_c against every column).
+type engine struct {
+	u    *mat.Dense // m×m eigenvectors of the row kernel
+	e    []float64  // its eigenvalues
+	u2   *mat.Dense // U∘U
+	uty  *mat.Dense // UᵀY, m×q
+	cols *Side
+	m, q int
+}
+
+func (en *engine) run(rowFolds, colFolds [][]int, vertices bool, grid []float64) ([]*mat.Dense, error) {
+	m, q := en.m, en.q
+	out := make([]*mat.Dense, len(grid))
+	for i := range out {
+		out[i] = nanDense(m, q)
+	}
+	all := make([]int, q)
+	for j := range all {
+		all[j] = j
+	}
+	for _, fc := range colFolds {
+		tc := complement(fc, q)
+		w, tau, err := en.cols.eigSub(tc)
+		if err != nil {
+			return nil, err
+		}
+		yh := linalg.Mul(false, false, colsOf(en.uty, tc), w) // m×q'
+		pc, rf := fc, rowFolds
+		if vertices {
+			pc, rf = all, [][]int{fc}
+		}
+		gamma := linalg.Mul(false, false, en.cols.sub(pc, tc), w) // |pc|×q'
+		batch := !vertices && allSingletons(rf) && len(rf) > 1
+		for li, lambda := range grid {
+			phi, err := kronPhi(en.e, tau, lambda)
+			if err != nil {
+				return nil, err
+			}
+			at := mulElem(yh, phi)
+			lat := scaleRowsBy(at, en.e)
+			lphi := scaleRowsBy(phi, en.e)
+			if batch {
+				z := linalg.Mul(false, false, en.u, at)
+				b := linalg.Mul(false, false, en.u, lat)
+				qm := linalg.Mul(false, false, en.u2, phi)
+				nm := linalg.Mul(false, false, en.u2, lphi)
+				for i := 0; i < m; i++ {
+					br, zr, qr, nr := b.RawRowView(i), z.RawRowView(i), qm.RawRowView(i), nm.RawRowView(i)
+					for l := range br {
+						br[l] -= nr[l] * zr[l] / qr[l]
+					}
+				}
+				p := linalg.Mul(false, true, b, gamma) // m×|pc|
+				for _, f := range rf {
+					i := f[0]
+					for a, j := range pc {
+						out[li].Set(i, j, p.At(i, a))
+					}
+				}
+				continue
+			}
+			for _, f := range rf {
+				uf := rowsOf(en.u, f)
+				z := linalg.Mul(false, false, uf, at)
+				b := linalg.Mul(false, false, uf, lat)
+				c, err := blockSolve(uf, phi, z, lphi)
+				if err != nil {
+					return nil, err
+				}
+				b.Sub(b, c)
+				p := linalg.Mul(false, true, b, gamma) // |F|×|pc|
+				for a, i := range f {
+					for c, j := range pc {
+						out[li].Set(i, j, p.At(a, c))
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// kronPhi returns φ_kl = 1/(e_k τ_l + λ).
+func kronPhi(e, tau []float64, lambda float64) (*mat.Dense, error) {
+	g, err := kronFilter(e, tau, lambda)
+	if err != nil {
+		return nil, err
+	}
+	g.Scale(1/lambda, g)
+	return g, nil
+}
