@@ -33,10 +33,11 @@ type Expansion struct {
 }
 
 // New builds the predictor of an expansion. For the linear kernel the result is
-// always a weight vector — W = Pointsᵀ·Coef, b = bias·ΣCoef for an expansion;
-// the primal weights as they are — so prediction costs O(d·t) per row. Cost:
-// O(n·d·t) for a linear-kernel expansion, O(d·t) primal, none otherwise (the
-// coefficients and points are shared, not copied).
+// always a weight vector — W = Pointsᵀ·Coef, b = bias·ΣCoef for an expansion
+// (for sparse points only over the columns that hold values, WIndex); the primal
+// weights as they are — so prediction costs O(d·t) per row. Cost: O(n·d·t) for
+// a dense linear-kernel expansion, O(nnz·t) sparse, O(d·t) primal, none
+// otherwise (the coefficients and points are shared, not copied).
 func New(e Expansion) *Predictor {
 	p := &Predictor{Learner: e.Learner, Kernel: e.Kernel.Spec(), Lambda: e.Lambda, Width: e.Width,
 		Outputs: e.Outputs, Scaler: e.Scaler}
@@ -53,11 +54,13 @@ func New(e Expansion) *Predictor {
 			}
 		}
 	case isLinear:
-		p.W = mat.NewDense(e.Width, t, nil)
 		switch pts := e.Points.(type) {
 		case *matrix.CSR:
-			pts.Transpose().MulDense(p.W, e.Coef)
+			// only the columns that hold values get weights: O(nnz·t) whatever the width
+			cols := pts.Columns()
+			p.WIndex, p.W = cols.Cols, cols.MulTDense(e.Coef)
 		default:
+			p.W = mat.NewDense(e.Width, t, nil)
 			p.W.Mul(pts.T(), e.Coef)
 		}
 		p.B = make([]float64, t)
