@@ -129,13 +129,11 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		return writeCVPredictions(w, res.Curves[res.Best].Result, res.Learner.Labels())
 	})
 	outs.Add("--report", f.reportOut, func(w io.Writer) error { return report.Write(w, rd) })
-	if f.solver != "cg" {
-		if err := outs.Check(); err != nil {
-			return err
-		}
-		if err := outs.CheckInputs(f.data, f.folds, f.basisRows, f.preferences); err != nil {
-			return err
-		}
+	if err := outs.Check(); err != nil {
+		return err
+	}
+	if err := outs.CheckInputs(f.data, f.folds, f.basisRows, f.preferences); err != nil {
+		return err
 	}
 	d, err := readData(e, f.data, f.format, f.label, f.qid, 0)
 	if err != nil {
