@@ -1,0 +1,341 @@
+package greedy
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/internal/oracle"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/matrix"
+	"github.com/rlskit/rlskit/measure"
+)
+
+// This file holds the brute force the selection is held to: at every step,
+// every candidate is scored by retraining RLS from scratch (the oracle's QR
+// least squares on [X_S, x_i, √bias]) once per held-out set, and the brute
+// greedy adds the best (ties: the lower index).
+
+// bruteProblem is a selection problem with a criterion.
+type bruteProblem struct {
+	x     *mat.Dense // dense copy of the data
+	y     *mat.Dense
+	bias  float64
+	meas  measure.Measure
+	folds [][]int // nil: leave-one-out
+}
+
+// holdOuts returns the held-out sets: singletons for leave-one-out.
+func (b bruteProblem) holdOuts() [][]int {
+	if b.folds != nil {
+		return b.folds
+	}
+	m, _ := b.y.Dims()
+	out := make([][]int, m)
+	for i := range out {
+		out[i] = []int{i}
+	}
+	return out
+}
+
+// cvPredictions retrains on every training set with the features S and
+// returns the pooled held-out predictions of the covered rows, their rows,
+// and the condition bound (e_max(F_SᵀF_S without the last feature) + ‖v‖² + λ)/λ
+// that the shortcut's tie rule uses.
+func (b bruteProblem) cvPredictions(s []int, lambda float64) (*mat.Dense, []int, float64) {
+	m, t := b.y.Dims()
+	f := mat.NewDense(m, len(s), nil)
+	for n, j := range s {
+		for i := 0; i < m; i++ {
+			f.Set(i, n, b.x.At(i, j))
+		}
+	}
+	var rows []int
+	for _, h := range b.holdOuts() {
+		rows = append(rows, h...)
+	}
+	pred := mat.NewDense(len(rows), t, nil)
+	at := 0
+	for _, h := range b.holdOuts() {
+		p := oracle.Ridge(oracle.Problem{X: f, Y: b.y, K: kernel.Linear{Bias: b.bias}, Primal: true}, oracle.Complement(h, m), h, lambda)
+		for n := range h {
+			pred.SetRow(at+n, p.RawRowView(n))
+		}
+		at += len(h)
+	}
+	// Gram of the first len(s)-1 features and the bias
+	prev := s[:len(s)-1]
+	g := mat.NewSymDense(len(prev)+1, nil)
+	col := func(n int) []float64 {
+		v := make([]float64, m)
+		for i := range v {
+			if n < len(prev) {
+				v[i] = b.x.At(i, prev[n])
+			} else {
+				v[i] = math.Sqrt(b.bias)
+			}
+		}
+		return v
+	}
+	for a := 0; a <= len(prev); a++ {
+		for c := a; c <= len(prev); c++ {
+			g.SetSym(a, c, mat.Dot(mat.NewVecDense(m, col(a)), mat.NewVecDense(m, col(c))))
+		}
+	}
+	var eig mat.EigenSym
+	eig.Factorize(g, false)
+	vals := eig.Values(nil)
+	last := mat.Col(nil, s[len(s)-1], b.x)
+	kappa := (vals[len(vals)-1] + mat.Dot(mat.NewVecDense(m, last), mat.NewVecDense(m, last)) + lambda) / lambda
+	return pred, rows, kappa
+}
+
+// criterion scores the brute-force predictions by the measure, with the tie
+// rule of the shortcut for ordinal measures.
+func (b bruteProblem) criterion(s []int, lambda float64) float64 {
+	pred, rows, kappa := b.cvPredictions(s, lambda)
+	_, t := b.y.Dims()
+	ys := mat.NewDense(len(rows), t, nil)
+	for n, i := range rows {
+		ys.SetRow(n, b.y.RawRowView(i))
+	}
+	if b.meas.Ordinal {
+		idx := make([]int, len(rows))
+		for k := 0; k < t; k++ {
+			col := mat.Col(nil, k, pred)
+			ymax, pmax := 0.0, 0.0
+			for n := range col {
+				ymax, pmax = math.Max(ymax, math.Abs(ys.At(n, k))), math.Max(pmax, math.Abs(col[n]))
+			}
+			snap(col, tieFactor*float64(len(rows))*kappa*(ymax+pmax), idx)
+			pred.SetCol(k, col)
+		}
+	}
+	v, err := b.meas.Score(ys, pred, nil)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
+// greedy runs the brute-force greedy selection of k features and returns the
+// selected features and, per step, every candidate's criterion (NaN for the
+// selected ones).
+func (b bruteProblem) greedy(k int, lambda float64) ([]int, [][]float64) {
+	_, d := b.x.Dims()
+	var sel []int
+	var all [][]float64
+	for step := 0; step < k; step++ {
+		vals := make([]float64, d)
+		best := -1
+		for i := 0; i < d; i++ {
+			if slices.Contains(sel, i) {
+				vals[i] = math.NaN()
+				continue
+			}
+			vals[i] = b.criterion(append(slices.Clone(sel), i), lambda)
+			if best < 0 || b.meas.Better(vals[i], vals[best]) {
+				best = i
+			}
+		}
+		sel = append(sel, best)
+		all = append(all, vals)
+	}
+	return sel, all
+}
+
+// relDiff is |a − b| / max(|b|, tiny); NaN equals NaN.
+func relDiff(a, b float64) float64 {
+	if math.IsNaN(a) && math.IsNaN(b) {
+		return 0
+	}
+	return math.Abs(a-b) / math.Max(math.Abs(b), 1e-300)
+}
+
+// binaryLabel is a ±1 label from the first feature and noise.
+func binaryLabel(x0 float64, c int, noise float64) float64 {
+	return math.Copysign(1, math.Sin(float64(c+1)*x0)+0.5*noise)
+}
+
+// denseOf returns a dense copy of X.
+func denseOf(x mat.Matrix) *mat.Dense {
+	if c, ok := x.(*matrix.CSR); ok {
+		return c.ToDense()
+	}
+	return mat.DenseCopyOf(x)
+}
+
+// TestBruteForce holds every candidate's criterion at every step, and the
+// selected order, to brute-force retraining: dense and CSR data, t = 1 and 3,
+// λ from 1e-6 to 1e4, bias 0, 1 and 2.5, leave-one-out and folds (k-fold, and
+// folds of 1–3 rows leaving rows out), mse, auc and cindex, cached and lean
+// — to 1e-8 relative.
+func TestBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 1))
+	const m, d, k = 24, 7, 4
+	mse, _ := measure.ByName("mse")
+	auc, _ := measure.ByName("auc")
+	cindex, _ := measure.ByName("cindex")
+	kfold, err := cv.KFold(m, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := [][]int{{0}, {5, 9}, {3, 11, 17}, {20, 2}, {7}, {13, 14, 15}} // rows 1, 4, 6, 8, … in no fold
+	type design struct {
+		name  string
+		folds [][]int
+	}
+	designs := []design{{"loo", nil}, {"kfold4", kfold}, {"small", small}}
+	clear(worstSeen)
+	defer func() {
+		for _, l := range oracle.Lambdas {
+			t.Logf("λ = %g: largest relative difference from brute force %.2g", l, worstSeen[l])
+		}
+	}()
+	type labels struct {
+		name  string
+		label oracle.Label
+		meas  []measure.Measure
+	}
+	for _, lb := range []labels{
+		{"smooth", oracle.Smooth, []measure.Measure{mse}},
+		{"binary", binaryLabel, []measure.Measure{auc}},
+		{"graded", oracle.Graded, []measure.Measure{cindex}},
+	} {
+		for _, tt := range []int{1, 3} {
+			for _, sparse := range []bool{false, true} {
+				x, y := oracle.Data(rng, m, d, tt, sparse, 0.5, lb.label)
+				for _, meas := range lb.meas {
+					for _, ds := range designs {
+						for _, bias := range []float64{1, 0, 2.5} {
+							if bias != 1 && (sparse || tt == 3 || ds.name == "small") {
+								continue // the other biases on one shape suffice
+							}
+							bp := bruteProblem{x: denseOf(x), y: y, bias: bias, meas: meas, folds: ds.folds}
+							for _, mem := range []Memory{Cache, Lean} {
+								name := fmt.Sprintf("%s_t%d_sparse%v_%s_%s_bias%g_mem%d", lb.name, tt, sparse, meas.Name, ds.name, bias, mem)
+								t.Run(name, func(t *testing.T) {
+									checkBrute(t, x, bp, k, mem)
+								})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// worstSeen is the largest relative difference seen per λ (reported by TestBruteForce).
+var worstSeen = map[float64]float64{}
+
+// checkBrute runs Select over all of oracle.Lambdas at once and compares every
+// path with the brute-force greedy at its λ.
+func checkBrute(t *testing.T, x mat.Matrix, bp bruteProblem, k int, mem Memory) {
+	t.Helper()
+	got := map[[2]int][]float64{}
+	opt := Options{Lambdas: oracle.Lambdas, Bias: bp.bias, K: k, Measure: bp.meas, Folds: bp.folds, Memory: mem,
+		trace: func(path, step int, values []float64) { got[[2]int{path, step}] = slices.Clone(values) }}
+	res, err := Select(x, bp.y, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cached != (mem == Cache) {
+		t.Fatalf("Cached = %v with memory %d", res.Cached, mem)
+	}
+	for l, lambda := range oracle.Lambdas {
+		sel, vals := bp.greedy(k, lambda)
+		path := res.Paths[l]
+		if !slices.Equal(path.Selected(-1), sel) {
+			t.Errorf("λ = %g: selected %v, brute force %v", lambda, path.Selected(-1), sel)
+		}
+		for step := 1; step <= k; step++ {
+			g := got[[2]int{l, step}]
+			worst, at := 0.0, -1
+			for i, want := range vals[step-1] {
+				if r := relDiff(g[i], want); r > worst {
+					worst, at = r, i
+				}
+			}
+			worstSeen[lambda] = math.Max(worstSeen[lambda], worst)
+			if worst > 1e-8 {
+				t.Errorf("λ = %g, step %d: candidate %d criterion %.17g, brute force %.17g (rel %.2g)", lambda, step, at, g[at], vals[step-1][at], worst)
+			}
+			if sv := path.Steps[step-1].Value; relDiff(sv, vals[step-1][sel[step-1]]) > 1e-8 && slices.Equal(path.Selected(-1), sel) {
+				t.Errorf("λ = %g, step %d: curve value %g, brute force %g", lambda, step, sv, vals[step-1][sel[step-1]])
+			}
+		}
+	}
+	checkFinal(t, x, bp, res)
+}
+
+// checkFinal checks the best point and the final model: the CV predictions
+// of the best point and the predictor on the full-width data equal retraining
+// on the selected features.
+func checkFinal(t *testing.T, x mat.Matrix, bp bruteProblem, res *Result) {
+	t.Helper()
+	// best point: no other (λ, k) is better
+	for l, p := range res.Paths {
+		for n, s := range p.Steps {
+			if bp.meas.Better(s.Value, res.Value) {
+				t.Errorf("path %d step %d value %g beats the best %g", l, n+1, s.Value, res.Value)
+			}
+		}
+	}
+	pred, rows, _ := bp.cvPredictions(res.Selected, res.Lambda)
+	want := mat.NewDense(len(rows), pred.RawMatrix().Cols, nil)
+	got := mat.NewDense(len(rows), pred.RawMatrix().Cols, nil)
+	for n, i := range rows {
+		want.SetRow(n, pred.RawRowView(n))
+		got.SetRow(n, res.Predictions.RawRowView(i))
+	}
+	if r := oracle.RelErr(got, want); r > 1e-8 {
+		t.Errorf("CV predictions at the best point: rel err %.2g", r)
+	}
+	m, _ := bp.y.Dims()
+	f := mat.NewDense(m, len(res.Selected), nil)
+	for n, j := range res.Selected {
+		f.SetCol(n, mat.Col(nil, j, bp.x))
+	}
+	all := oracle.AllRows(m)
+	fit := oracle.Ridge(oracle.Problem{X: f, Y: bp.y, K: kernel.Linear{Bias: bp.bias}, Primal: true}, all, all, res.Lambda)
+	p, err := res.Predictor.Predict(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := oracle.RelErr(p, fit); r > 1e-8 {
+		t.Errorf("final model predictions: rel err %.2g", r)
+	}
+}
+
+// TestBruteForceWide selects 12 of 14 features on 10 rows: past step 6 the
+// models interpolate the training rows of every fold, the hard case for the
+// hold-out shortcuts at λ = 1e-6 (A_HH nearly singular). Still 1e-8.
+func TestBruteForceWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	mse, _ := measure.ByName("mse")
+	const m, d, k = 10, 14, 12
+	kf, err := cv.KFold(m, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(worstSeen)
+	for _, sparse := range []bool{false, true} {
+		x, y := oracle.Data(rng, m, d, 2, sparse, 0.3, oracle.Smooth)
+		for _, folds := range [][][]int{nil, kf} {
+			for _, mem := range []Memory{Cache, Lean} {
+				t.Run(fmt.Sprintf("sparse%v_folds%v_mem%d", sparse, folds != nil, mem), func(t *testing.T) {
+					checkBrute(t, x, bruteProblem{x: denseOf(x), y: y, bias: 1, meas: mse, folds: folds}, k, mem)
+				})
+			}
+		}
+	}
+	for _, l := range oracle.Lambdas {
+		t.Logf("λ = %g: largest relative difference from brute force %.2g", l, worstSeen[l])
+	}
+}
