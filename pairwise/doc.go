@@ -27,7 +27,13 @@
 // Both are spectral filters on the same eigenbasis (Stock et al. 2018,
 // sect. 3): training predictions are U [(UᵀYV) ∘ h] Vᵀ with
 // h_kl = e_k s_l/(e_k s_l + λ) (Kronecker) or e_k/(e_k + λ_r) · s_l/(s_l + λ_c)
-// (two-step).
+// (two-step). On incomplete labels (n observed pairs) Kronecker RLS is
+// trained by conjugate gradients whose products with the sampled kernel
+// matrix use the generalized vec trick (Airola & Pahikkala 2018): FitKronCG,
+// optionally stopped early on a validation set of pairs.
+//
+// Every solution gives PairModel, a model.PairPredictor that predicts pairs
+// of training or new objects and is saved in its own versioned file format.
 //
 // Homogeneous networks (rows and columns the same objects, Options.Symmetry)
 // use the symmetric or antisymmetric Kronecker kernel
@@ -61,6 +67,8 @@
 //	           hold-out of any pair set H         O(|H|²mq + |H|³)
 //	TwoStep    A–D and their folds                 O(mq·max(m,q)) per outer λ,
 //	                                               O(mq·min(m,q)) per (λ_r, λ_c)
+//	KronCG     one conjugate-gradient iteration   O(n(m+q) + mq) for n observed pairs
+//	PairModel  predicting n' pairs of m' rows     O(m'm(d+q) + n'q)
 //
 // where 𝒜 = λ(G⊗K + λI)⁻¹ = (V⊗U) diag(g) (V⊗U)ᵀ, g_kl = λ/(e_k s_l + λ), and
 // R = Y − F = U (UᵀYV ∘ g) Vᵀ: the prediction for a held-out set H of pairs is
