@@ -66,6 +66,12 @@ type Data struct {
 	// chosen point, marked on the CV plot.
 	BestLambda, BestValue float64
 
+	// Steps are feature-selection curves over the number of features (one
+	// per λ); empty omits the plot. BestSteps indexes the chosen curve and
+	// BestStep (1-based) its chosen number of features.
+	Steps               []StepCurve
+	BestSteps, BestStep int
+
 	// True and Predicted are the true labels and the cross-validated
 	// predictions (first output) for regression, equal lengths, all
 	// finite. Empty (nil) omits the scatter plot. When there are more
@@ -90,7 +96,8 @@ type Data struct {
 //
 // Sections, in order: the title, the summary table, the CV curve (λ on a
 // log₂ axis, one line per Curve with a legend when there are several, the
-// chosen point marked), then whichever of the prediction scatter (with the
+// chosen point marked), the feature-selection curves over the number of
+// features when Steps are given, then whichever of the prediction scatter (with the
 // y = x line), the ROC curve (AUC in its title, diagonal reference line)
 // and the per-query disagreement histogram have data. Every plot is an
 // inline <svg> of 640×400 CSS pixels. All text is HTML-escaped.
@@ -112,6 +119,12 @@ func Write(w io.Writer, d Data) error {
 		return err
 	}
 	page.Figures = append(page.Figures, fig)
+	if len(d.Steps) > 0 {
+		if fig, err = stepsFigure(&d); err != nil {
+			return err
+		}
+		page.Figures = append(page.Figures, fig)
+	}
 	if len(d.True) > 0 {
 		if fig, err = scatterFigure(&d); err != nil {
 			return err
@@ -240,6 +253,9 @@ func validate(d *Data) error {
 	}
 	if !finite(d.BestValue) {
 		return fmt.Errorf("%w: BestValue = %g is not finite", ErrData, d.BestValue)
+	}
+	if err := validateSteps(d); err != nil {
+		return err
 	}
 
 	if len(d.True) != len(d.Predicted) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/measure"
@@ -47,6 +48,7 @@ type fitFlags struct {
 	standardize, quiet         bool
 	queryNormalize             bool
 	foldScore                  string
+	selectK, outerFolds        int
 }
 
 func newFit(e *env) *cobra.Command {
@@ -106,6 +108,8 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.StringVar(&f.reportOut, "report", "", "write an HTML report (CV curve, predictions or ROC, per-query disagreement, summary) to this file")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.BoolVar(&f.queryNormalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/(its size), RLScore's convention (default: every pair weighs 1)")
+	fl.IntVar(&f.selectK, "select", 0, "greedy: the number K of features to select forward (the model keeps the best k ≤ K by the CV criterion)")
+	fl.IntVar(&f.outerFolds, "outer-folds", 0, "greedy: estimate the whole selection by an outer K-fold cross-validation (seeded by --seed)")
 	fl.StringVar(&f.foldScore, "fold-score", "pooled", "k-fold and group CV: score the pooled predictions of all folds (pooled) or average the folds' scores (mean, as RLScore does)")
 	return cmd
 }
@@ -116,6 +120,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	p, err := planFit(f, cmd.Flags().Changed)
 	if err != nil {
 		return err
+	}
+	if p.learner.name == greedy.Name {
+		return runGreedy(cmd, e, f, p, start)
 	}
 	// Outputs are checked before any work and committed together after it.
 	var (

@@ -10,6 +10,7 @@ import (
 	"github.com/rlskit/rlskit/basis"
 	"github.com/rlskit/rlskit/cg"
 	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/rank"
@@ -121,6 +122,12 @@ var learners = []learnerEntry{
 			}
 			return rank.FitPreference(x, in.edges, in.cost, opt)
 		}),
+	},
+	{
+		// greedy forward feature selection (package greedy): its own flow,
+		// runGreedy in greedy.go, called before the kernel search
+		name: greedy.Name, help: "greedy (forward feature selection for rls, --select K)", bias: 1,
+		measure: func(string) string { return "mse" },
 	},
 }
 

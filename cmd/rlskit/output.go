@@ -27,6 +27,10 @@ type fitOutput struct {
 	CV        *cvOutput   `json:"cv"`
 	Timing    timing      `json:"timing"`
 	Backend   string      `json:"backend"`
+
+	// Selection and Outer: --learner greedy (cmd/rlskit/greedy.go).
+	Selection *selectionOutput `json:"selection,omitempty"`
+	Outer     *outerOutput     `json:"outer,omitempty"`
 }
 
 // queryInfo reports the queries; those with a single row have no pairs.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
@@ -74,6 +75,9 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 	cvKind, kfoldK, err := selection.ParseSpec(cvName)
 	if err != nil {
 		return nil, fmt.Errorf("--cv: %w", err)
+	}
+	if err := planGreedy(f, le.name == greedy.Name, cvName, changed); err != nil {
+		return nil, err
 	}
 	if cvName == "none" && len(grid) > 1 {
 		return nil, fmt.Errorf("--cv none with %d λ values: a grid needs cross-validation to choose from it", len(grid))

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/measure"
@@ -52,13 +54,21 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 		}
 		r.Curves = append(r.Curves, rc)
 	}
-	if best.Predictions == nil || d.Y == nil {
-		return r
+	addPredictionPlots(&r, d, best.Predictions, out.NTrain)
+	return r
+}
+
+// addPredictionPlots adds, from the CV predictions (first output; NaN rows
+// skipped), the per-query disagreement (queries), the ROC curve (two classes)
+// or the prediction scatter.
+func addPredictionPlots(r *report.Data, d *dataset.Data, pred *mat.Dense, n int) {
+	if pred == nil || d.Y == nil {
+		return
 	}
 	var y, p []float64
 	var q []int
-	for i := 0; i < out.NTrain; i++ {
-		if v := best.Predictions.At(i, 0); !math.IsNaN(v) {
+	for i := 0; i < n; i++ {
+		if v := pred.At(i, 0); !math.IsNaN(v) {
 			y, p = append(y, d.Y.At(i, 0)), append(p, v)
 			if d.Queries != nil {
 				q = append(q, d.Queries[i])
@@ -77,7 +87,6 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 	default:
 		r.True, r.Predicted = y, p
 	}
-	return r
 }
 
 func specLabel(s kernel.Spec) string {

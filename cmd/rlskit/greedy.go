@@ -1,0 +1,311 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/greedy"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/report"
+	"github.com/rlskit/rlskit/selection"
+)
+
+// planGreedy checks the flags of --learner greedy (and refuses its flags
+// for the other learners): greedy forward selection on the linear kernel by an
+// exact LOO or hold-out criterion.
+func planGreedy(f *fitFlags, isGreedy bool, cvName string, changed func(string) bool) error {
+	if !isGreedy {
+		switch {
+		case changed("select"):
+			return errors.New("--select goes with --learner greedy")
+		case changed("outer-folds"):
+			return errors.New("--outer-folds goes with --learner greedy")
+		}
+		return nil
+	}
+	switch {
+	case !changed("select"):
+		return errors.New("--learner greedy needs --select K, the number of features to select")
+	case f.selectK < 1:
+		return fmt.Errorf("--select %d: %w (want at least 1)", f.selectK, greedy.ErrSelect)
+	case f.kernel != "linear":
+		return fmt.Errorf("--learner greedy selects features of the linear kernel, not --kernel %s", f.kernel)
+	case cvName == "lpo" || cvName == "none":
+		return fmt.Errorf("--learner greedy selects by a leave-one-out or hold-out criterion: --cv loo, kfold:K, lgo or --folds, not %s", cvName)
+	case f.basis > 0 || f.basisRows != "" || changed("basis-select") || changed("basis-holdout") || f.basisDesign != 0:
+		return errors.New("--learner greedy works on the features: the --basis flags do not apply")
+	case f.solver != "direct":
+		return errors.New("--learner greedy has its own solver: --solver does not apply")
+	case f.permutations > 0:
+		return errors.New("--permutations does not apply to --learner greedy (use --outer-folds for an honest estimate)")
+	case f.oneVsAll:
+		return errors.New("--one-vs-all does not apply to --learner greedy (give the ±1 label columns with --label)")
+	case f.foldScore != "pooled":
+		return errors.New("--learner greedy scores the pooled hold-out predictions: --fold-score mean does not apply")
+	case changed("outer-folds") && f.outerFolds < 2:
+		return fmt.Errorf("--outer-folds %d: want at least 2", f.outerFolds)
+	}
+	return nil
+}
+
+// selectionOutput is fit's JSON "selection" of --learner greedy.
+type selectionOutput struct {
+	// Selected and Names are the final model's features, in order of selection.
+	Selected []int    `json:"selected"`
+	Names    []string `json:"names,omitempty"`
+	// Curve has one point per step of every path (lambda only when a grid was searched).
+	Curve []stepPoint `json:"curve"`
+	Best  stepPoint   `json:"best"`
+	// Memory is "cached" or "lean" (package greedy).
+	Memory string `json:"memory"`
+}
+
+// stepPoint is the CV value after adding the k-th feature.
+type stepPoint struct {
+	Lambda            *float64 `json:"lambda,omitempty"`
+	Features          int      `json:"features"`
+	Value             float64  `json:"value"`
+	Feature           *int     `json:"feature,omitempty"`
+	Name              string   `json:"name,omitempty"`
+	Indistinguishable bool     `json:"indistinguishable,omitempty"`
+}
+
+// outerOutput is fit's JSON "outer": the outer cross-validation of the whole selection.
+type outerOutput struct {
+	Folds   int             `json:"folds"`
+	Measure string          `json:"measure"`
+	Value   float64         `json:"value"`
+	PerFold []outerFoldJSON `json:"per_fold"`
+}
+
+type outerFoldJSON struct {
+	Lambda   float64 `json:"lambda"`
+	Features int     `json:"features"`
+	Selected []int   `json:"selected"`
+	Inner    float64 `json:"inner"`
+}
+
+// runGreedy is fit --learner greedy: read → greedy.Select (and greedy.Outer)
+// → write. The selection, its criterion and the outer loop are the library's.
+func runGreedy(cmd *cobra.Command, e *env, f *fitFlags, p *fitPlan, start time.Time) error {
+	var (
+		out  fitOutput
+		res  *greedy.Result
+		rd   report.Data
+		outs = dataset.Outputs{Stdout: e.stdout}
+	)
+	outs.Add("--model", f.modelOut, func(w io.Writer) error { return res.Predictor.Save(w) })
+	outs.Add("--cv-predictions", f.cvPredictionsOut, func(w io.Writer) error { return dataset.WritePredictions(w, res.Predictions) })
+	outs.Add("--report", f.reportOut, func(w io.Writer) error { return report.Write(w, rd) })
+	if err := outs.Check(); err != nil {
+		return err
+	}
+	if err := outs.CheckInputs(f.data, f.folds); err != nil {
+		return err
+	}
+	d, err := readData(e, f.data, f.format, f.label, f.qid, 0)
+	if err != nil {
+		return err
+	}
+	if _, _, err := trainingInput(f, p, d); err != nil {
+		return err
+	}
+	m, width := d.X.Dims()
+	if f.selectK > width {
+		return fmt.Errorf("--select %d: %w: %s has %d features", f.selectK, greedy.ErrSelect, f.data, width)
+	}
+	scheme, err := fitScheme(f, p, d, nil)
+	if err != nil {
+		return err
+	}
+	loaded := time.Now()
+	prog := newProgress(e.stderr, f.quiet)
+	defer prog.done()
+	opt := greedy.Options{Lambdas: p.grid, Bias: f.bias, K: f.selectK, Measure: p.meas, Folds: scheme.Folds,
+		Queries: d.Queries, Outputs: d.LabelNames, Standardize: f.standardize, Progress: prog.step}
+	res, err = greedy.Select(d.X, d.Y, opt)
+	if err != nil {
+		return fmt.Errorf("--learner greedy: %w", err)
+	}
+	res.Predictor.Features = d.FeatureNames
+	t1 := time.Now()
+	var outer *greedy.OuterResult
+	if f.outerFolds > 0 {
+		folds, err := cv.KFold(m, f.outerFolds, f.seed)
+		if err != nil {
+			return fmt.Errorf("--outer-folds %d: %w", f.outerFolds, err)
+		}
+		if outer, err = greedy.Outer(d.X, d.Y, opt, folds); err != nil {
+			return fmt.Errorf("--outer-folds %d: %w", f.outerFolds, err)
+		}
+	}
+
+	out = fitOutput{Learner: string(greedy.Name), Kernel: kernel.Spec{Name: "linear", Bias: f.bias}, Form: "linear", Lambda: res.Lambda,
+		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend}
+	if d.Queries != nil {
+		out.Queries = queryStats(d)
+	}
+	out.Selection = greedySelection(res, d.FeatureNames)
+	out.CV = &cvOutput{Strategy: scheme.Name, Measure: p.meas.Name}
+	for _, c := range lambdaCurve(res, p.meas) {
+		out.CV.Curve = append(out.CV.Curve, curvePoint{Lambda: c.Lambda, Value: c.Value})
+	}
+	out.CV.Best = curvePoint{Lambda: res.Lambda, Value: res.Value}
+	if outer != nil {
+		out.Outer = &outerOutput{Folds: f.outerFolds, Measure: p.meas.Name, Value: outer.Value}
+		for _, fo := range outer.Folds {
+			out.Outer.PerFold = append(out.Outer.PerFold, outerFoldJSON{Lambda: fo.Lambda, Features: fo.K, Selected: fo.Selected, Inner: fo.Inner})
+		}
+	}
+	if !f.quiet {
+		greedyWarnings(e, res, p)
+	}
+	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: t1.Sub(loaded).Seconds(), CV: time.Since(t1).Seconds(),
+		Total: time.Since(start).Seconds()}
+	if f.reportOut != "" {
+		if rd, err = greedyReport(f, d, &out, p, res); err != nil {
+			return err
+		}
+	}
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+	prog.done()
+	if f.modelOut == "-" || f.cvPredictionsOut == "-" || f.reportOut == "-" {
+		return json.NewEncoder(e.stderr).Encode(out)
+	}
+	return json.NewEncoder(e.stdout).Encode(out)
+}
+
+// greedySelection is the JSON "selection" of a result.
+func greedySelection(res *greedy.Result, names []string) *selectionOutput {
+	name := func(j int) string {
+		if j < len(names) {
+			return names[j]
+		}
+		return ""
+	}
+	s := &selectionOutput{Selected: res.Selected, Memory: map[bool]string{true: "cached", false: "lean"}[res.Cached]}
+	for _, j := range res.Selected {
+		if names != nil {
+			s.Names = append(s.Names, name(j))
+		}
+	}
+	grid := len(res.Paths) > 1
+	for l, p := range res.Paths {
+		for n, st := range p.Steps {
+			pt := stepPoint{Features: n + 1, Value: st.Value, Feature: &st.Feature, Name: name(st.Feature), Indistinguishable: st.Indistinguishable}
+			if grid {
+				pt.Lambda = &res.Paths[l].Lambda
+			}
+			s.Curve = append(s.Curve, pt)
+		}
+	}
+	s.Best = stepPoint{Lambda: &res.Lambda, Features: res.K, Value: res.Value}
+	return s
+}
+
+// lambdaCurve is the best value over k at each λ, ascending in λ (a λ given
+// twice keeps its first path).
+func lambdaCurve(res *greedy.Result, meas measure.Measure) []selection.Point {
+	var out []selection.Point
+	for _, p := range res.Paths {
+		best := math.NaN()
+		for _, st := range p.Steps {
+			if meas.Better(st.Value, best) {
+				best = st.Value
+			}
+		}
+		if !slices.ContainsFunc(out, func(q selection.Point) bool { return q.Lambda == p.Lambda }) {
+			out = append(out, selection.Point{Lambda: p.Lambda, Value: best})
+		}
+	}
+	slices.SortFunc(out, func(a, b selection.Point) int { return cmpF(a.Lambda, b.Lambda) })
+	return out
+}
+
+func cmpF(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// greedyWarnings: a choice at the end of what was searched may lie beyond it.
+func greedyWarnings(e *env, res *greedy.Result, p *fitPlan) {
+	if len(p.grid) > 1 {
+		lo, hi := slices.Min(p.grid), slices.Max(p.grid)
+		if res.Lambda == lo || res.Lambda == hi {
+			fmt.Fprintf(e.stderr, "rlskit: warning: the chosen lambda is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
+				map[bool]string{true: "lower", false: "upper"}[res.Lambda == lo])
+		}
+	}
+	if res.K == len(res.Paths[res.Best].Steps) && res.K > 1 {
+		fmt.Fprintf(e.stderr, "rlskit: note: the criterion was still improving at the last of the %d features selected; more might be better (raise --select)\n", res.K)
+	}
+	if res.Paths[res.Best].Steps[res.K-1].Indistinguishable {
+		fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point the CV predictions are numerically indistinguishable; %s counts them as ties\n", p.meas.Name)
+	}
+}
+
+// greedyReport is the HTML report of a selection: the CV curve over λ (best
+// over k), the curves over k, and the CV predictions of the chosen model.
+func greedyReport(f *fitFlags, d *dataset.Data, out *fitOutput, p *fitPlan, res *greedy.Result) (report.Data, error) {
+	lc := lambdaCurve(res, p.meas)
+	r := report.Data{
+		Title: "rlskit fit --learner greedy: " + f.data, Measure: p.meas.Name, HigherIsBetter: p.meas.HigherIsBetter,
+		BestLambda: res.Lambda, BestValue: res.Value, BestStep: res.K,
+	}
+	rc := report.Curve{}
+	for _, pt := range lc {
+		rc.Lambdas, rc.Values = append(rc.Lambdas, pt.Lambda), append(rc.Values, pt.Value)
+	}
+	r.Curves = []report.Curve{rc}
+	for l, path := range res.Paths {
+		sc := report.StepCurve{}
+		if len(res.Paths) > 1 {
+			sc.Label = fmt.Sprintf("lambda=%g", path.Lambda)
+		}
+		for _, st := range path.Steps {
+			sc.Values = append(sc.Values, st.Value)
+		}
+		r.Steps = append(r.Steps, sc)
+		if l == res.Best {
+			r.BestSteps = len(r.Steps) - 1
+		}
+	}
+	names := out.Selection.Names
+	if names == nil {
+		names = make([]string, len(res.Selected))
+		for n, j := range res.Selected {
+			names[n] = fmt.Sprint(j)
+		}
+	}
+	r.Summary = [][2]string{
+		{"data", fmt.Sprintf("%s: %d rows × %d features, outputs %v", f.data, out.NTrain, out.NFeatures, out.Outputs)},
+		{"learner", fmt.Sprintf("greedy RLS, linear kernel (bias %g), %d of %d features", f.bias, res.K, out.NFeatures)},
+		{"features", fmt.Sprintf("%v", names)},
+		{"λ", fmt.Sprintf("%g", res.Lambda)},
+		{"selection criterion", fmt.Sprintf("%s, %s = %.6g (optimistic: it chose the features)", out.CV.Strategy, p.meas.Name, res.Value)},
+	}
+	if out.Outer != nil {
+		r.Summary = append(r.Summary, [2]string{"outer cross-validation", fmt.Sprintf("%d folds, %s = %.6g", out.Outer.Folds, p.meas.Name, out.Outer.Value)})
+	}
+	r.Summary = append(r.Summary, [2]string{"time", fmt.Sprintf("load %.2f s, selection %.2f s, outer %.2f s", out.Timing.Load, out.Timing.Train, out.Timing.CV)})
+	addPredictionPlots(&r, d, res.Predictions, out.NTrain)
+	return r, nil
+}

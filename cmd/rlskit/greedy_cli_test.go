@@ -1,0 +1,190 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/greedy"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/model"
+)
+
+// TestFitGreedy: the JSON contract of --learner greedy, for each criterion;
+// the selection is the library's, and the model predicts full-width data.
+func TestFitGreedy(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 50, 21)
+	folds := filepath.Join(dir, "folds.txt")
+	if err := os.WriteFile(folds, []byte("0 1 2 3 4 5 6 7 8 9\n10 11 12 13 14 15 16 17 18 19\n20 21 22 23 24\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, strategy string
+		args           []string
+	}{
+		{"loo", "loo", nil},
+		{"kfold", "kfold:5", []string{"--cv", "kfold:5"}},
+		{"folds file", "folds:" + folds, []string{"--folds", folds}},
+		{"auc", "loo", []string{"--label", "cls", "--measure", "auc"}},
+		{"grid and outer", "loo", []string{"--lambda-grid", "0.1,1,10", "--outer-folds", "5"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			model := filepath.Join(dir, c.name+".json")
+			args := append([]string{"fit", "--data", data, "--label", "y", "--learner", "greedy", "--select", "2",
+				"--lambda", "1", "--quiet", "--model", model}, c.args...)
+			if slices.Contains(c.args, "--lambda-grid") {
+				args = slices.DeleteFunc(args, func(s string) bool { return s == "--lambda" })
+				args = slices.DeleteFunc(args, func(s string) bool { return s == "1" })
+			}
+			stdout, stderr, err := run(t, "", args...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			o := decodeFit(t, stdout)
+			if o.Learner != "greedy" || o.CV.Strategy != c.strategy || o.Selection == nil || o.Kernel.Name != "linear" {
+				t.Fatalf("output %+v", o)
+			}
+			s := o.Selection
+			if len(s.Selected) != s.Best.Features || len(s.Names) != len(s.Selected) || len(s.Curve) != 2*len(o.CV.Curve) {
+				t.Errorf("selection %+v", s)
+			}
+			names := []string{"a", "b", "c", "cls"} // the columns other than the label
+			if slices.Contains(c.args, "cls") {
+				names[3] = "y"
+			}
+			for n, j := range s.Selected {
+				if s.Names[n] != names[j] {
+					t.Errorf("feature %d named %q", j, s.Names[n])
+				}
+			}
+			if (o.Outer != nil) != slices.Contains(c.args, "--outer-folds") {
+				t.Errorf("outer %+v", o.Outer)
+			}
+			pred := loadModel(t, model)
+			if pred.Learner != "greedy" || pred.Width != 4 || len(pred.WIndex) != len(s.Selected) {
+				t.Errorf("model learner %q width %d index %v", pred.Learner, pred.Width, pred.WIndex)
+			}
+			if _, _, err := run(t, "", "predict", "--model", model, "--data", data, "--measure", "mse"); err != nil {
+				t.Errorf("predict on the full-width data: %v", err)
+			}
+		})
+	}
+}
+
+// TestFitGreedyLibrary: the CLI reports what greedy.Select computes.
+func TestFitGreedyLibrary(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 40, 22)
+	stdout, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--learner", "greedy", "--select", "3",
+		"--lambda-grid", "0.5,2", "--cv", "kfold:4", "--seed", "3", "--quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := decodeFit(t, stdout)
+	d, err := dataset.ReadCSV(strings.NewReader(mustRead(t, data)), data, dataset.CSVOptions{Labels: []string{"y"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := fitScheme(&fitFlags{seed: 3, foldScore: "pooled"}, &fitPlan{cvSpec: "kfold:4", cvKind: "kfold", learner: &learners[0]}, d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mse, _ := measure.ByName("mse")
+	res, err := greedy.Select(d.X, d.Y, greedy.Options{Lambdas: []float64{0.5, 2}, Bias: 1, K: 3, Measure: mse, Folds: sc.Folds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.Selection.Selected, res.Selected) || o.Lambda != res.Lambda || o.Selection.Best.Value != res.Value {
+		t.Errorf("CLI %v λ %g %g, library %v λ %g %g", o.Selection.Selected, o.Lambda, o.Selection.Best.Value, res.Selected, res.Lambda, res.Value)
+	}
+}
+
+// TestFitGreedyErrors: bad requests fail with a message naming the problem.
+func TestFitGreedyErrors(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 30, 23)
+	constant := filepath.Join(dir, "const.csv")
+	if err := os.WriteFile(constant, []byte("a,b,y\n1,2,1\n2,1,1\n3,3,1\n4,1,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"select 0", []string{"--select", "0"}, "--select 0"},
+		{"select negative", []string{"--select", "-2"}, "--select -2"},
+		{"select more than the features", []string{"--select", "5"}, "has 4 features"},
+		{"no select", nil, "needs --select"},
+		{"gaussian kernel", []string{"--select", "2", "--kernel", "gaussian"}, "linear kernel"},
+		{"lpo", []string{"--select", "2", "--cv", "lpo", "--label", "cls", "--measure", "auc"}, "leave-one-out or hold-out"},
+		{"cv none", []string{"--select", "2", "--cv", "none", "--lambda", "1"}, "leave-one-out or hold-out"},
+		{"basis", []string{"--select", "2", "--basis", "5"}, "--basis"},
+		{"permutations", []string{"--select", "2", "--permutations", "9"}, "--permutations"},
+		{"outer 1", []string{"--select", "2", "--outer-folds", "1"}, "--outer-folds 1"},
+		{"auc on a regression label", []string{"--select", "2", "--measure", "auc", "--data", constant}, "criterion undefined"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"fit", "--data", data, "--label", "y", "--learner", "greedy", "--quiet"}, c.args...)
+			_, _, err := run(t, "", args...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one mentioning %q", err, c.want)
+			}
+		})
+	}
+	for _, flag := range []string{"--select", "--outer-folds"} {
+		_, _, err := run(t, "", "fit", "--data", data, "--label", "y", flag, "2", "--quiet")
+		if err == nil || !strings.Contains(err.Error(), "goes with --learner greedy") {
+			t.Errorf("%s with rls: %v", flag, err)
+		}
+	}
+}
+
+// TestFitGreedyReport: the report shows the selection curve.
+func TestFitGreedyReport(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 40, 24)
+	rep := filepath.Join(dir, "r.html")
+	if _, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--learner", "greedy", "--select", "3",
+		"--lambda-grid", "2^-2..2^2", "--report", rep, "--cv-predictions", filepath.Join(dir, "cv.tsv"), "--quiet"); err != nil {
+		t.Fatal(err)
+	}
+	html := mustRead(t, rep)
+	for _, want := range []string{`id="selection-curve"`, `id="cv-curve"`, "lambda=0.25", "features selected"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if lines := strings.Count(mustRead(t, filepath.Join(dir, "cv.tsv")), "\n"); lines != 40 {
+		t.Errorf("%d CV prediction lines, want 40", lines)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func loadModel(t *testing.T, path string) *model.Predictor {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := model.Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
