@@ -114,13 +114,25 @@ func (p *PairPredictor) Predict(rowX, colX mat.Matrix, rows, cols []int) ([]floa
 	if len(rows) != len(cols) {
 		return nil, fmt.Errorf("%w: %d rows for %d columns", ErrWidth, len(rows), len(cols))
 	}
-	kr, rmap, err := sideKernel(p.Rows, rowX, rows, "row")
-	if err != nil {
-		return nil, err
-	}
-	kc, cmap, err := sideKernel(p.Cols, colX, cols, "column")
-	if err != nil {
-		return nil, err
+	// A homogeneous network's pair is predicted in one orientation, so that
+	// f(v, u) = ±f(u, v) holds exactly, not only to rounding.
+	canon := p.Homogeneous() && rowX == colX
+	var kr, kc *mat.Dense
+	var rmap, cmap map[int]int
+	var err error
+	if canon {
+		all := append(append([]int(nil), rows...), cols...)
+		if kr, rmap, err = sideKernel(p.Rows, rowX, all, "row"); err != nil {
+			return nil, err
+		}
+		kc, cmap = kr, rmap
+	} else {
+		if kr, rmap, err = sideKernel(p.Rows, rowX, rows, "row"); err != nil {
+			return nil, err
+		}
+		if kc, cmap, err = sideKernel(p.Cols, colX, cols, "column"); err != nil {
+			return nil, err
+		}
 	}
 	q := p.Cols.Len()
 	nr, _ := kr.Dims()
@@ -140,11 +152,19 @@ func (p *PairPredictor) Predict(rowX, colX mat.Matrix, rows, cols []int) ([]floa
 	}
 	out := make([]float64, len(rows))
 	for k := range rows {
-		tr, gr := t.RawRowView(rmap[rows[k]]), kc.RawRowView(cmap[cols[k]])
-		s := 0.0
-		for j, v := range tr {
-			s += v * gr[j]
+		u, v, sign := rows[k], cols[k], 1.0
+		if canon && u > v {
+			u, v = v, u
+			if p.Symmetry == "antisymmetric" {
+				sign = -1
+			}
 		}
+		tr, gr := t.RawRowView(rmap[u]), kc.RawRowView(cmap[v])
+		s := 0.0
+		for j, x := range tr {
+			s += x * gr[j]
+		}
+		s *= sign
 		if math.IsNaN(s) || math.IsInf(s, 0) {
 			return nil, &OverflowError{Row: k, Output: p.Output, Value: s}
 		}
@@ -266,10 +286,9 @@ func IsPairwise(head []byte) bool {
 // finite, valid kernels and scalers, points that fit the widths, and either
 // an m×q coefficient matrix or entries inside the m×q grid, all finite.
 func LoadPairwise(r io.Reader) (*PairPredictor, error) {
-	var f pairFile
+	var raw json.RawMessage
 	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	if err := dec.Decode(&raw); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	bad := func(format string, args ...any) (*PairPredictor, error) {
@@ -278,10 +297,22 @@ func LoadPairwise(r io.Reader) (*PairPredictor, error) {
 	if tok, err := dec.Token(); err != io.EOF {
 		return bad("data after the model (%v, %v): one model per file", tok, err)
 	}
+	var head struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if head.Format == formatName {
+		return bad("format %q is a model of rows, not of pairs: predict with --data", head.Format)
+	}
+	var f pairFile
+	strict := json.NewDecoder(bytes.NewReader(raw))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
 	if f.Format != pairFormatName {
-		if f.Format == formatName {
-			return bad("format %q is a model of rows, not of pairs: predict with --data", f.Format)
-		}
 		return bad("format %q, want %q", f.Format, pairFormatName)
 	}
 	if f.Version != PairVersion {

@@ -19,6 +19,23 @@ func pairModel(name learn.Name, rows, cols *Side, sym Symmetry, lambda, colLambd
 	p.Cols = p.Rows
 	if sym != Heterogeneous {
 		p.Symmetry = sym.String()
+		if a != nil { // symmetric (antisymmetric) in exact arithmetic: make it so
+			n, _ := a.Dims()
+			s := 1.0
+			if sym == Antisymmetric {
+				s = -1
+			}
+			for i := 0; i < n; i++ {
+				for j := 0; j < i; j++ {
+					v := (a.At(i, j) + s*a.At(j, i)) / 2
+					a.Set(i, j, v)
+					a.Set(j, i, s*v)
+				}
+				if sym == Antisymmetric {
+					a.Set(i, i, 0)
+				}
+			}
+		}
 	} else {
 		p.Cols = cols.modelSide()
 	}

@@ -305,6 +305,19 @@ func newLabels(m, q int, pairs []Pair, y []float64, sym Symmetry) (*labels, erro
 	return l, nil
 }
 
+// CheckPairs validates labelled pairs of m row and q column objects as the
+// learners do — indices in range, no pair twice, finite labels, mirrored
+// pairs of a homogeneous network consistent — and reports whether they are
+// complete (a label for every (row, column) pair, counting mirrors) and how
+// many observations training would use. O(n + m·q).
+func CheckPairs(m, q int, pairs []Pair, y []float64, sym Symmetry) (complete bool, observations int, err error) {
+	l, err := newLabels(m, q, pairs, y, sym)
+	if err != nil {
+		return false, 0, err
+	}
+	return l.complete, len(l.obs), nil
+}
+
 // Complete reports whether every (row, column) pair has a label.
 func (l *labels) Complete() bool { return l.complete }
 

@@ -49,6 +49,14 @@ type fitFlags struct {
 	queryNormalize             bool
 	foldScore                  string
 	selectK, outerFolds        int
+	// pairwise learners (cmd/rlskit/pairwise.go)
+	rows, cols, pairs, colKernel string
+	colGamma, colBias, colCoef0  float64
+	colDegree, patience          int
+	colGammaGrid, colLambdaGrid  string
+	colLambda                    float64
+	colFolds, validationPairs    string
+	symmetry                     string
 }
 
 func newFit(e *env) *cobra.Command {
@@ -111,6 +119,21 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.IntVar(&f.selectK, "select", 0, "greedy: the number K of features to select forward (the model keeps the best k ≤ K by the CV criterion)")
 	fl.IntVar(&f.outerFolds, "outer-folds", 0, "greedy: estimate the whole selection by an outer K-fold cross-validation (seeded by --seed)")
 	fl.StringVar(&f.foldScore, "fold-score", "pooled", "k-fold and group CV: score the pooled predictions of all folds (pooled) or average the folds' scores (mean, as RLScore does)")
+	fl.StringVar(&f.rows, "rows", "", "kronrls, twostep: the row objects (CSV with a header and no label column, svmlight with labels ignored, or with --kernel precomputed their kernel matrix)")
+	fl.StringVar(&f.cols, "cols", "", "kronrls, twostep: the column objects, like --rows; same: the rows (a homogeneous network)")
+	fl.StringVar(&f.pairs, "pairs", "", "kronrls, twostep: labelled pairs, one \"row col label\" per line (0-based indices into --rows and --cols)")
+	fl.StringVar(&f.colKernel, "col-kernel", "", "kernel of the column objects (default: --kernel)")
+	fl.Float64Var(&f.colGamma, "col-gamma", 1, "gamma of the column kernel")
+	fl.Float64Var(&f.colBias, "col-bias", 1, "bias of the linear column kernel")
+	fl.Float64Var(&f.colCoef0, "col-coef0", 0, "coef0 of the polynomial column kernel")
+	fl.IntVar(&f.colDegree, "col-degree", 2, "degree of the polynomial column kernel")
+	fl.StringVar(&f.colGammaGrid, "col-gamma-grid", "", "grid SPEC of column-kernel gamma values searched with λ")
+	fl.Float64Var(&f.colLambda, "col-lambda", 0, "twostep: λ of the column step")
+	fl.StringVar(&f.colLambdaGrid, "col-lambda-grid", "", "twostep: grid SPEC of column λ values, searched jointly with --lambda-grid (default 2^-15..2^15)")
+	fl.StringVar(&f.colFolds, "col-folds", "", "kronrls, twostep: file of column folds (--cv cols or both)")
+	fl.StringVar(&f.validationPairs, "validation-pairs", "", "kronrls on incomplete data: labelled pairs scored during conjugate gradients; the best iterate is kept and training stops when --patience iterations bring no improvement")
+	fl.IntVar(&f.patience, "patience", 10, "iterations without improvement on --validation-pairs before stopping")
+	fl.StringVar(&f.symmetry, "symmetry", "", "--cols same: symmetric (default) or antisymmetric Kronecker kernel")
 	return cmd
 }
 
@@ -120,6 +143,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	p, err := planFit(f, cmd.Flags().Changed)
 	if err != nil {
 		return err
+	}
+	if p.pairwise != nil {
+		return runPairwise(e, f, p.pairwise, start)
 	}
 	if p.learner.name == greedy.Name {
 		return runGreedy(cmd, e, f, p, start)

@@ -147,13 +147,16 @@ func learnerByName(name string) (*learnerEntry, error) {
 		}
 		names = append(names, string(learners[i].name))
 	}
+	for _, l := range pairwiseLearners {
+		names = append(names, string(l.name))
+	}
 	return nil, fmt.Errorf("--learner %q: unknown learner (want one of [%s])", name, strings.Join(names, " "))
 }
 
 // learnerHelp is the --learner flag's help.
 func learnerHelp() string {
 	var parts []string
-	for _, l := range learners {
+	for _, l := range append(learners[:len(learners):len(learners)], pairwiseLearners...) {
 		parts = append(parts, l.help)
 	}
 	return "learner: " + strings.Join(parts, ", ")

@@ -27,10 +27,22 @@ type fitPlan struct {
 	meas           measure.Measure
 	policy         learn.Policy
 	sparse         bool
+	// pairwise is the plan of --learner kronrls or twostep (the rest is unset).
+	pairwise *pairPlan
 }
 
 // planFit checks every flag of fit, and their combinations, before any work.
 func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
+	if isPairwise(f.learner) {
+		pp, err := planPairwise(f, changed)
+		if err != nil {
+			return nil, err
+		}
+		return &fitPlan{pairwise: pp}, nil
+	}
+	if err := noPairwiseFlags(f.learner, changed); err != nil {
+		return nil, err
+	}
 	if f.data == "" {
 		return nil, errors.New("--data is required")
 	}

@@ -23,6 +23,7 @@ type predictFlags struct {
 	modelPath, data, format, out string
 	measure, label, qid          string
 	scores                       bool
+	pairs, rows, cols            string // pairwise models (pairwise.go)
 }
 
 func newPredict(e *env) *cobra.Command {
@@ -47,10 +48,16 @@ when the header has them; every other column is a feature.`,
 	fl.StringVar(&f.label, "label", "", "CSV label column(s) (default: the model's outputs, when present)")
 	fl.StringVar(&f.qid, "qid", "", "CSV query column (for --measure disagreement)")
 	fl.BoolVar(&f.scores, "scores", false, "one-vs-all models: print the per-class outputs after the predicted class")
+	fl.StringVar(&f.pairs, "pairs", "", "pairwise models: the pairs to predict, \"row col [label]\" per line (0-based; the training objects, or those of --rows and --cols)")
+	fl.StringVar(&f.rows, "rows", "", "pairwise models: new row objects the pairs index (default: the training rows)")
+	fl.StringVar(&f.cols, "cols", "", "pairwise models: new column objects the pairs index (default: the training columns)")
 	return cmd
 }
 
 func runPredict(e *env, f *predictFlags) error {
+	if f.pairs != "" || f.rows != "" || f.cols != "" {
+		return runPredictPairs(e, f)
+	}
 	if f.modelPath == "" || f.data == "" {
 		return errors.New("--model and --data are required")
 	}
@@ -97,7 +104,7 @@ func runPredict(e *env, f *predictFlags) error {
 
 	p, err := readFile(f.modelPath, model.Load)
 	if err != nil {
-		return fmt.Errorf("--model %s: %w", f.modelPath, err)
+		return fmt.Errorf("--model %s: %w", f.modelPath, pairwiseHint(f.modelPath, err))
 	}
 	if f.scores && p.Classes == nil {
 		return errors.New("--scores applies to one-vs-all models")

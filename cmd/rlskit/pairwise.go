@@ -1,0 +1,935 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/pairwise"
+)
+
+// The pairwise learners: labels on (row object, column object) pairs, read
+// from --rows, --cols and --pairs instead of --data.
+var pairwiseLearners = []learnerEntry{
+	{name: learn.KronRLS, help: "kronrls (Kronecker RLS on pairs: --rows, --cols, --pairs)"},
+	{name: learn.TwoStep, help: "twostep (two-step RLS on pairs; --col-lambda)"},
+}
+
+// isPairwise reports whether --learner names a pairwise learner.
+func isPairwise(name string) bool {
+	return name == string(learn.KronRLS) || name == string(learn.TwoStep)
+}
+
+// pairwiseOnly are the flags of the pairwise learners alone.
+var pairwiseOnly = []string{"rows", "cols", "pairs", "col-kernel", "col-gamma", "col-bias", "col-coef0", "col-degree",
+	"col-gamma-grid", "col-lambda", "col-lambda-grid", "col-folds", "validation-pairs", "patience", "symmetry"}
+
+// noPairwiseFlags refuses the pairwise learners' flags with another learner.
+func noPairwiseFlags(learner string, changed func(string) bool) error {
+	for _, fl := range pairwiseOnly {
+		if changed(fl) {
+			return fmt.Errorf("--%s applies to --learner kronrls and twostep, not %s", fl, learner)
+		}
+	}
+	return nil
+}
+
+// pairPlan is what fit's flags resolve to for a pairwise learner.
+type pairPlan struct {
+	learner             learn.Name
+	rowSpecs, colSpecs  []kernel.Spec
+	grid, colGrid       []float64
+	setting             pairwise.Setting // "" for --cv none
+	cvSpec              string
+	rowK, colK          int // K of rows:K, cols:K, both:K, vertices:K (0: leave-one-out or files)
+	meas                pairwise.Measure
+	homogeneous         bool
+	sym                 pairwise.Symmetry
+	cvGiven, forceCG    bool
+	tol                 float64
+	rowsPath, colsPath  string
+	patience            int
+	validationPairsPath string
+}
+
+// planPairwise checks fit's flags for --learner kronrls or twostep.
+func planPairwise(f *fitFlags, changed func(string) bool) (*pairPlan, error) {
+	p := &pairPlan{learner: learn.Name(f.learner), rowsPath: f.rows, colsPath: f.cols, patience: f.patience,
+		validationPairsPath: f.validationPairs}
+	if f.data != "" {
+		return nil, fmt.Errorf("--learner %s reads --rows, --cols and --pairs, not --data", f.learner)
+	}
+	for _, fl := range []string{"label", "qid", "preferences", "cost", "basis", "basis-rows", "basis-select", "basis-holdout",
+		"basis-design", "greedy-lambda", "permutations", "one-vs-all", "report", "query-normalize", "fold-score"} {
+		if changed(fl) {
+			return nil, fmt.Errorf("--%s does not apply to --learner %s", fl, f.learner)
+		}
+	}
+	for flag, v := range map[string]string{"--rows": f.rows, "--pairs": f.pairs} {
+		if v == "" {
+			return nil, fmt.Errorf("%s FILE is required with --learner %s", flag, f.learner)
+		}
+	}
+	if f.cols == "" {
+		return nil, fmt.Errorf("--cols FILE is required with --learner %s (--cols same: the rows are also the columns, a homogeneous network)", f.learner)
+	}
+	p.homogeneous = f.cols == "same"
+	if changed("symmetry") && !p.homogeneous {
+		return nil, errors.New("--symmetry applies to homogeneous networks (--cols same)")
+	}
+	if p.homogeneous {
+		sym := f.symmetry
+		if sym == "" || sym == "none" {
+			sym = "symmetric"
+			if changed("symmetry") {
+				return nil, errors.New("--symmetry none: a homogeneous network (--cols same) is symmetric or antisymmetric")
+			}
+		}
+		var err error
+		if p.sym, err = pairwise.ParseSymmetry(sym); err != nil {
+			return nil, fmt.Errorf("--symmetry: %w", err)
+		}
+		for _, fl := range []string{"col-kernel", "col-gamma", "col-bias", "col-coef0", "col-degree", "col-gamma-grid"} {
+			if changed(fl) {
+				return nil, fmt.Errorf("--%s: a homogeneous network (--cols same) has one kernel: use --kernel and its flags", fl)
+			}
+		}
+	}
+	var err error
+	if p.rowSpecs, err = kernelGrid(f, changed); err != nil {
+		return nil, err
+	}
+	if p.homogeneous {
+		p.colSpecs = []kernel.Spec{{}}
+	} else if p.colSpecs, err = colKernelGrid(f, changed); err != nil {
+		return nil, err
+	}
+	if p.grid, err = lambdaGrid(f, changed); err != nil {
+		return nil, err
+	}
+	if p.learner == learn.KronRLS {
+		for _, fl := range []string{"col-lambda", "col-lambda-grid"} {
+			if changed(fl) {
+				return nil, fmt.Errorf("--%s applies to --learner twostep; kronrls has one λ (--lambda, --lambda-grid)", fl)
+			}
+		}
+		p.colGrid = []float64{0}
+	} else if p.colGrid, err = colLambdaGrid(f, changed); err != nil {
+		return nil, err
+	}
+	if err := p.planCV(f, changed); err != nil {
+		return nil, err
+	}
+	measName := f.measure
+	if measName == "" {
+		measName = "mse"
+	}
+	if p.meas, err = pairwise.MeasureByName(measName); err != nil {
+		return nil, fmt.Errorf("--measure: %w", err)
+	}
+	switch f.solver {
+	case "direct":
+	case "cg":
+		if p.learner != learn.KronRLS {
+			return nil, fmt.Errorf("--solver cg trains --learner kronrls, not %s", f.learner)
+		}
+		p.forceCG = true
+	default:
+		return nil, fmt.Errorf("--solver %q: want direct or cg", f.solver)
+	}
+	if f.validationPairs != "" && p.learner != learn.KronRLS {
+		return nil, errors.New("--validation-pairs stops conjugate-gradient training early: --learner kronrls on incomplete data")
+	}
+	if changed("patience") && f.validationPairs == "" {
+		return nil, errors.New("--patience goes with --validation-pairs")
+	}
+	if f.patience < 1 {
+		return nil, fmt.Errorf("--patience %d: must be ≥ 1", f.patience)
+	}
+	p.tol = 1e-10
+	if changed("tol") {
+		if !(f.tol > 0) {
+			return nil, fmt.Errorf("--tol %g: must be > 0", f.tol)
+		}
+		p.tol = f.tol
+	}
+	if f.maxIter < 1 {
+		return nil, fmt.Errorf("--max-iter %d: need at least 1 iteration", f.maxIter)
+	}
+	if f.standardize && p.rowSpecs[0].Name == "precomputed" {
+		return nil, errors.New("--standardize with a precomputed kernel: the data are kernel values")
+	}
+	if f.cvPredictionsOut != "" && p.setting == "" {
+		return nil, errors.New("--cv-predictions needs cross-validation (--cv is none)")
+	}
+	return p, nil
+}
+
+// planCV parses --cv (pairs, rows, cols, both, vertices, each but pairs with
+// :K, or none) with --folds and --col-folds.
+func (p *pairPlan) planCV(f *fitFlags, changed func(string) bool) error {
+	spec := f.cv
+	p.cvGiven = spec != ""
+	if spec == "" {
+		spec = "pairs"
+		if f.folds != "" || f.colFolds != "" {
+			return errors.New("--folds and --col-folds go with --cv rows, cols, both or vertices")
+		}
+	}
+	p.cvSpec = spec
+	name, k, hasK := strings.Cut(spec, ":")
+	kv := 0
+	if hasK {
+		v, err := strconv.Atoi(k)
+		if err != nil || v < 2 {
+			return fmt.Errorf("--cv %s: K must be an integer ≥ 2", spec)
+		}
+		kv = v
+	}
+	switch name {
+	case "none":
+		if hasK {
+			return fmt.Errorf("--cv %s: none takes no K", spec)
+		}
+		if len(p.grid) > 1 || len(p.colGrid) > 1 || len(p.rowSpecs) > 1 || len(p.colSpecs) > 1 {
+			return fmt.Errorf("--cv none with a grid: a grid needs cross-validation to choose from it")
+		}
+		if f.folds != "" || f.colFolds != "" {
+			return errors.New("--folds and --col-folds need cross-validation (--cv is none)")
+		}
+		return nil
+	case "pairs":
+		if hasK {
+			return fmt.Errorf("--cv %s: setting pairs leaves each pair out alone (no K)", spec)
+		}
+		if f.folds != "" || f.colFolds != "" {
+			return errors.New("--folds and --col-folds go with --cv rows, cols, both or vertices, not pairs")
+		}
+	case "rows", "cols", "both", "vertices":
+	default:
+		return fmt.Errorf("--cv %q: want pairs, rows, cols, both (with :K for folds), vertices for --cols same, or none", spec)
+	}
+	p.setting = pairwise.Setting(name)
+	if p.homogeneous && (name == "rows" || name == "cols" || name == "both") {
+		return fmt.Errorf("--cv %s: a homogeneous network (--cols same) is cross-validated by pairs or vertices", spec)
+	}
+	if !p.homogeneous && name == "vertices" {
+		return errors.New("--cv vertices is leave-vertex-out for homogeneous networks (--cols same)")
+	}
+	if f.folds != "" && (hasK || name == "cols") {
+		if name == "cols" {
+			return errors.New("--folds holds row folds; column folds go in --col-folds")
+		}
+		return fmt.Errorf("--folds %s and --cv %s: give the folds one way", f.folds, spec)
+	}
+	if f.colFolds != "" && (hasK || (name != "cols" && name != "both")) {
+		if hasK {
+			return fmt.Errorf("--col-folds %s and --cv %s: give the folds one way", f.colFolds, spec)
+		}
+		return fmt.Errorf("--col-folds goes with --cv cols or both, not %s", name)
+	}
+	switch name {
+	case "rows", "vertices":
+		p.rowK = kv
+	case "cols":
+		p.colK = kv
+	case "both":
+		p.rowK, p.colK = kv, kv
+	}
+	return nil
+}
+
+// colKernelGrid is kernelGrid for the column flags (--col-kernel, default
+// the row kernel; --col-gamma, …).
+func colKernelGrid(f *fitFlags, changed func(string) bool) ([]kernel.Spec, error) {
+	name := f.colKernel
+	if name == "" {
+		name = f.kernel
+	}
+	cf := &fitFlags{kernel: name, gamma: f.colGamma, bias: f.colBias, coef0: f.colCoef0, degree: f.colDegree, gammaGrid: f.colGammaGrid}
+	specs, err := kernelGrid(cf, func(p string) bool { return changed("col-" + p) })
+	if err != nil {
+		return nil, errors.New(strings.ReplaceAll(err.Error(), "--", "--col-"))
+	}
+	return specs, nil
+}
+
+// colLambdaGrid is lambdaGrid for --col-lambda / --col-lambda-grid.
+func colLambdaGrid(f *fitFlags, changed func(string) bool) ([]float64, error) {
+	cf := &fitFlags{lambda: f.colLambda, lambdaGrid: f.colLambdaGrid}
+	g, err := lambdaGrid(cf, func(p string) bool { return changed("col-" + p) })
+	if err != nil {
+		return nil, errors.New(strings.ReplaceAll(err.Error(), "--", "--col-"))
+	}
+	return g, nil
+}
+
+// pairFitOutput is fit's JSON for a pairwise learner.
+type pairFitOutput struct {
+	Learner   string       `json:"learner"`
+	Kernel    kernel.Spec  `json:"kernel"`
+	ColKernel *kernel.Spec `json:"col_kernel,omitempty"`
+	Form      string       `json:"form"`
+	Lambda    float64      `json:"lambda"`
+	ColLambda float64      `json:"col_lambda,omitempty"`
+	NTrain    int          `json:"n_train"`
+	Rows      int          `json:"rows"`
+	Cols      int          `json:"cols"`
+	Pairs     int          `json:"pairs"`
+	Complete  bool         `json:"complete"`
+	Symmetry  string       `json:"symmetry,omitempty"`
+	Setting   string       `json:"setting"`
+	CV        *pairCV      `json:"cv"`
+	CG        *pairCG      `json:"cg,omitempty"`
+	Timing    timing       `json:"timing"`
+	Backend   string       `json:"backend"`
+}
+
+type pairCV struct {
+	Strategy string      `json:"strategy"`
+	Measure  string      `json:"measure"`
+	Curve    []pairPoint `json:"curve"`
+	Best     pairPoint   `json:"best"`
+}
+
+type pairPoint struct {
+	Lambda    float64      `json:"lambda"`
+	ColLambda float64      `json:"col_lambda,omitempty"`
+	Value     float64      `json:"value"`
+	Kernel    *kernel.Spec `json:"kernel,omitempty"`
+	ColKernel *kernel.Spec `json:"col_kernel,omitempty"`
+}
+
+type pairCG struct {
+	Iterations    int      `json:"iterations"`
+	Converged     bool     `json:"converged"`
+	Residual      float64  `json:"residual"`
+	EarlyStopped  bool     `json:"early_stopped,omitempty"`
+	BestIteration int      `json:"best_iteration,omitempty"`
+	ValidationMSE *float64 `json:"validation_mse,omitempty"`
+}
+
+// settingName describes the CV setting in fit's JSON.
+func settingName(s pairwise.Setting) string {
+	switch s {
+	case pairwise.Pairs:
+		return "A (pairs)"
+	case pairwise.Rows:
+		return "B (rows)"
+	case pairwise.Cols:
+		return "C (cols)"
+	case pairwise.Both:
+		return "D (both)"
+	case pairwise.Vertices:
+		return "vertices"
+	}
+	return "none"
+}
+
+// pairInputs are the data of a pairwise fit.
+type pairInputs struct {
+	rows, cols *dataset.Data
+	pairs      *dataset.Pairs
+}
+
+// readObjects reads a --rows or --cols file: features (CSV with a header and
+// no label column, or svmlight with its labels ignored), or a kernel matrix.
+func readObjects(e *env, flag, path, format string, width int) (*dataset.Data, error) {
+	if path != "-" {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", flag, path, err)
+		}
+		if st.IsDir() {
+			return nil, fmt.Errorf("%s %s: is a directory, not a data file", flag, path)
+		}
+	}
+	d, err := readData(e, path, format, "", "", width)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return d, nil
+}
+
+// readPairsFile reads --pairs (or --validation-pairs) against m rows and q columns.
+func readPairsFile(flag, path string, m, q int, unlabelled bool) (*dataset.Pairs, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	defer fh.Close()
+	p, err := dataset.ReadPairs(fh, path, dataset.PairsOptions{Rows: m, Cols: q, Unlabelled: unlabelled})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return p, nil
+}
+
+func toPairs(p *dataset.Pairs) []pairwise.Pair {
+	out := make([]pairwise.Pair, p.Len())
+	for i := range out {
+		out[i] = pairwise.Pair{Row: p.Rows[i], Col: p.Cols[i]}
+	}
+	return out
+}
+
+// pairFolds reads a folds file or draws K folds over n objects.
+func pairFolds(flag, path string, k, n int, seed uint64) ([][]int, error) {
+	switch {
+	case path != "":
+		folds, err := readFile(path, func(r io.Reader) ([][]int, error) { return dataset.ReadFolds(r, path, n) })
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		return folds, nil
+	case k > 0:
+		if k > n {
+			return nil, fmt.Errorf("%s: %d folds of %d objects", flag, k, n)
+		}
+		return cv.KFold(n, k, seed)
+	}
+	return nil, nil
+}
+
+// pairSolution is the model at the chosen point, whichever learner.
+type pairSolution interface {
+	PairModel() *model.PairPredictor
+}
+
+// runPairwise is fit for the pairwise learners: read → train per kernel
+// setting → cross-validate along the λ grid(s) → write.
+func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
+	var (
+		out       pairFitOutput
+		best      pairSolution
+		bestCV    []float64
+		bestPairs []pairwise.Pair
+		outs      = dataset.Outputs{Stdout: e.stdout}
+	)
+	outs.Add("--model", f.modelOut, func(w io.Writer) error { return best.PairModel().Save(w) })
+	outs.Add("--cv-predictions", f.cvPredictionsOut, func(w io.Writer) error {
+		lw := newLineWriter(w)
+		for i, pr := range bestPairs {
+			lw.printf("%d\t%d\t%s\n", pr.Row, pr.Col, ftoa(bestCV[i]))
+		}
+		return lw.flush()
+	})
+	if err := outs.Check(); err != nil {
+		return err
+	}
+	inputs := []string{f.rows, f.pairs, f.folds, f.colFolds, f.validationPairs}
+	if !p.homogeneous {
+		inputs = append(inputs, f.cols)
+	}
+	if err := outs.CheckInputs(inputs...); err != nil {
+		return err
+	}
+	rows, err := readObjects(e, "--rows", f.rows, f.format, 0)
+	if err != nil {
+		return err
+	}
+	cols := rows
+	if !p.homogeneous {
+		if cols, err = readObjects(e, "--cols", f.cols, f.format, 0); err != nil {
+			return err
+		}
+	}
+	m, _ := rows.X.Dims()
+	q, _ := cols.X.Dims()
+	for flag, d := range map[string]*dataset.Data{"--rows " + f.rows: rows, "--cols " + f.cols: cols} {
+		if r, c := d.X.Dims(); p.rowSpecs[0].Name == "precomputed" && r != c {
+			return fmt.Errorf("%s: a precomputed kernel matrix must be square, got %d rows and %d columns", flag, r, c)
+		}
+	}
+	if !p.homogeneous && len(p.colSpecs) > 0 && p.colSpecs[0].Name == "precomputed" {
+		if r, c := cols.X.Dims(); r != c {
+			return fmt.Errorf("--cols %s: a precomputed kernel matrix must be square, got %d rows and %d columns", f.cols, r, c)
+		}
+	}
+	pf, err := readPairsFile("--pairs", f.pairs, m, q, false)
+	if err != nil {
+		return err
+	}
+	pairs := toPairs(pf)
+	bestPairs = pairs
+	opt := pairwise.Options{Symmetry: p.sym}
+	loaded := time.Now()
+
+	out = pairFitOutput{Learner: f.learner, NTrain: pf.Len(), Rows: m, Cols: q, Pairs: pf.Len(), Backend: linalg.Backend,
+		Setting: settingName(p.setting)}
+	if p.homogeneous {
+		out.Symmetry = p.sym.String()
+	}
+	prog := newProgress(e.stderr, f.quiet)
+	defer prog.done()
+
+	// Complete or not decides the method: the closed forms, or CG.
+	complete, nobs, err := pairwise.CheckPairs(m, q, pairs, pf.Labels, p.sym)
+	if err != nil {
+		return fmt.Errorf("--pairs %s: %w", f.pairs, err)
+	}
+	out.Complete = complete
+	var train, cvTime time.Duration
+	if !out.Complete || p.forceCG {
+		if err := p.incompleteOK(f, len(pairs), nobs, m, q); err != nil {
+			return err
+		}
+		res, err := p.runCG(e, f, rows, cols, pairs, pf.Labels, m, q, prog)
+		if err != nil {
+			return err
+		}
+		train = time.Since(loaded)
+		best = &namedModel{res, rows, cols}
+		out.Form, out.Kernel, out.Lambda, out.Setting = "cg", p.rowSpecs[0], p.grid[0], settingName("")
+		if !p.homogeneous {
+			out.ColKernel = &p.colSpecs[0]
+		}
+		out.CG = &pairCG{Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual,
+			EarlyStopped: res.EarlyStopped}
+		if f.validationPairs != "" {
+			out.CG.BestIteration, out.CG.ValidationMSE = res.BestIteration, &res.ValidationMSE
+		}
+		if !res.Converged && !res.EarlyStopped && !f.quiet {
+			fmt.Fprintf(e.stderr, "rlskit: warning: conjugate gradients stopped after %d iterations at relative residual %.3g (--tol %g): raise --max-iter\n",
+				res.Iterations, res.Residual, p.tol)
+		}
+	} else {
+		sol, res, tr, ct, err := p.runComplete(e, f, rows, cols, pairs, pf.Labels, m, q, opt, prog, &out)
+		if err != nil {
+			return err
+		}
+		best, train, cvTime = sol, tr, ct
+		if res != nil {
+			bestCV = res.Predictions
+		}
+	}
+	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: train.Seconds(), CV: cvTime.Seconds(), Total: time.Since(start).Seconds()}
+	if err := outs.Commit(); err != nil {
+		return err
+	}
+	prog.done()
+	if f.modelOut == "-" || f.cvPredictionsOut == "-" {
+		return json.NewEncoder(e.stderr).Encode(out)
+	}
+	return json.NewEncoder(e.stdout).Encode(out)
+}
+
+// incompleteOK checks what incomplete data allows: Kronecker RLS by CG at one
+// λ and one kernel setting, without cross-validation.
+func (p *pairPlan) incompleteOK(f *fitFlags, n, nobs, m, q int) error {
+	what := fmt.Sprintf("%s labels %d of the %d×%d pairs", f.pairs, n, m, q)
+	if p.homogeneous {
+		what = fmt.Sprintf("%s labels %d pairs of a %d-vertex network (%d of the %d ordered pairs with their mirrors)", f.pairs, n, m, nobs, m*q)
+	}
+	if p.forceCG {
+		what = "--solver cg"
+	}
+	switch {
+	case p.learner == learn.TwoStep:
+		return fmt.Errorf("--learner twostep needs complete data (a label for every row × column pair); %s: use --learner kronrls", what)
+	case p.cvGiven && p.setting != "":
+		return fmt.Errorf("--cv %s needs complete data; %s: conjugate-gradient training takes --cv none (optionally --validation-pairs FILE for early stopping)", p.cvSpec, what)
+	case len(p.grid) != 1 || len(p.rowSpecs) != 1 || len(p.colSpecs) != 1:
+		return fmt.Errorf("%s: conjugate-gradient training fits one model: give one --lambda and one kernel setting", what)
+	}
+	p.setting = ""
+	if f.cvPredictionsOut != "" {
+		return errors.New("--cv-predictions needs cross-validation, which incomplete data does not have")
+	}
+	return nil
+}
+
+// runCG trains Kronecker RLS by conjugate gradients.
+func (p *pairPlan) runCG(e *env, f *fitFlags, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int, prog *progress) (*pairwise.CGResult, error) {
+	rs, cs, err := p.sides(f, rows, cols, p.rowSpecs[0], p.colSpecs[0])
+	if err != nil {
+		return nil, err
+	}
+	k, err := pairwise.FitKronCG(rs, cs, pairs, y, pairwise.Options{Symmetry: p.sym})
+	if err != nil {
+		return nil, fmt.Errorf("--pairs %s: %w", f.pairs, err)
+	}
+	opt := pairwise.CGOptions{Tol: p.tol, MaxIter: f.maxIter, Patience: p.patience,
+		Progress: func(it int, r float64) {
+			prog.step(fmt.Sprintf("conjugate gradients (residual %.2g)", r), it, f.maxIter)
+		}}
+	if f.validationPairs != "" {
+		vp, err := readPairsFile("--validation-pairs", f.validationPairs, m, q, false)
+		if err != nil {
+			return nil, err
+		}
+		opt.Validation = &pairwise.Validation{Pairs: toPairs(vp), Labels: vp.Labels}
+	}
+	res, err := k.Solve(p.grid[0], opt)
+	if err != nil {
+		return nil, fmt.Errorf("conjugate gradients: %w", err)
+	}
+	return res, nil
+}
+
+// sides builds the two sides of one kernel setting.
+func (p *pairPlan) sides(f *fitFlags, rows, cols *dataset.Data, rs, cs kernel.Spec) (*pairwise.Side, *pairwise.Side, error) {
+	rk, err := kernel.New(rs)
+	if err != nil {
+		return nil, nil, err
+	}
+	rowSide, err := pairwise.NewSide(rows.X, rk, f.standardize)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--rows %s: %w", f.rows, err)
+	}
+	if p.homogeneous {
+		return rowSide, rowSide, nil
+	}
+	ck, err := kernel.New(cs)
+	if err != nil {
+		return nil, nil, err
+	}
+	colSide, err := pairwise.NewSide(cols.X, ck, f.standardize)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--cols %s: %w", f.cols, err)
+	}
+	return rowSide, colSide, nil
+}
+
+// runComplete trains on complete data: per kernel setting one learner (one
+// eigendecomposition per side and setting), cross-validated along the λ
+// grid(s); the best setting's solution is returned.
+func (p *pairPlan) runComplete(e *env, f *fitFlags, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int,
+	opt pairwise.Options, prog *progress, out *pairFitOutput) (pairSolution, *pairwise.Result, time.Duration, time.Duration, error) {
+	var d pairwise.Design
+	if p.setting != "" {
+		d.Setting = p.setting
+		var err error
+		rowFile, colFile := f.folds, f.colFolds
+		if d.Setting == pairwise.Rows || d.Setting == pairwise.Both || d.Setting == pairwise.Vertices {
+			if d.RowFolds, err = pairFolds("--folds", rowFile, p.rowK, m, f.seed); err != nil {
+				return nil, nil, 0, 0, err
+			}
+		}
+		if d.Setting == pairwise.Cols || d.Setting == pairwise.Both {
+			if d.ColFolds, err = pairFolds("--col-folds", colFile, p.colK, q, f.seed+1); err != nil {
+				return nil, nil, 0, 0, err
+			}
+		}
+	}
+	// sides per kernel setting, each eigendecomposed once (lazily) and reused
+	rowSides := map[int]*pairwise.Side{}
+	colSides := map[int]*pairwise.Side{}
+	var train, cvTime time.Duration
+	var bestRes *pairwise.Result
+	var bestSol pairSolution
+	var curve []pairPoint
+	var bestPt pairPoint
+	multi := len(p.rowSpecs)*len(p.colSpecs) > 1
+	steps := len(p.rowSpecs) * len(p.colSpecs)
+	n := 0
+	for ri, rspec := range p.rowSpecs {
+		for ci, cspec := range p.colSpecs {
+			prog.step(fmt.Sprintf("%s %s", p.learner, rspec), n, steps)
+			n++
+			t0 := time.Now()
+			rs, cs := rowSides[ri], colSides[ci]
+			if rs == nil || (cs == nil && !p.homogeneous) {
+				r2, c2, err := p.sides(f, rows, cols, rspec, cspec)
+				if err != nil {
+					return nil, nil, 0, 0, err
+				}
+				if rs == nil {
+					rs, rowSides[ri] = r2, r2
+				}
+				if cs == nil {
+					cs, colSides[ci] = c2, c2
+				}
+			}
+			if p.homogeneous {
+				cs = rs
+			}
+			var res *pairwise.Result
+			var sol pairSolution
+			switch p.learner {
+			case learn.KronRLS:
+				k, err := pairwise.FitKron(rs, cs, pairs, y, opt)
+				if err != nil {
+					return nil, nil, 0, 0, fmt.Errorf("--pairs %s: %w", f.pairs, err)
+				}
+				t1 := time.Now()
+				train += t1.Sub(t0)
+				lambda := p.grid[0]
+				if p.setting != "" {
+					if res, err = pairwise.SelectKron(k, d, p.grid, p.meas); err != nil {
+						return nil, nil, 0, 0, fmt.Errorf("--cv %s with %s: %w", p.cvSpec, rspec, err)
+					}
+					lambda = res.Best.Lambda
+				}
+				cvTime += time.Since(t1)
+				s, err := k.Solve(lambda)
+				if err != nil {
+					return nil, nil, 0, 0, err
+				}
+				sol = s
+			case learn.TwoStep:
+				t, err := pairwise.FitTwoStep(rs, cs, pairs, y, opt)
+				if err != nil {
+					return nil, nil, 0, 0, fmt.Errorf("--pairs %s: %w", f.pairs, err)
+				}
+				t1 := time.Now()
+				train += t1.Sub(t0)
+				lr, lc := p.grid[0], p.colGrid[0]
+				if p.setting != "" {
+					if res, err = pairwise.SelectTwoStep(t, d, p.grid, p.colGrid, p.meas); err != nil {
+						return nil, nil, 0, 0, fmt.Errorf("--cv %s with %s: %w", p.cvSpec, rspec, err)
+					}
+					lr, lc = res.Best.Lambda, res.Best.ColLambda
+				}
+				cvTime += time.Since(t1)
+				s, err := t.Solve(lr, lc)
+				if err != nil {
+					return nil, nil, 0, 0, err
+				}
+				sol = s
+			}
+			point := func(pt pairwise.Point) pairPoint {
+				pp := pairPoint{Lambda: pt.Lambda, ColLambda: pt.ColLambda, Value: pt.Value}
+				if multi {
+					rc, cc := rspec, cspec
+					pp.Kernel = &rc
+					if !p.homogeneous {
+						pp.ColKernel = &cc
+					}
+				}
+				return pp
+			}
+			if res != nil {
+				for _, pt := range res.Curve {
+					curve = append(curve, point(pt))
+				}
+			}
+			if bestSol == nil || (res != nil && p.meas.Better(res.Best.Value, bestRes.Best.Value)) {
+				bestSol, bestRes = sol, res
+				out.Kernel = rspec
+				if !p.homogeneous {
+					c := cspec
+					out.ColKernel = &c
+				}
+				switch s := sol.(type) {
+				case *pairwise.KronSolution:
+					out.Lambda = s.Lambda
+				case *pairwise.TwoStepSolution:
+					out.Lambda, out.ColLambda = s.RowLambda, s.ColLambda
+				}
+				if res != nil {
+					bestPt = point(res.Best)
+				}
+			}
+		}
+	}
+	out.Form = "eigen"
+	if p.setting != "" {
+		out.CV = &pairCV{Strategy: p.cvSpec, Measure: p.meas.Name, Curve: curve, Best: bestPt}
+		if !f.quiet {
+			edgeWarnings(e, "lambda", p.grid, out.Lambda)
+			if p.learner == learn.TwoStep {
+				edgeWarnings(e, "col_lambda", p.colGrid, out.ColLambda)
+			}
+			var gammas, colGammas []float64
+			for _, s := range p.rowSpecs {
+				gammas = append(gammas, s.Gamma)
+			}
+			edgeWarnings(e, "gamma", gammas, out.Kernel.Gamma)
+			if out.ColKernel != nil {
+				for _, s := range p.colSpecs {
+					colGammas = append(colGammas, s.Gamma)
+				}
+				edgeWarnings(e, "col_gamma", colGammas, out.ColKernel.Gamma)
+			}
+		}
+	}
+	return &namedModel{bestSol, rows, cols}, bestRes, train, cvTime, nil
+}
+
+// edgeWarnings warns when the chosen value is an end of its grid.
+func edgeWarnings(e *env, name string, grid []float64, v float64) {
+	if len(grid) < 2 {
+		return
+	}
+	lo, hi := slices.Min(grid), slices.Max(grid)
+	side := ""
+	switch v {
+	case lo:
+		side = "lower"
+	case hi:
+		side = "upper"
+	default:
+		return
+	}
+	fmt.Fprintf(e.stderr, "rlskit: warning: the chosen %s is the %s end of its grid; the best value may lie beyond it: widen the grid\n", name, side)
+}
+
+// namedModel adds the objects' feature names to a solution's model.
+type namedModel struct {
+	pairSolution
+	rows, cols *dataset.Data
+}
+
+func (n *namedModel) PairModel() *model.PairPredictor {
+	pm := n.pairSolution.PairModel()
+	if n.rows.FeatureNames != nil && len(n.rows.FeatureNames) == pm.Rows.Width {
+		pm.Rows.Features = n.rows.FeatureNames
+	}
+	if !pm.Homogeneous() && n.cols.FeatureNames != nil && len(n.cols.FeatureNames) == pm.Cols.Width {
+		pm.Cols.Features = n.cols.FeatureNames
+	}
+	return pm
+}
+
+// pairwiseHint turns model.Load's error on a pairwise model file into advice.
+func pairwiseHint(path string, err error) error {
+	fh, ferr := os.Open(path)
+	if ferr != nil {
+		return err
+	}
+	defer fh.Close()
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(fh, head)
+	if model.IsPairwise(head[:n]) {
+		return errors.New("a pairwise model: predict the pairs of --pairs FILE (objects from --rows FILE and --cols FILE, or the training objects), not --data")
+	}
+	return err
+}
+
+// runPredictPairs is predict for pairwise models: --pairs lines "row col
+// [label]" indexing the training objects, or with --rows/--cols new ones.
+func runPredictPairs(e *env, f *predictFlags) error {
+	switch {
+	case f.modelPath == "":
+		return errors.New("--model is required")
+	case f.pairs == "":
+		return errors.New("--rows and --cols go with --pairs FILE (pairwise models)")
+	case f.data != "":
+		return errors.New("--data and --pairs: a pairwise model predicts the pairs of --pairs (objects from --rows and --cols)")
+	case f.label != "" || f.qid != "" || f.scores:
+		return errors.New("--label, --qid and --scores do not apply to pairwise models (labels are the third field of --pairs)")
+	}
+	var meas pairwise.Measure
+	if f.measure != "" {
+		var err error
+		if meas, err = pairwise.MeasureByName(f.measure); err != nil {
+			return fmt.Errorf("--measure: %w", err)
+		}
+	}
+	var pred []float64
+	outs := dataset.Outputs{Stdout: e.stdout}
+	outs.Add("--out", f.out, func(w io.Writer) error { return writeValues(w, pred) })
+	if err := outs.Check(); err != nil {
+		return err
+	}
+	if err := outs.CheckInputs(f.modelPath, f.pairs, f.rows, f.cols); err != nil {
+		return err
+	}
+	pm, err := readFile(f.modelPath, model.LoadPairwise)
+	if err != nil {
+		return fmt.Errorf("--model %s: %w", f.modelPath, err)
+	}
+	if pm.Homogeneous() && f.cols != "" && f.cols != "same" {
+		return fmt.Errorf("--cols %s: the model is a homogeneous network; --rows gives its new vertices", f.cols)
+	}
+	var rx, cx mat.Matrix
+	m, q := pm.Rows.Len(), pm.Cols.Len()
+	if f.rows != "" {
+		d, err := readObjects(e, "--rows", f.rows, f.format, pm.Rows.Width)
+		if err != nil {
+			return err
+		}
+		if err := sideFeatures(d, pm.Rows, "--rows "+f.rows); err != nil {
+			return err
+		}
+		rx = d.X
+		m, _ = d.X.Dims()
+		if pm.Homogeneous() {
+			cx, q = rx, m
+		}
+	}
+	if f.cols != "" && !pm.Homogeneous() {
+		d, err := readObjects(e, "--cols", f.cols, f.format, pm.Cols.Width)
+		if err != nil {
+			return err
+		}
+		if err := sideFeatures(d, pm.Cols, "--cols "+f.cols); err != nil {
+			return err
+		}
+		cx = d.X
+		q, _ = d.X.Dims()
+	}
+	pf, err := readPairsFile("--pairs", f.pairs, m, q, true)
+	if err != nil {
+		return err
+	}
+	if pred, err = pm.Predict(rx, cx, pf.Rows, pf.Cols); err != nil {
+		var oe *model.OverflowError
+		if errors.As(err, &oe) && oe.Row < len(pf.Lines) {
+			return fmt.Errorf("--pairs %s:%d: %w", f.pairs, pf.Lines[oe.Row], err)
+		}
+		return fmt.Errorf("--pairs %s: %w", f.pairs, err)
+	}
+	var score *float64
+	if f.measure != "" {
+		if pf.Labels == nil {
+			return fmt.Errorf("--measure %s: %s has no labels (lines \"row col label\")", meas.Name, f.pairs)
+		}
+		v, err := meas.Score(pf.Labels, pred, pf.Rows)
+		if err != nil {
+			return fmt.Errorf("--measure %s: %w", meas.Name, err)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("--measure %s: the value is %v", meas.Name, v)
+		}
+		score = &v
+	}
+	report := e.stderr
+	if f.out != "" {
+		if err := outs.Commit(); err != nil {
+			return err
+		}
+		report = e.stdout
+	} else if err := writeValues(e.stdout, pred); err != nil {
+		return err
+	}
+	if score != nil {
+		return json.NewEncoder(report).Encode(map[string]any{"measure": meas.Name, "value": *score})
+	}
+	return nil
+}
+
+// sideFeatures checks a CSV header against the model side's feature names.
+func sideFeatures(d *dataset.Data, s *model.PairSide, what string) error {
+	if s.Features != nil && d.FeatureNames != nil {
+		if err := sameFeatures(d.FeatureNames, s.Features); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	return nil
+}
+
+// writeValues writes one value per line.
+func writeValues(w io.Writer, v []float64) error {
+	lw := newLineWriter(w)
+	for _, x := range v {
+		lw.printf("%s\n", ftoa(x))
+	}
+	return lw.flush()
+}

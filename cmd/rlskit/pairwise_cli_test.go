@@ -1,0 +1,392 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/pairwise"
+)
+
+func dti(name string) string { return filepath.Join("..", "..", "docs", "data", name) }
+
+// dtiArgs are the common flags of the pairwise fits on the tutorial data.
+func dtiArgs(learner string, extra ...string) []string {
+	return append([]string{"fit", "--learner", learner, "--rows", dti("dti-drugs.csv"), "--cols", dti("dti-targets.csv"),
+		"--pairs", dti("dti-pairs.txt"), "--kernel", "gaussian", "--gamma", "0.015625", "--col-gamma", "0.05", "--standardize", "--quiet"}, extra...)
+}
+
+func decodePairFit(t *testing.T, stdout string) pairFitOutput {
+	t.Helper()
+	var out pairFitOutput
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("%v: %q", err, stdout)
+	}
+	return out
+}
+
+// readLines reads one float per line.
+func readFloats(t *testing.T, path string) []float64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []float64
+	for _, l := range strings.Fields(string(b)) {
+		v, err := strconv.ParseFloat(l, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// The CLI's CV value is the library's, and the four settings order as the
+// data were made: A (known drug and target) ≥ B, C ≥ D (both new).
+func TestPairwiseFitSettings(t *testing.T) {
+	drugs, _ := dataset.ReadFile(dti("dti-drugs.csv"), "csv", dataset.CSVOptions{}, dataset.SVMLightOptions{})
+	targets, _ := dataset.ReadFile(dti("dti-targets.csv"), "csv", dataset.CSVOptions{}, dataset.SVMLightOptions{})
+	fh, _ := os.Open(dti("dti-pairs.txt"))
+	pf, err := dataset.ReadPairs(fh, "p", dataset.PairsOptions{Rows: 60, Cols: 40})
+	fh.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := pairwise.NewSide(drugs.X, kernel.Gaussian{Gamma: 0.015625}, true)
+	cs, _ := pairwise.NewSide(targets.X, kernel.Gaussian{Gamma: 0.05}, true)
+	k, err := pairwise.FitKron(rs, cs, toPairs(pf), pf.Labels, pairwise.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := pairwise.FitTwoStep(rs, cs, toPairs(pf), pf.Labels, pairwise.Options{})
+	ci, _ := pairwise.MeasureByName("cindex")
+	grid := []float64{0.0625, 0.25, 1, 4}
+	values := map[string]float64{}
+	for _, learner := range []string{"kronrls", "twostep"} {
+		for _, cvs := range []string{"pairs", "rows", "cols", "both", "rows:4", "both:3"} {
+			args := dtiArgs(learner, "--lambda-grid", "0.0625,0.25,1,4", "--cv", cvs, "--measure", "cindex")
+			if learner == "twostep" {
+				args = append(args, "--col-lambda-grid", "0.25,1")
+			}
+			stdout, stderr, err := run(t, "", args...)
+			if err != nil {
+				t.Fatalf("%s %s: %v %s", learner, cvs, err, stderr)
+			}
+			out := decodePairFit(t, stdout)
+			if out.Rows != 60 || out.Cols != 40 || out.Pairs != 2400 || !out.Complete || out.CV == nil || out.Form != "eigen" {
+				t.Fatalf("%s %s: %+v", learner, cvs, out)
+			}
+			if learner == "twostep" && (out.ColLambda == 0 || len(out.CV.Curve) != 8) {
+				t.Errorf("twostep: col_lambda %v, %d curve points", out.ColLambda, len(out.CV.Curve))
+			}
+			values[learner+" "+cvs] = out.CV.Best.Value
+			// the library gives the same value (the k-fold draws are the CLI's: compare leave-one-out only)
+			if strings.Contains(cvs, ":") {
+				continue
+			}
+			d := pairwise.Design{Setting: pairwise.Setting(cvs)}
+			var res *pairwise.Result
+			if learner == "kronrls" {
+				res, err = pairwise.SelectKron(k, d, grid, ci)
+			} else {
+				res, err = pairwise.SelectTwoStep(ts, d, grid, []float64{0.25, 1}, ci)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(res.Best.Value-out.CV.Best.Value) > 1e-12 || res.Best.Lambda != out.Lambda {
+				t.Errorf("%s %s: CLI %v at %v, library %v at %v", learner, cvs, out.CV.Best.Value, out.Lambda, res.Best.Value, res.Best.Lambda)
+			}
+			if want := map[string]string{"pairs": "A (pairs)", "rows": "B (rows)", "cols": "C (cols)", "both": "D (both)"}[cvs]; out.Setting != want {
+				t.Errorf("setting %q, want %q", out.Setting, want)
+			}
+		}
+		a, b, c, d := values[learner+" pairs"], values[learner+" rows"], values[learner+" cols"], values[learner+" both"]
+		if !(a > b && a > c && b > d && c > d) {
+			t.Errorf("%s: settings A %.3f B %.3f C %.3f D %.3f do not order A > B, C > D", learner, a, b, c, d)
+		}
+	}
+}
+
+// fit --model then predict: training pairs, new drugs, and the library's model agree.
+func TestPairwisePredict(t *testing.T) {
+	dir := t.TempDir()
+	mpath := filepath.Join(dir, "m.json")
+	cvpath := filepath.Join(dir, "cv.tsv")
+	if _, stderr, err := run(t, "", dtiArgs("kronrls", "--lambda", "0.125", "--cv", "rows", "--model", mpath, "--cv-predictions", cvpath)...); err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	drugs, _ := dataset.ReadFile(dti("dti-drugs.csv"), "csv", dataset.CSVOptions{}, dataset.SVMLightOptions{})
+	targets, _ := dataset.ReadFile(dti("dti-targets.csv"), "csv", dataset.CSVOptions{}, dataset.SVMLightOptions{})
+	newDrugs, _ := dataset.ReadFile(dti("dti-drugs-new.csv"), "csv", dataset.CSVOptions{}, dataset.SVMLightOptions{})
+	fh, _ := os.Open(dti("dti-pairs.txt"))
+	pf, _ := dataset.ReadPairs(fh, "p", dataset.PairsOptions{Rows: 60, Cols: 40})
+	fh.Close()
+	rs, _ := pairwise.NewSide(drugs.X, kernel.Gaussian{Gamma: 0.015625}, true)
+	cs, _ := pairwise.NewSide(targets.X, kernel.Gaussian{Gamma: 0.05}, true)
+	k, _ := pairwise.FitKron(rs, cs, toPairs(pf), pf.Labels, pairwise.Options{})
+	s, _ := k.Solve(0.125)
+
+	// training pairs: the fitted values
+	out := filepath.Join(dir, "p.txt")
+	stdout, stderr, err := run(t, "", "predict", "--model", mpath, "--pairs", dti("dti-pairs.txt"), "--out", out, "--measure", "mse")
+	if err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	if !strings.Contains(stdout, `"measure":"mse"`) {
+		t.Errorf("no measure: %q", stdout)
+	}
+	fitted := s.Fitted()
+	got := readFloats(t, out)
+	for i := range got {
+		if w := fitted.At(pf.Rows[i], pf.Cols[i]); math.Abs(got[i]-w) > 1e-9*(1+math.Abs(w)) {
+			t.Fatalf("pair %d: predict %v, fitted %v", i, got[i], w)
+		}
+	}
+	// new drugs
+	stdout, stderr, err = run(t, "", "predict", "--model", mpath, "--rows", dti("dti-drugs-new.csv"), "--pairs", dti("dti-pairs-new.txt"))
+	if err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	fh, _ = os.Open(dti("dti-pairs-new.txt"))
+	np, _ := dataset.ReadPairs(fh, "p", dataset.PairsOptions{Rows: 12, Cols: 40, Unlabelled: true})
+	fh.Close()
+	want, err := s.PairModel().Predict(newDrugs.X, nil, np.Rows, np.Cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(stdout)
+	if len(lines) != len(want) {
+		t.Fatalf("%d predictions, want %d", len(lines), len(want))
+	}
+	for i, l := range lines {
+		v, _ := strconv.ParseFloat(l, 64)
+		if math.Abs(v-want[i]) > 1e-12*(1+math.Abs(want[i])) {
+			t.Fatalf("new pair %d: %v, library %v", i, v, want[i])
+		}
+	}
+	// the CV predictions file: one line per pair, "row col prediction", setting B of the library
+	b, _ := os.ReadFile(cvpath)
+	ho, _ := s.HoldOutRows(nil)
+	cvl := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(cvl) != 2400 {
+		t.Fatalf("%d CV lines", len(cvl))
+	}
+	for i, l := range cvl {
+		f := strings.Fields(l)
+		v, _ := strconv.ParseFloat(f[2], 64)
+		if f[0] != strconv.Itoa(pf.Rows[i]) || f[1] != strconv.Itoa(pf.Cols[i]) || math.Abs(v-ho.At(pf.Rows[i], pf.Cols[i])) > 1e-12*(1+math.Abs(v)) {
+			t.Fatalf("CV line %d: %q", i, l)
+		}
+	}
+}
+
+// Incomplete data trains by conjugate gradients; --solver cg on complete data
+// agrees with the closed form.
+func TestPairwiseCG(t *testing.T) {
+	dir := t.TempDir()
+	m1, m2 := filepath.Join(dir, "cg.json"), filepath.Join(dir, "direct.json")
+	stdout, stderr, err := run(t, "", dtiArgs("kronrls", "--lambda", "0.5", "--cv", "none", "--solver", "cg", "--model", m1)...)
+	if err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	out := decodePairFit(t, stdout)
+	if out.Form != "cg" || out.CG == nil || !out.CG.Converged || out.CG.Residual > 1e-10 {
+		t.Fatalf("cg: %+v %+v", out, out.CG)
+	}
+	if _, stderr, err := run(t, "", dtiArgs("kronrls", "--lambda", "0.5", "--cv", "none", "--model", m2)...); err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	p1, _, err1 := run(t, "", "predict", "--model", m1, "--rows", dti("dti-drugs-new.csv"), "--pairs", dti("dti-pairs-new.txt"))
+	p2, _, err2 := run(t, "", "predict", "--model", m2, "--rows", dti("dti-drugs-new.csv"), "--pairs", dti("dti-pairs-new.txt"))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	a, b := strings.Fields(p1), strings.Fields(p2)
+	num, den := 0.0, 0.0
+	for i := range a {
+		x, _ := strconv.ParseFloat(a[i], 64)
+		y, _ := strconv.ParseFloat(b[i], 64)
+		num += (x - y) * (x - y)
+		den += y * y
+	}
+	if r := math.Sqrt(num / den); r > 1e-8 {
+		t.Errorf("new-drug predictions: CG and closed form differ by %.3g relative", r)
+	}
+	// incomplete data with early stopping
+	stdout, stderr, err = run(t, "", "fit", "--learner", "kronrls", "--rows", dti("dti-drugs.csv"), "--cols", dti("dti-targets.csv"),
+		"--pairs", dti("dti-pairs-train.txt"), "--validation-pairs", dti("dti-pairs-val.txt"), "--kernel", "gaussian", "--gamma", "0.015625",
+		"--col-gamma", "0.05", "--standardize", "--lambda", "0.01", "--quiet")
+	if err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	out = decodePairFit(t, stdout)
+	if out.Complete || out.CG == nil || out.CG.ValidationMSE == nil || out.CG.BestIteration < 1 || out.Pairs != 1685 {
+		t.Errorf("incomplete: %+v %+v", out, out.CG)
+	}
+}
+
+// A homogeneous network: --cols same, leave-vertex-out, new vertices.
+func TestPairwiseHomogeneous(t *testing.T) {
+	dir := t.TempDir()
+	var objs, pairs strings.Builder
+	objs.WriteString("a,b\n")
+	x := make([][2]float64, 14)
+	for i := range x {
+		x[i] = [2]float64{math.Sin(float64(i)), math.Cos(float64(3 * i))}
+		fmt.Fprintf(&objs, "%g,%g\n", x[i][0], x[i][1])
+	}
+	for u := 0; u < 12; u++ {
+		for v := u; v < 12; v++ {
+			fmt.Fprintf(&pairs, "%d %d %g\n", u, v, x[u][0]*x[v][0]+x[u][1]+x[v][1])
+		}
+	}
+	op := filepath.Join(dir, "v.csv")
+	os.WriteFile(op, []byte(objs.String()), 0o644)
+	train := filepath.Join(dir, "train.csv")
+	os.WriteFile(train, []byte(strings.Join(strings.SplitAfter(objs.String(), "\n")[:13], "")), 0o644)
+	pp := filepath.Join(dir, "p.txt")
+	os.WriteFile(pp, []byte(pairs.String()), 0o644)
+	mp := filepath.Join(dir, "m.json")
+	for _, cvs := range []string{"pairs", "vertices", "vertices:3"} {
+		stdout, stderr, err := run(t, "", "fit", "--learner", "kronrls", "--rows", train, "--cols", "same", "--pairs", pp,
+			"--kernel", "gaussian", "--lambda-grid", "0.01,0.1,1", "--cv", cvs, "--model", mp, "--quiet")
+		if err != nil {
+			t.Fatalf("%s: %v %s", cvs, err, stderr)
+		}
+		out := decodePairFit(t, stdout)
+		if out.Symmetry != "symmetric" || !out.Complete || out.Rows != 12 || out.ColKernel != nil {
+			t.Errorf("%s: %+v", cvs, out)
+		}
+	}
+	// predict pairs of new vertices (rows 12, 13 of v.csv) with the symmetric model: f(u,v) = f(v,u)
+	pnew := filepath.Join(dir, "new.txt")
+	os.WriteFile(pnew, []byte("12 3\n3 12\n13 12\n12 13\n"), 0o644)
+	stdout, stderr, err := run(t, "", "predict", "--model", mp, "--rows", op, "--pairs", pnew)
+	if err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	v := strings.Fields(stdout)
+	if len(v) != 4 || v[0] != v[1] || v[2] != v[3] {
+		t.Errorf("symmetric predictions %v", v)
+	}
+	if _, _, err := run(t, "", "fit", "--learner", "twostep", "--rows", train, "--cols", "same", "--pairs", pp, "--symmetry", "antisymmetric",
+		"--lambda", "1", "--col-lambda", "1", "--cv", "none"); err == nil || !strings.Contains(err.Error(), "f(u, u) = 0") {
+		t.Errorf("antisymmetric with diagonal labels: %v", err)
+	}
+}
+
+func TestPairwiseCLIErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rowsF := write("r.csv", "a,b\n1,2\n3,4\n5,6\n")
+	colsF := write("c.csv", "x\n1\n2\n")
+	full := write("full.txt", "0 0 1\n0 1 2\n1 0 3\n1 1 4\n2 0 5\n2 1 6\n")
+	kernelF := write("k.csv", "a,b,c\n1,0,0\n0,1,0\n")
+	base := func(pairs string, extra ...string) []string {
+		return append([]string{"fit", "--learner", "kronrls", "--rows", rowsF, "--cols", colsF, "--pairs", pairs, "--lambda", "1"}, extra...)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"duplicate pair", base(write("dup.txt", "0 0 1\n1 1 2\n0 0 3\n")), "dup.txt:3: column 1 (token \"0\"): pair (0, 0) already on line 1"},
+		{"row out of range", base(write("oor.txt", "0 0 1\n3 1 2\n")), "oor.txt:2: column 1 (token \"3\"): index 3 outside [0,3)"},
+		{"col out of range", base(write("ooc.txt", "0 2 1\n")), "ooc.txt:1: column 2"},
+		{"non-numeric label", base(write("nan.txt", "0 0 1\n0 1 strong\n")), "nan.txt:2: column 3 (token \"strong\")"},
+		{"missing label", base(write("two.txt", "0 0\n")), "two.txt:1: column 2"},
+		{"missing rows file", []string{"fit", "--learner", "kronrls", "--rows", filepath.Join(dir, "nope.csv"), "--cols", colsF, "--pairs", full}, "--rows " + filepath.Join(dir, "nope.csv") + ": stat " + filepath.Join(dir, "nope.csv") + ": no such file"},
+		{"missing cols file", []string{"fit", "--learner", "kronrls", "--rows", rowsF, "--cols", filepath.Join(dir, "nope.csv"), "--pairs", full}, "--cols " + filepath.Join(dir, "nope.csv")},
+		{"missing pairs file", base(filepath.Join(dir, "nope.txt")), "--pairs " + filepath.Join(dir, "nope.txt")},
+		{"cv rows on incomplete data", base(write("part.txt", "0 0 1\n1 1 2\n"), "--cv", "rows"), "--cv rows needs complete data"},
+		{"cv default on incomplete data", base(write("part2.txt", "0 0 1\n1 1 2\n"), "--cv", "both:2"), "--cv both:2 needs complete data"},
+		{"grid on incomplete data", []string{"fit", "--learner", "kronrls", "--rows", rowsF, "--cols", colsF, "--pairs", write("part3.txt", "0 0 1\n"), "--lambda-grid", "1,2"}, "fits one model: give one --lambda"},
+		{"col-lambda with kronrls", base(full, "--col-lambda", "2"), "--col-lambda applies to --learner twostep"},
+		{"col-lambda-grid with kronrls", base(full, "--col-lambda-grid", "1,2"), "--col-lambda-grid applies to --learner twostep"},
+		{"data with kronrls", base(full, "--data", rowsF), "reads --rows, --cols and --pairs, not --data"},
+		{"no pairs", []string{"fit", "--learner", "kronrls", "--rows", rowsF, "--cols", colsF}, "--pairs FILE is required"},
+		{"no cols", []string{"fit", "--learner", "twostep", "--rows", rowsF, "--pairs", full}, "--cols FILE is required"},
+		{"rows with rls", []string{"fit", "--data", rowsF, "--rows", rowsF}, "--rows applies to --learner kronrls and twostep"},
+		{"vertices heterogeneous", base(full, "--cv", "vertices"), "--cv vertices is leave-vertex-out for homogeneous networks"},
+		{"rows on homogeneous", []string{"fit", "--learner", "kronrls", "--rows", rowsF, "--cols", "same", "--pairs", full, "--cv", "rows"}, "cross-validated by pairs or vertices"},
+		{"folds with pairs", base(full, "--cv", "pairs", "--folds", full), "--folds and --col-folds go with --cv rows"},
+		{"col-folds with rows", base(full, "--cv", "rows", "--col-folds", full), "--col-folds goes with --cv cols or both"},
+		{"twostep incomplete", []string{"fit", "--learner", "twostep", "--rows", rowsF, "--cols", colsF, "--pairs", write("p4.txt", "0 0 1\n"), "--lambda", "1", "--col-lambda", "1"}, "--learner twostep needs complete data"},
+		{"precomputed not square", []string{"fit", "--learner", "kronrls", "--rows", kernelF, "--cols", kernelF, "--pairs", full, "--kernel", "precomputed"}, "must be square"},
+		{"symmetry heterogeneous", base(full, "--symmetry", "antisymmetric"), "--symmetry applies to homogeneous networks"},
+		{"bad cv", base(full, "--cv", "kfold:5"), "--cv \"kfold:5\": want pairs, rows, cols, both"},
+		{"pairs with K", base(full, "--cv", "pairs:5"), "setting pairs leaves each pair out alone"},
+		{"K too large", base(full, "--cv", "rows:5"), "--folds: 5 folds of 3 objects"},
+		{"measure", base(full, "--measure", "nope"), "--measure"},
+		{"solver cg twostep", []string{"fit", "--learner", "twostep", "--rows", rowsF, "--cols", colsF, "--pairs", full, "--solver", "cg"}, "--solver cg trains --learner kronrls"},
+		{"patience alone", base(full, "--patience", "3"), "--patience goes with --validation-pairs"},
+		{"cv-predictions without cv", base(full, "--cv", "none", "--cv-predictions", filepath.Join(dir, "x")), "--cv-predictions needs cross-validation"},
+	} {
+		_, stderr, err := run(t, "", tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v (stderr %q), want it to contain %q", tc.name, err, stderr, tc.want)
+		}
+	}
+	// predict errors
+	mp := filepath.Join(dir, "m.json")
+	if _, stderr, err := run(t, "", base(full, "--model", mp)...); err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"pairwise model with --data", []string{"predict", "--model", mp, "--data", rowsF}, "a pairwise model"},
+		{"pairs out of range", []string{"predict", "--model", mp, "--pairs", write("q.txt", "0 0\n5 0\n")}, "q.txt:2: column 1"},
+		{"new rows of another width", []string{"predict", "--model", mp, "--rows", colsF, "--pairs", write("q2.txt", "0 0\n")}, "feature"},
+		{"measure without labels", []string{"predict", "--model", mp, "--pairs", write("q3.txt", "0 0\n"), "--measure", "mse"}, "has no labels"},
+		{"rows without pairs", []string{"predict", "--model", mp, "--rows", rowsF}, "--rows and --cols go with --pairs FILE"},
+		{"row model with --pairs", []string{"predict", "--model", writeRowModel(t, dir), "--pairs", write("q4.txt", "0 0\n")}, "a model of rows, not of pairs"},
+	} {
+		_, _, err := run(t, "", tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to contain %q", tc.name, err, tc.want)
+		}
+	}
+	// a precomputed-kernel model needs the kernel rows of the objects to predict
+	km := write("km.csv", "a,b,c\n2,1,0\n1,2,1\n0,1,2\n")
+	gm := write("gm.csv", "x,y\n1,0.5\n0.5,1\n")
+	pm := filepath.Join(dir, "pre.json")
+	if _, stderr, err := run(t, "", "fit", "--learner", "kronrls", "--rows", km, "--cols", gm, "--pairs", full, "--kernel", "precomputed", "--lambda", "1", "--model", pm); err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	if _, _, err := run(t, "", "predict", "--model", pm, "--pairs", write("q5.txt", "0 0\n")); err == nil || !strings.Contains(err.Error(), "precomputed") {
+		t.Errorf("precomputed without --rows: %v", err)
+	}
+	if stdout, _, err := run(t, "", "predict", "--model", pm, "--rows", km, "--cols", gm, "--pairs", write("q6.txt", "0 0\n2 1\n")); err != nil || len(strings.Fields(stdout)) != 2 {
+		t.Errorf("precomputed with its kernel rows: %q %v", stdout, err)
+	}
+}
+
+// writeRowModel saves a model of rows (rls) for the error test.
+func writeRowModel(t *testing.T, dir string) string {
+	t.Helper()
+	data := writeCSV(t, dir, 10, 1)
+	mp := filepath.Join(dir, "rows.json")
+	if _, stderr, err := run(t, "", "fit", "--data", data, "--label", "y", "--lambda", "1", "--cv", "none", "--model", mp); err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	return mp
+}
