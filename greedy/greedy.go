@@ -35,8 +35,9 @@
 //
 // After feature b is chosen, w = u_b/√c_b and A ← A − w wᵀ: every candidate's
 // image changes by u_i ← u_i − w·(wᵀv_i), O(m) per candidate (Pahikkala,
-// Airola & Salakoski 2010; the hold-out form is that of RLScore's
-// GreedyNFoldRLS).
+// Airola & Salakoski 2010, for leave-one-out; the hold-out form is derived
+// the same way, with the fold images g_i updated by Sherman–Morrison on each
+// block A_HH).
 //
 // # Two ways to keep the images
 //
@@ -45,8 +46,10 @@
 // linear in every size — at the price of one (two for folds) extra copy of the
 // data per λ.
 //
-// Lean (the space-efficient form of Pahikkala et al. 2012) keeps only the
-// directions W (s×m, A = I − WᵀW) and the products Z = X·Wᵀ (d×s, one pass
+// Lean (in the spirit of the space-efficient form of Pahikkala, Okser, Airola,
+// Salakoski & Aittokallio 2012: nothing of the size of the data besides the
+// data) keeps only the
+// directions W (s×m, A = I − WᵀW) and the products Z = XᵀWᵀ (d×s, one pass
 // over the data per step, O(nnz) for CSR data) and recomputes the images of
 // each block of candidates by one matrix product, u_i = v_i − Wᵀz_i: O(m·d·s)
 // per step through gemm, with O(m·(s + t + block)) + O(d·s) working memory
