@@ -14,6 +14,34 @@
 // and optionally a permutation test. NewScheme builds a scheme from a spec
 // such as "loo", "kfold:10", "lgo" or "lpo"; RandomBasisPerFold retrains sparse
 // models per fold when the basis itself must depend on the fold.
+//
+// # Searching γ and λ by leave-one-out, then predicting
+//
+//	specs := []kernel.Spec{{Name: "gaussian", Gamma: 0.01}, {Name: "gaussian", Gamma: 0.1}}
+//	mse, _ := measure.ByName("mse")
+//	res, err := selection.Search(selection.Problem{
+//		X: x, Standardize: true,
+//		Method: func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
+//			return rls.Fit(x, y, rls.Options{Kernel: k}) // any learner of package learn's contract
+//		},
+//	}, selection.Settings{Kernels: specs, Lambdas: selection.DefaultGrid(), Measure: mse,
+//		Scheme: selection.Scheme{Kind: selection.LOO, Name: "loo"}})
+//	// res.Kernel, res.Lambda, res.Value: the chosen point; res.Curves: every CV curve;
+//	// res.OnEdge: parameters chosen at an end of their grid (widen it)
+//	f, err := res.Predictor.Predict(xNew) // scales xNew itself
+//
+// Other schemes come from NewScheme("kfold:10", SchemeOptions{Rows: m, Seed: 1}),
+// "lgo"/"lqo" with Groups, "lpo" (a pairwise measure: auc, cindex).
+//
+// # Ties and numerical honesty
+//
+// For ordinal measures (auc, cindex, disagreement, spearman) CV predictions that
+// differ by less than their forward error are ties: the learner's
+// learn.Perturber twin, solved on labels times a constant and a factor
+// perturbed within rounding, measures that error at every λ. A kernel that
+// carries no information therefore scores the tie value, as retraining would,
+// and Point.Indistinguishable says so. A non-finite CV prediction is an error
+// (ErrNonFinite), never a row dropped from the score.
 package selection
 
 import (
