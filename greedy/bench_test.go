@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // benchData draws m rows of d N(0,1) features and a label that depends on 10
@@ -112,4 +113,48 @@ func BenchmarkWide(b *testing.B) {
 	x, y := benchData(2000, 200000)
 	b.ResetTimer()
 	benchSelect(b, x, y, Options{Lambdas: []float64{1}, Bias: 1, K: 20})
+}
+
+// Sparse data: m = 2000, d = 20,000, 1 % of the entries non-zero, K = 20. The
+// products with X cost O(nnz) per direction; the criterion of every candidate
+// stays O(m·t), dense.
+//
+//	go test -tags openblas -run xxx -bench 'Sparse' -benchtime 3x ./greedy
+func BenchmarkSparse(b *testing.B) {
+	const m, d = 2000, 20000
+	rng := rand.New(rand.NewPCG(7, 7))
+	indptr := []int{0}
+	var idx []int
+	var val []float64
+	y := mat.NewDense(m, 1, nil)
+	for i := 0; i < m; i++ {
+		v := rng.NormFloat64()
+		for j := 0; j < d; j++ {
+			if rng.Float64() < 0.01 {
+				x := rng.NormFloat64()
+				idx, val = append(idx, j), append(val, x)
+				if j%2000 == 0 {
+					v += 3 * x
+				}
+			}
+		}
+		indptr = append(indptr, len(idx))
+		y.Set(i, 0, v)
+	}
+	x, err := matrix.NewCSR(m, d, indptr, idx, val)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mem := range []struct {
+		name string
+		m    Memory
+	}{{"cache", Cache}, {"lean", Lean}} {
+		b.Run(mem.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Select(x, y, Options{Lambdas: []float64{1}, Bias: 1, K: 20, Memory: mem.m}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

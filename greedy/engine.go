@@ -220,11 +220,17 @@ func rowOrder(m int, folds [][]int) (perm, bounds []int) {
 }
 
 func (e *engine) newScratch() *scratch {
-	return &scratch{
-		xb: mat.NewDense(e.block, e.m, nil), ub: mat.NewDense(e.block, e.m, nil), gb: mat.NewDense(e.block, e.m, nil),
+	sc := &scratch{
 		ep: make([]float64, e.m*e.t), p: mat.NewDense(e.ncov, e.t, nil), col: make([]float64, e.ncov),
 		r: make([]float64, e.t), qv: make([]float64, e.t), idx: make([]int, e.ncov),
 	}
+	if !e.cached { // the lean form's blocks; the cached form reads its caches
+		sc.xb, sc.ub = mat.NewDense(e.block, e.m, nil), mat.NewDense(e.block, e.m, nil)
+		if e.bounds != nil {
+			sc.gb = mat.NewDense(e.block, e.m, nil)
+		}
+	}
+	return sc
 }
 
 // newPath is the state before any feature: A = I, R = Y.
