@@ -3,7 +3,6 @@ package greedy
 import (
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/matrix"
 )
 
@@ -120,36 +119,6 @@ func (c *columns) col(j int, dst []float64) {
 	for i := 0; i < c.m; i++ {
 		dst[c.pos[i]] = c.dense.At(i, j)
 	}
-}
-
-// mulT computes dst = Xᵀ·W for the L vectors W (L×m, rows in engine order):
-// dst is d×L, dst[i][l] = v_iᵀw_l. One pass over the data for all of them:
-// O(m·d·L) dense (gemm), O(nnz·L) sparse.
-func (c *columns) mulT(w *mat.Dense, dst *mat.Dense) {
-	l, _ := w.Dims()
-	if c.sparse() {
-		wr := w.RawMatrix()
-		for j := 0; j < c.d; j++ {
-			out := dst.RawRowView(j)
-			clear(out)
-			for k := c.ptr[j]; k < c.ptr[j+1]; k++ {
-				r, v := c.idx[k], c.val[k]
-				for q := 0; q < l; q++ {
-					out[q] += v * wr.Data[q*wr.Stride+r]
-				}
-			}
-		}
-		return
-	}
-	// W in data row order, then dst = Xᵀ Wdᵀ.
-	wd := mat.NewDense(c.m, l, nil)
-	for q := 0; q < l; q++ {
-		row := w.RawRowView(q)
-		for r, i := range c.perm {
-			wd.Set(i, q, row[r])
-		}
-	}
-	linalg.Gemm(true, false, 1, c.dense, wd, 0, dst)
 }
 
 // sub returns the columns idx of X (data row order) as a dense m×len(idx)

@@ -64,7 +64,8 @@ type path struct {
 	beta, dprime *mat.Dense
 
 	// lean form
-	z *mat.Dense // d×(K+1): z_i = W·v_i
+	z     *mat.Dense // d×(K+1): z_i = W·v_i
+	zDone int        // the columns of z computed for every candidate
 
 	// conditioning: the Gram matrix of the selected columns (bias included)
 	selT *mat.Dense // (K+1)×m
@@ -271,7 +272,7 @@ func (e *engine) addBias() {
 		dirs[l] = direction{v: v, u: v, g: v, c: p.lambda + e.bias*float64(e.m), r: e.uty(v, make([]float64, e.t))}
 		e.addDirection(p, dirs[l])
 	}
-	e.updateImages(dirs, nil)
+	e.updateImages(dirs)
 }
 
 // uty returns r = uᵀY (engine order). O(m·t).
@@ -325,7 +326,6 @@ func (e *engine) run() error {
 			return err
 		}
 		dirs := make([]direction, len(e.paths))
-		chosen := make([]int, len(e.paths))
 		for l, p := range e.paths {
 			if cands[l].i < 0 {
 				return fmt.Errorf("%w: λ = %g, step %d: measure %s is undefined on the CV predictions of every candidate", ErrCriterion, p.lambda, step, e.meas.Name)
@@ -334,12 +334,11 @@ func (e *engine) run() error {
 			if err != nil {
 				return err
 			}
-			chosen[l] = cands[l].i
 		}
 		for l, p := range e.paths {
 			e.addDirection(p, dirs[l])
 		}
-		e.updateImages(dirs, chosen)
+		e.updateImages(dirs)
 		if e.progress != nil {
 			e.progress("greedy selection", step, e.k)
 		}
@@ -377,7 +376,7 @@ func (e *engine) evaluate(step int) ([]cand, error) {
 			values[l] = make([]float64, e.d)
 		}
 	}
-	linalg.SerialBLAS(func() {
+	{
 		var wg sync.WaitGroup
 		for w, sc := range e.scratch {
 			bests[w] = make([]cand, len(e.paths))
@@ -411,9 +410,12 @@ func (e *engine) evaluate(step int) ([]cand, error) {
 			}()
 		}
 		wg.Wait()
-	})
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	for _, p := range e.paths {
+		p.zDone = p.s
 	}
 	out := make([]cand, len(e.paths))
 	for l := range out {
@@ -503,12 +505,23 @@ func (e *engine) kappa(p *path, i int) float64 {
 }
 
 // images computes, in the lean form, the images u_i = v_i − Wᵀz_i of the
-// candidates i0…i1-1 (whose columns are in sc.xb), O(m·s) per candidate by
-// gemm, and for folds g_i by replay, O(m·s) per candidate.
+// candidates i0…i1-1 (whose columns are in e.source(sc)), O(m·s) per
+// candidate by gemm, and for folds g_i by replay, O(m·s) per candidate. The
+// products z_i with the directions added since the last pass are formed
+// first, O(m) each.
 func (e *engine) images(p *path, i0, i1 int, sc *scratch) (ub, gb *mat.Dense) {
 	nb := i1 - i0
+	// the new directions' products z_ij = w_jᵀv_i, fused into this pass
+	// over the data
+	src := e.source(sc)
+	for b := 0; b < nb; b++ {
+		z, v := p.z.RawRowView(i0+b), src.RawRowView(b)
+		for j := p.zDone; j < p.s; j++ {
+			z[j] = floats.Dot(v, p.w.RawRowView(j))
+		}
+	}
 	ub = sc.ub.Slice(0, nb, 0, e.m).(*mat.Dense)
-	if e.source(sc) != sc.ub {
+	if src != sc.ub {
 		ub.Copy(sc.xb.Slice(0, nb, 0, e.m))
 	}
 	if p.s > 0 {
@@ -773,26 +786,16 @@ func (p *path) addGram(v []float64) {
 	}
 }
 
-// updateImages brings the candidates' images up to date after each path
-// gained the direction w = u/√c (its last row of W). Cached: α_i = v_bᵀu_i/√c,
+// updateImages brings the cached images up to date after each path gained
+// the direction w = u/√c (its last row of W): α_i = v_bᵀu_i/√c,
 // u_i ← u_i − α_i w, and for folds g_i by Sherman–Morrison per fold, O(m)
-// per candidate. Lean: z_i gains wᵀv_i — one product with X for all paths.
-func (e *engine) updateImages(dirs []direction, chosen []int) {
+// per candidate. The lean form has nothing to do here: its products
+// z_i = W·v_i gain the new direction during the next evaluation's pass over
+// the data (see images).
+func (e *engine) updateImages(dirs []direction) {
 	if e.cached {
 		for l, p := range e.paths {
 			e.updateCache(p, dirs[l])
-		}
-		return
-	}
-	wn := mat.NewDense(len(e.paths), e.m, nil)
-	for l, p := range e.paths {
-		wn.SetRow(l, p.w.RawRowView(p.s-1))
-	}
-	zn := mat.NewDense(e.d, len(e.paths), nil)
-	e.cols.mulT(wn, zn)
-	for l, p := range e.paths {
-		for i := 0; i < e.d; i++ {
-			p.z.Set(i, p.s-1, zn.At(i, l))
 		}
 	}
 }

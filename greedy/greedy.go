@@ -49,10 +49,11 @@
 // Lean (in the spirit of the space-efficient form of Pahikkala, Okser, Airola,
 // Salakoski & Aittokallio 2012: nothing of the size of the data besides the
 // data) keeps only the
-// directions W (s×m, A = I − WᵀW) and the products Z = XᵀWᵀ (d×s, one pass
-// over the data per step, O(nnz) for CSR data) and recomputes the images of
-// each block of candidates by one matrix product, u_i = v_i − Wᵀz_i: O(m·d·s)
-// per step through gemm, with O(m·(s + t + block)) + O(d·s) working memory
+// directions W (s×m, A = I − WᵀW) and the products Z = XᵀWᵀ (d×s, row i
+// z_i = W·v_i) and recomputes the images of each block of candidates by one
+// matrix product, u_i = v_i − Wᵀz_i, in one pass over the data per step
+// that also adds the newest direction's column to Z: O(m·d·s) per step
+// through gemm, with O(m·(s + t + block)) + O(d·s) working memory
 // and no m×m or d×d matrix. For folds it also keeps, per direction, the
 // vector β = blockdiag((A_HH)⁻¹)·w, and replays the cached form's updates to
 // get g_i, O(m·s) per candidate — never forming (A_HH)⁻¹, which would lose
@@ -61,8 +62,8 @@
 //
 // Auto caches when the caches fit in DefaultCacheBytes. Either way every
 // candidate's CV predictions are dense m-vectors, so a step costs at least
-// O(m·d·t), sparse data or not; what sparse data saves is the products with
-// X (O(nnz) per direction) and the memory for X itself.
+// O(m·d·t), sparse data or not; what sparse data saves is the memory for X
+// itself (O(nnz); the lean form densifies one block of columns at a time).
 //
 // # Choosing k and λ
 //
@@ -87,6 +88,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
@@ -231,11 +233,19 @@ type Result struct {
 // product with X per λ; see the package documentation.
 func Select(x mat.Matrix, y *mat.Dense, opt Options) (*Result, error) {
 	start := time.Now()
-	e, xs, err := newEngine(x, y, &opt)
+	var (
+		e   *engine
+		xs  mat.Matrix
+		err error
+	)
+	// The workers parallelize; OpenBLAS threads of its own would only
+	// contend with them for the same cores.
+	linalg.SerialBLAS(func() {
+		if e, xs, err = newEngine(x, y, &opt); err == nil {
+			err = e.run()
+		}
+	})
 	if err != nil {
-		return nil, err
-	}
-	if err := e.run(); err != nil {
 		return nil, err
 	}
 	res := &Result{Paths: make([]Path, len(e.paths)), Best: e.best.path, K: e.best.k, Value: e.best.value,

@@ -275,7 +275,15 @@ func greedyReport(f *fitFlags, d *dataset.Data, out *fitOutput, p *fitPlan, res 
 		rc.Lambdas, rc.Values = append(rc.Lambdas, pt.Lambda), append(rc.Values, pt.Value)
 	}
 	r.Curves = []report.Curve{rc}
+	// the chosen λ's path and, of a long grid, six others spread over it
+	show := func(l int) bool {
+		n := len(res.Paths)
+		return n <= 6 || l == res.Best || (l*5)%(n-1) < 5
+	}
 	for l, path := range res.Paths {
+		if !show(l) {
+			continue
+		}
 		sc := report.StepCurve{}
 		if len(res.Paths) > 1 {
 			sc.Label = fmt.Sprintf("lambda=%g", path.Lambda)
