@@ -26,8 +26,9 @@ type bruteProblem struct {
 	x     *mat.Dense // dense copy of the data
 	y     *mat.Dense
 	bias  float64
-	meas  measure.Measure
-	folds [][]int // nil: leave-one-out
+	meas    measure.Measure
+	folds   [][]int // nil: leave-one-out
+	queries []int   // query ids, for measures that need them
 }
 
 // holdOuts returns the held-out sets: singletons for leave-one-out.
@@ -116,7 +117,13 @@ func (b bruteProblem) criterion(s []int, lambda float64) float64 {
 			pred.SetCol(k, col)
 		}
 	}
-	v, err := b.meas.Score(ys, pred, nil)
+	var qs []int
+	if b.queries != nil {
+		for _, i := range rows {
+			qs = append(qs, b.queries[i])
+		}
+	}
+	v, err := b.meas.Score(ys, pred, qs)
 	if err != nil {
 		return math.NaN()
 	}
@@ -239,7 +246,7 @@ var worstSeen = map[float64]float64{}
 func checkBrute(t *testing.T, x mat.Matrix, bp bruteProblem, k int, mem Memory) {
 	t.Helper()
 	got := map[[2]int][]float64{}
-	opt := Options{Lambdas: oracle.Lambdas, Bias: bp.bias, K: k, Measure: bp.meas, Folds: bp.folds, Memory: mem,
+	opt := Options{Lambdas: oracle.Lambdas, Bias: bp.bias, K: k, Measure: bp.meas, Folds: bp.folds, Queries: bp.queries, Memory: mem,
 		trace: func(path, step int, values []float64) { got[[2]int{path, step}] = slices.Clone(values) }}
 	res, err := Select(x, bp.y, opt)
 	if err != nil {
@@ -337,5 +344,35 @@ func TestBruteForceWide(t *testing.T) {
 	}
 	for _, l := range oracle.Lambdas {
 		t.Logf("λ = %g: largest relative difference from brute force %.2g", l, worstSeen[l])
+	}
+}
+
+// TestBruteForceMeasures: the other measures — spearman, sign accuracy, and
+// disagreement within queries — on folds that reorder the rows (the query
+// ids must follow them).
+func TestBruteForceMeasures(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	const m, d, k = 30, 6, 3
+	folds, err := cv.KFold(m, 4, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := make([]int, m)
+	for i := range queries {
+		queries[i] = rng.IntN(4)
+	}
+	for _, c := range []struct {
+		name  string
+		label oracle.Label
+		q     []int
+	}{{"spearman", oracle.Smooth, nil}, {"accuracy", binaryLabel, nil}, {"disagreement", oracle.Graded, queries}} {
+		x, y := oracle.Data(rng, m, d, 2, false, 0, c.label)
+		for _, fs := range [][][]int{nil, folds} {
+			for _, mem := range []Memory{Cache, Lean} {
+				t.Run(fmt.Sprintf("%s_folds%v_mem%d", c.name, fs != nil, mem), func(t *testing.T) {
+					checkBrute(t, x, bruteProblem{x: denseOf(x), y: y, bias: 1, meas: mustMeasure(t, c.name), folds: fs, queries: c.q}, k, mem)
+				})
+			}
+		}
 	}
 }
