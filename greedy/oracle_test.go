@@ -23,9 +23,9 @@ import (
 
 // bruteProblem is a selection problem with a criterion.
 type bruteProblem struct {
-	x     *mat.Dense // dense copy of the data
-	y     *mat.Dense
-	bias  float64
+	x       *mat.Dense // dense copy of the data
+	y       *mat.Dense
+	bias    float64
 	meas    measure.Measure
 	folds   [][]int // nil: leave-one-out
 	queries []int   // query ids, for measures that need them
