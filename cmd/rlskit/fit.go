@@ -148,7 +148,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		return runPairwise(e, f, p.pairwise, start)
 	}
 	if p.learner.name == greedy.Name {
-		return runGreedy(cmd, e, f, p, start)
+		return runGreedy(e, f, p, start)
 	}
 	// Outputs are checked before any work and committed together after it.
 	var (

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/greedy"
@@ -98,7 +96,7 @@ type outerFoldJSON struct {
 
 // runGreedy is fit --learner greedy: read → greedy.Select (and greedy.Outer)
 // → write. The selection, its criterion and the outer loop are the library's.
-func runGreedy(cmd *cobra.Command, e *env, f *fitFlags, p *fitPlan, start time.Time) error {
+func runGreedy(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 	var (
 		out  fitOutput
 		res  *greedy.Result
