@@ -82,7 +82,8 @@ type CGOptions struct {
 	// iteration; the iterate with the lowest error is returned, and the
 	// iteration stops when Patience iterations in a row brought no improvement.
 	Validation *Validation
-	// Patience defaults to 10.
+	// Patience defaults to 30: conjugate gradients can leave the validation
+	// error flat for tens of iterations before it falls again.
 	Patience int
 	// Progress, when set, is told each iteration and its relative residual.
 	Progress func(iter int, residual float64)
@@ -120,7 +121,7 @@ func (k *KronCG) Solve(lambda float64, opt CGOptions) (*CGResult, error) {
 		opt.MaxIter = 1000
 	}
 	if opt.Patience == 0 {
-		opt.Patience = 10
+		opt.Patience = 30
 	}
 	if !(opt.Tol > 0) || opt.MaxIter < 1 || opt.Patience < 1 {
 		return nil, fmt.Errorf("pairwise: %w: conjugate gradients need a tolerance > 0 and at least one iteration", learnErrShape)

@@ -83,7 +83,7 @@
 //
 // Stock, Pahikkala, Airola, De Baets & Waegeman (2018), A comparative study
 // of pairwise learning methods based on kernel ridge regression, Neural
-// Computation 30(8). Stock, Pahikkala, Airola, Waegeman & De Baets (2016),
+// Computation 30(8). Stock, Pahikkala, Airola, De Baets & Waegeman (2016),
 // Efficient pairwise learning using kernel ridge regression: an exact
 // two-step method, arXiv:1606.04275. Airola & Pahikkala (2018), Fast
 // Kronecker product kernel methods via generalized vec trick, IEEE TNNLS.
@@ -91,5 +91,7 @@
 // Toward more realistic drug–target interaction predictions, Briefings in
 // Bioinformatics. Pahikkala, Airola, Stock, De Baets & Waegeman (2013),
 // Efficient regularized least-squares algorithms for conditional ranking on
-// relational data, Machine Learning.
+// relational data, Machine Learning. Pahikkala, Stock, Airola, Aittokallio,
+// De Baets & Waegeman (2014), A two-step learning approach for solving full
+// and almost full cold start problems in dyadic prediction, ECML PKDD.
 package pairwise

@@ -58,6 +58,10 @@ type KronRLS struct {
 
 	utyOnce sync.Once
 	uty     *mat.Dense // UᵀY, for setting D
+
+	// Progress, when set, is told how many of the folds of the side
+	// LeaveBothOut and LeaveVertexOut eigendecompose are done.
+	Progress func(done, total int)
 }
 
 // FitKron trains Kronecker RLS on the labelled pairs, which must cover every

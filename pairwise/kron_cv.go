@@ -108,10 +108,10 @@ func (k *KronRLS) LeaveBothOut(rowFolds, colFolds [][]int, grid []float64) ([]*m
 		cf = loo(q)
 	}
 	if bothCost(m, q, rf, cf, len(grid)) <= bothCost(q, m, cf, rf, len(grid)) {
-		e := &engine{u: k.u, e: k.er, u2: k.u2, uty: k.utY(), cols: k.cols, m: m, q: q}
+		e := &engine{u: k.u, e: k.er, u2: k.u2, uty: k.utY(), cols: k.cols, m: m, q: q, progress: k.Progress}
 		return e.run(rf, cf, false, grid)
 	}
-	e := &engine{u: k.v, e: k.ec, u2: k.v2, uty: linalg.Mul(true, true, k.v, k.lab.full), cols: k.rows, m: q, q: m}
+	e := &engine{u: k.v, e: k.ec, u2: k.v2, uty: linalg.Mul(true, true, k.v, k.lab.full), cols: k.rows, m: q, q: m, progress: k.Progress}
 	preds, err := e.run(cf, rf, false, grid)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func (k *KronRLS) LeaveVertexOut(folds [][]int, grid []float64) ([]*mat.Dense, e
 	if folds == nil {
 		folds = loo(k.lab.m)
 	}
-	e := &engine{u: k.u, e: k.er, u2: k.u2, uty: k.utY(), cols: k.cols, m: k.lab.m, q: k.lab.q}
+	e := &engine{u: k.u, e: k.er, u2: k.u2, uty: k.utY(), cols: k.cols, m: k.lab.m, q: k.lab.q, progress: k.Progress}
 	return e.run(folds, folds, true, grid)
 }
 
@@ -181,6 +181,8 @@ type engine struct {
 	uty  *mat.Dense // UᵀY, m×q
 	cols *Side
 	m, q int
+	// progress, when set, is told the column folds done.
+	progress func(done, total int)
 }
 
 func (en *engine) run(rowFolds, colFolds [][]int, vertices bool, grid []float64) ([]*mat.Dense, error) {
@@ -193,7 +195,10 @@ func (en *engine) run(rowFolds, colFolds [][]int, vertices bool, grid []float64)
 	for j := range all {
 		all[j] = j
 	}
-	for _, fc := range colFolds {
+	for fi, fc := range colFolds {
+		if en.progress != nil {
+			en.progress(fi, len(colFolds))
+		}
 		tc := complement(fc, q)
 		w, tau, err := en.cols.eigSub(tc)
 		if err != nil {

@@ -132,7 +132,7 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.StringVar(&f.colLambdaGrid, "col-lambda-grid", "", "twostep: grid SPEC of column λ values, searched jointly with --lambda-grid (default 2^-15..2^15)")
 	fl.StringVar(&f.colFolds, "col-folds", "", "kronrls, twostep: file of column folds (--cv cols or both)")
 	fl.StringVar(&f.validationPairs, "validation-pairs", "", "kronrls on incomplete data: labelled pairs scored during conjugate gradients; the best iterate is kept and training stops when --patience iterations bring no improvement")
-	fl.IntVar(&f.patience, "patience", 10, "iterations without improvement on --validation-pairs before stopping")
+	fl.IntVar(&f.patience, "patience", 30, "iterations without improvement on --validation-pairs before stopping")
 	fl.StringVar(&f.symmetry, "symmetry", "", "--cols same: symmetric (default) or antisymmetric Kronecker kernel")
 	return cmd
 }

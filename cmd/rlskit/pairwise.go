@@ -667,6 +667,9 @@ func (p *pairPlan) runComplete(e *env, f *fitFlags, rows, cols *dataset.Data, pa
 				if err != nil {
 					return nil, nil, 0, 0, fmt.Errorf("--pairs %s: %w", f.pairs, err)
 				}
+				if steps == 1 { // with several kernel settings, their count is the progress
+					k.Progress = tenths(prog, "setting "+string(p.setting)+": folds")
+				}
 				t1 := time.Now()
 				train += t1.Sub(t0)
 				lambda := p.grid[0]
@@ -932,4 +935,15 @@ func writeValues(w io.Writer, v []float64) error {
 		lw.printf("%s\n", ftoa(x))
 	}
 	return lw.flush()
+}
+
+// tenths reports a stage's progress at most once per tenth of its total.
+func tenths(prog *progress, stage string) func(done, total int) {
+	last := -1
+	return func(done, total int) {
+		if t := 10 * done / max(total, 1); t != last {
+			last = t
+			prog.step(stage, done, total)
+		}
+	}
 }
