@@ -584,26 +584,32 @@ func (p *pairPlan) runCG(e *env, f *fitFlags, rows, cols *dataset.Data, pairs []
 
 // sides builds the two sides of one kernel setting.
 func (p *pairPlan) sides(f *fitFlags, rows, cols *dataset.Data, rs, cs kernel.Spec) (*pairwise.Side, *pairwise.Side, error) {
-	rk, err := kernel.New(rs)
+	rowSide, err := newSide("--rows "+f.rows, rows, rs, f.standardize)
 	if err != nil {
 		return nil, nil, err
-	}
-	rowSide, err := pairwise.NewSide(rows.X, rk, f.standardize)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--rows %s: %w", f.rows, err)
 	}
 	if p.homogeneous {
 		return rowSide, rowSide, nil
 	}
-	ck, err := kernel.New(cs)
+	colSide, err := newSide("--cols "+f.cols, cols, cs, f.standardize)
 	if err != nil {
 		return nil, nil, err
 	}
-	colSide, err := pairwise.NewSide(cols.X, ck, f.standardize)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--cols %s: %w", f.cols, err)
-	}
 	return rowSide, colSide, nil
+}
+
+// newSide computes one side's kernel matrix (its eigendecomposition is made
+// on first need and shared by every learner and λ using the side).
+func newSide(what string, d *dataset.Data, spec kernel.Spec, standardize bool) (*pairwise.Side, error) {
+	k, err := kernel.New(spec)
+	if err != nil {
+		return nil, err
+	}
+	s, err := pairwise.NewSide(d.X, k, standardize)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return s, nil
 }
 
 // runComplete trains on complete data: per kernel setting one learner (one
@@ -627,7 +633,8 @@ func (p *pairPlan) runComplete(e *env, f *fitFlags, rows, cols *dataset.Data, pa
 			}
 		}
 	}
-	// sides per kernel setting, each eigendecomposed once (lazily) and reused
+	// sides per kernel setting, each eigendecomposed once (lazily) and reused:
+	// the current row setting's, and every column setting's
 	rowSides := map[int]*pairwise.Side{}
 	colSides := map[int]*pairwise.Side{}
 	var train, cvTime time.Duration
@@ -644,20 +651,20 @@ func (p *pairPlan) runComplete(e *env, f *fitFlags, rows, cols *dataset.Data, pa
 			n++
 			t0 := time.Now()
 			rs, cs := rowSides[ri], colSides[ci]
-			if rs == nil || (cs == nil && !p.homogeneous) {
-				r2, c2, err := p.sides(f, rows, cols, rspec, cspec)
-				if err != nil {
+			var err error
+			if rs == nil {
+				if rs, err = newSide("--rows "+f.rows, rows, rspec, f.standardize); err != nil {
 					return nil, nil, 0, 0, err
 				}
-				if rs == nil {
-					rs, rowSides[ri] = r2, r2
-				}
-				if cs == nil {
-					cs, colSides[ci] = c2, c2
-				}
+				rowSides = map[int]*pairwise.Side{ri: rs} // the row setting's side lives while its column settings run
 			}
 			if p.homogeneous {
 				cs = rs
+			} else if cs == nil {
+				if cs, err = newSide("--cols "+f.cols, cols, cspec, f.standardize); err != nil {
+					return nil, nil, 0, 0, err
+				}
+				colSides[ci] = cs
 			}
 			var res *pairwise.Result
 			var sol pairSolution

@@ -390,3 +390,44 @@ func writeRowModel(t *testing.T, dir string) string {
 	}
 	return mp
 }
+
+// svmlight objects (labels ignored) give what the same CSV objects give.
+func TestPairwiseSVMLight(t *testing.T) {
+	dir := t.TempDir()
+	conv := func(csvPath, name string) string {
+		b, err := os.ReadFile(csvPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		for n, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if n == 0 {
+				continue
+			}
+			fmt.Fprintf(&out, "%d", n) // a label, ignored
+			for j, v := range strings.Split(line, ",") {
+				fmt.Fprintf(&out, " %d:%s", j+1, v)
+			}
+			out.WriteByte('\n')
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rs, cs := conv(dti("dti-drugs.csv"), "d.svm"), conv(dti("dti-targets.csv"), "t.svm")
+	args := []string{"fit", "--learner", "twostep", "--pairs", dti("dti-pairs.txt"), "--kernel", "gaussian", "--gamma", "0.0625",
+		"--col-gamma", "0.0625", "--lambda", "0.5", "--col-lambda", "0.25", "--cv", "rows", "--measure", "cindex", "--quiet"}
+	a, stderr, err := run(t, "", append(args, "--rows", dti("dti-drugs.csv"), "--cols", dti("dti-targets.csv"))...)
+	if err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	b, stderr, err := run(t, "", append(args, "--rows", rs, "--cols", cs)...)
+	if err != nil {
+		t.Fatalf("%v %s", err, stderr)
+	}
+	if x, y := decodePairFit(t, a).CV.Best.Value, decodePairFit(t, b).CV.Best.Value; x != y {
+		t.Errorf("CSV %v, svmlight %v", x, y)
+	}
+}
