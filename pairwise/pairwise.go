@@ -51,6 +51,7 @@ const (
 	Antisymmetric
 )
 
+// String returns "none", "symmetric" or "antisymmetric" (ParseSymmetry's words).
 func (s Symmetry) String() string {
 	switch s {
 	case Heterogeneous:
