@@ -28,24 +28,19 @@ import (
 // memory besides the two kernel matrices. On a homogeneous network the
 // observations are the pairs in both orientations (see Symmetry).
 type KronCG struct {
-	rows, cols *Side
-	lab        *labels
-	byRow      [][]int // observation indices of each row object
+	problem
+	byRow [][]int // observation indices of each row object
 }
 
 // FitKronCG prepares conjugate-gradient training on the labelled pairs
 // (complete or not): the two kernel matrices only, no factorization. O(n).
 func FitKronCG(rows, cols *Side, pairs []Pair, y []float64, opt Options) (*KronCG, error) {
-	rows, cols, err := sides(rows, cols, opt)
+	pr, err := newProblem(rows, cols, pairs, y, opt)
 	if err != nil {
 		return nil, err
 	}
-	lab, err := newLabels(rows.Len(), cols.Len(), pairs, y, opt.Symmetry)
-	if err != nil {
-		return nil, err
-	}
-	k := &KronCG{rows: rows, cols: cols, lab: lab, byRow: make([][]int, rows.Len())}
-	for i, p := range lab.obs {
+	k := &KronCG{problem: pr, byRow: make([][]int, pr.rows.Len())}
+	for i, p := range pr.lab.obs {
 		k.byRow[p.Row] = append(k.byRow[p.Row], i)
 	}
 	return k, nil

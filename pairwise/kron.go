@@ -38,6 +38,51 @@ func sides(rows, cols *Side, opt Options) (*Side, *Side, error) {
 	return rows, cols, nil
 }
 
+// problem is the two sides and the labelled pairs every learner starts from.
+type problem struct {
+	rows, cols *Side
+	lab        *labels
+}
+
+// newProblem resolves the sides and checks the pairs against them.
+func newProblem(rows, cols *Side, pairs []Pair, y []float64, opt Options) (problem, error) {
+	rows, cols, err := sides(rows, cols, opt)
+	if err != nil {
+		return problem{}, err
+	}
+	lab, err := newLabels(rows.Len(), cols.Len(), pairs, y, opt.Symmetry)
+	if err != nil {
+		return problem{}, err
+	}
+	return problem{rows: rows, cols: cols, lab: lab}, nil
+}
+
+// spectrum is what the closed forms need of complete data: both sides'
+// eigendecompositions K = U diag(er) Uᵀ, G = V diag(ec) Vᵀ (with U∘U, V∘V)
+// and UᵀYV.
+type spectrum struct {
+	u, v   *mat.Dense
+	er, ec []float64
+	u2, v2 *mat.Dense
+	yt     *mat.Dense // UᵀYV, m×q
+}
+
+// spectrum eigendecomposes both sides (once per side, shared) and projects
+// the complete labels: O(m³ + q³) the first time, then O(m·q·(m + q)).
+func (p problem) spectrum() (spectrum, error) {
+	var sp spectrum
+	var err error
+	if sp.u, sp.er, err = p.rows.Eigen(); err != nil {
+		return sp, err
+	}
+	if sp.v, sp.ec, err = p.cols.Eigen(); err != nil {
+		return sp, err
+	}
+	sp.u2, sp.v2 = p.rows.u2, p.cols.u2
+	sp.yt = linalg.Mul(false, false, linalg.Mul(true, false, sp.u, p.lab.full), sp.v)
+	return sp, nil
+}
+
 // KronRLS is Kronecker regularized least squares on complete data: the
 // minimizer over f(u, v) = Σ_ij A_ij k(u, u_i) g(v, v_j) of
 //
@@ -49,12 +94,8 @@ func sides(rows, cols *Side, opt Options) (*Side, *Side, error) {
 // shortcut at any λ. It implements learn.Learner with the labels in the
 // order of the pairs given.
 type KronRLS struct {
-	rows, cols *Side
-	lab        *labels
-	u, v       *mat.Dense
-	er, ec     []float64
-	u2, v2     *mat.Dense
-	yt         *mat.Dense // UᵀYV, m×q
+	problem
+	spectrum
 
 	utyOnce sync.Once
 	uty     *mat.Dense // UᵀY, for setting D
@@ -69,27 +110,18 @@ type KronRLS struct {
 // sides' eigendecompositions, O(m³ + q³) (shared with any other learner on
 // the same sides), plus O(m·q·(m + q)) for UᵀYV.
 func FitKron(rows, cols *Side, pairs []Pair, y []float64, opt Options) (*KronRLS, error) {
-	rows, cols, err := sides(rows, cols, opt)
+	pr, err := newProblem(rows, cols, pairs, y, opt)
 	if err != nil {
 		return nil, err
 	}
-	lab, err := newLabels(rows.Len(), cols.Len(), pairs, y, opt.Symmetry)
+	if !pr.lab.complete {
+		return nil, fmt.Errorf("%w: %s", ErrIncomplete, pr.lab.missing(5))
+	}
+	sp, err := pr.spectrum()
 	if err != nil {
 		return nil, err
 	}
-	if !lab.complete {
-		return nil, fmt.Errorf("%w: %s", ErrIncomplete, lab.missing(5))
-	}
-	k := &KronRLS{rows: rows, cols: cols, lab: lab}
-	if k.u, k.er, err = rows.Eigen(); err != nil {
-		return nil, err
-	}
-	if k.v, k.ec, err = cols.Eigen(); err != nil {
-		return nil, err
-	}
-	k.u2, k.v2 = rows.u2, cols.u2
-	k.yt = linalg.Mul(false, false, linalg.Mul(true, false, k.u, lab.full), k.v)
-	return k, nil
+	return &KronRLS{problem: pr, spectrum: sp}, nil
 }
 
 // Name is learn.KronRLS.

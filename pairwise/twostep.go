@@ -33,39 +33,26 @@ import (
 // two eigendecompositions costs O(m·q·min(m, q)) per (λ_r, λ_c) and
 // O(m·q·max(m, q)) per value of the outer λ; no refactorization.
 type TwoStep struct {
-	rows, cols *Side
-	lab        *labels
-	u, v       *mat.Dense
-	er, ec     []float64
-	u2, v2     *mat.Dense
-	yt         *mat.Dense // UᵀYV
+	problem
+	spectrum
 }
 
 // FitTwoStep trains two-step RLS on complete data (every (row, column) pair
 // labelled). Cost: the two sides' eigendecompositions (shared with other
 // learners on the same sides) plus O(m·q·(m + q)).
 func FitTwoStep(rows, cols *Side, pairs []Pair, y []float64, opt Options) (*TwoStep, error) {
-	rows, cols, err := sides(rows, cols, opt)
+	pr, err := newProblem(rows, cols, pairs, y, opt)
 	if err != nil {
 		return nil, err
 	}
-	lab, err := newLabels(rows.Len(), cols.Len(), pairs, y, opt.Symmetry)
+	if !pr.lab.complete {
+		return nil, fmt.Errorf("%w: %s (two-step RLS needs complete data)", ErrIncomplete, pr.lab.missing(5))
+	}
+	sp, err := pr.spectrum()
 	if err != nil {
 		return nil, err
 	}
-	if !lab.complete {
-		return nil, fmt.Errorf("%w: %s (two-step RLS needs complete data)", ErrIncomplete, lab.missing(5))
-	}
-	t := &TwoStep{rows: rows, cols: cols, lab: lab}
-	if t.u, t.er, err = rows.Eigen(); err != nil {
-		return nil, err
-	}
-	if t.v, t.ec, err = cols.Eigen(); err != nil {
-		return nil, err
-	}
-	t.u2, t.v2 = rows.u2, cols.u2
-	t.yt = linalg.Mul(false, false, linalg.Mul(true, false, t.u, lab.full), t.v)
-	return t, nil
+	return &TwoStep{problem: pr, spectrum: sp}, nil
 }
 
 // Labels returns the n×1 labels in the order of the pairs given.
@@ -556,7 +543,8 @@ func (t *TwoStep) CrossValidate(d Design, rowGrid, colGrid []float64, visit func
 func (t *TwoStep) transposed() *TwoStep {
 	lab := *t.lab
 	lab.m, lab.q, lab.full = t.lab.q, t.lab.m, transpose(t.lab.full)
-	return &TwoStep{rows: t.cols, cols: t.rows, lab: &lab, u: t.v, v: t.u, er: t.ec, ec: t.er, u2: t.v2, v2: t.u2, yt: transpose(t.yt)}
+	return &TwoStep{problem: problem{rows: t.cols, cols: t.rows, lab: &lab},
+		spectrum: spectrum{u: t.v, v: t.u, er: t.ec, ec: t.er, u2: t.v2, v2: t.u2, yt: transpose(t.yt)}}
 }
 
 // transposed exchanges the roles of rows and columns.

@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -178,7 +179,7 @@ func snap(p []float64, tol float64) ([]float64, int) {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(a, b int) int { return cmpFloat(p[a], p[b]) })
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(p[a], p[b]) })
 	groups, first, prev := 1, p[idx[0]], p[idx[0]]
 	for _, i := range idx {
 		if p[i]-prev > tol {
@@ -189,14 +190,4 @@ func snap(p []float64, tol float64) ([]float64, int) {
 		out[i] = first
 	}
 	return out, groups
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

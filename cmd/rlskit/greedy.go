@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -229,18 +230,8 @@ func lambdaCurve(res *greedy.Result, meas measure.Measure) []selection.Point {
 			out = append(out, selection.Point{Lambda: p.Lambda, Value: best})
 		}
 	}
-	slices.SortFunc(out, func(a, b selection.Point) int { return cmpF(a.Lambda, b.Lambda) })
+	slices.SortFunc(out, func(a, b selection.Point) int { return cmp.Compare(a.Lambda, b.Lambda) })
 	return out
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // greedyWarnings: a choice at the end of what was searched may lie beyond it.
