@@ -258,6 +258,24 @@ func Covered(folds [][]int, m int) bool {
 	return n == m
 }
 
+// Complement returns the rows of 0…m-1 not in h, ascending: the training
+// rows of a hold-out set h. O(m + |h|).
+func Complement(h []int, m int) []int {
+	in := make([]bool, m)
+	for _, i := range h {
+		if i >= 0 && i < m {
+			in[i] = true
+		}
+	}
+	var out []int
+	for i := 0; i < m; i++ {
+		if !in[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // Pair is a pair of rows held out together: the learners' pair type.
 type Pair = learn.Pair
 

@@ -225,7 +225,7 @@ func TestOuter(t *testing.T) {
 		}
 		pred := mat.NewDense(36, 2, nil)
 		for n, test := range outer {
-			train := oracle.Complement(test, 36)
+			train := cv.Complement(test, 36)
 			o := opt
 			o.Folds = restrict(folds, train, 36)
 			if folds != nil {

@@ -63,7 +63,7 @@ func (b bruteProblem) cvPredictions(s []int, lambda float64) (*mat.Dense, []int,
 	pred := mat.NewDense(len(rows), t, nil)
 	at := 0
 	for _, h := range b.holdOuts() {
-		p := oracle.Ridge(oracle.Problem{X: f, Y: b.y, K: kernel.Linear{Bias: b.bias}, Primal: true}, oracle.Complement(h, m), h, lambda)
+		p := oracle.Ridge(oracle.Problem{X: f, Y: b.y, K: kernel.Linear{Bias: b.bias}, Primal: true}, cv.Complement(h, m), h, lambda)
 		for n := range h {
 			pred.SetRow(at+n, p.RawRowView(n))
 		}

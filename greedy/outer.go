@@ -74,7 +74,7 @@ func Outer(x mat.Matrix, y *mat.Dense, opt Options, folds [][]int) (*OuterResult
 		}
 	}
 	for n, test := range folds {
-		train := complement(test, m)
+		train := cv.Complement(test, m)
 		inner := opt
 		inner.Folds = restrict(opt.Folds, train, m)
 		if opt.Queries != nil {
@@ -108,21 +108,6 @@ func Outer(x mat.Matrix, y *mat.Dense, opt Options, folds [][]int) (*OuterResult
 	}
 	out.Value = v
 	return out, nil
-}
-
-// complement returns the rows of 0…m-1 not in h, ascending.
-func complement(h []int, m int) []int {
-	in := make([]bool, m)
-	for _, i := range h {
-		in[i] = true
-	}
-	var out []int
-	for i := 0; i < m; i++ {
-		if !in[i] {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // restrict maps folds of the full data to the rows train (renumbered by

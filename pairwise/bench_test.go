@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/kernel"
 )
 
@@ -191,8 +192,8 @@ func BenchmarkKronRetrainPair(b *testing.B) {
 					ty = append(ty, y[i])
 				}
 			}
-			rx := rowsOf(rs.x.(*mat.Dense), complement([]int{u}, sh[0]))
-			cx := rowsOf(cs.x.(*mat.Dense), complement([]int{v}, sh[1]))
+			rx := rowsOf(rs.x.(*mat.Dense), cv.Complement([]int{u}, sh[0]))
+			cx := rowsOf(cs.x.(*mat.Dense), cv.Complement([]int{v}, sh[1]))
 			for b.Loop() {
 				r2, _ := NewSide(rx, rs.kern, false)
 				c2, _ := NewSide(cx, cs.kern, false)

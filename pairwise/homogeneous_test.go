@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/cv"
 )
 
 // homoNetwork draws m vertices and labels every unordered pair once
@@ -165,7 +167,7 @@ func TestHomogeneousTwoStep(t *testing.T) {
 					}
 					w := nanDense(m, m)
 					for _, f := range fs {
-						tr := complement(f, m)
+						tr := cv.Complement(f, m)
 						pr := bruteTwoStep(s, s, full, tr, tr, f, seq(m), l[0], l[1])
 						for a, i := range f {
 							copy(w.RawRowView(i), pr.RawRowView(a))

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/internal/linalg"
 )
 
@@ -199,7 +200,7 @@ func (en *engine) run(rowFolds, colFolds [][]int, vertices bool, grid []float64)
 		if en.progress != nil {
 			en.progress(fi, len(colFolds))
 		}
-		tc := complement(fc, q)
+		tc := cv.Complement(fc, q)
 		w, tau, err := en.cols.eigSub(tc)
 		if err != nil {
 			return nil, err

@@ -191,21 +191,6 @@ func loo(n int) [][]int {
 	return out
 }
 
-// complement returns 0..n-1 without the sorted or unsorted set h, ascending.
-func complement(h []int, n int) []int {
-	in := make([]bool, n)
-	for _, i := range h {
-		in[i] = true
-	}
-	out := make([]int, 0, n-len(h))
-	for i := 0; i < n; i++ {
-		if !in[i] {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 // labels is a learner's training data: the pairs as given (their order is
 // the order of Labels and of pooled CV predictions) and the observations
 // trained on — the same pairs, or for a homogeneous network the pairs in

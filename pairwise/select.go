@@ -26,15 +26,7 @@ type Measure struct {
 // Better reports whether a is strictly better than b (NaN is never better;
 // anything beats NaN).
 func (m Measure) Better(a, b float64) bool {
-	switch {
-	case math.IsNaN(a):
-		return false
-	case math.IsNaN(b):
-		return true
-	case m.HigherIsBetter:
-		return a > b
-	}
-	return a < b
+	return measure.Measure{HigherIsBetter: m.HigherIsBetter}.Better(a, b)
 }
 
 // MeasureByName returns a measure of package measure by its name, scored on

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/cv"
 )
 
 // twoStepLambdas are the (λ_r, λ_c) pairs of the property tests: every λ of
@@ -125,7 +127,7 @@ func bruteTwoStepDesign(ts *TwoStep, d Design, lr, lc float64) *mat.Dense {
 			if fc == nil {
 				testC = seq(q)
 			}
-			p := bruteTwoStep(ts.rows, ts.cols, y, complement(fr, m), complement(fc, q), testR, testC, lr, lc)
+			p := bruteTwoStep(ts.rows, ts.cols, y, cv.Complement(fr, m), cv.Complement(fc, q), testR, testC, lr, lc)
 			for a, i := range testR {
 				for b, j := range testC {
 					out.Set(i, j, p.At(a, b))

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/internal/oracle"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
@@ -29,7 +30,7 @@ func naivePredict(p problem, train, test []int, lambda float64) *mat.Dense {
 
 var (
 	relErr         = oracle.RelErr
-	complementRows = oracle.Complement
+	complementRows = cv.Complement
 	lambdas        = oracle.Lambdas
 )
 

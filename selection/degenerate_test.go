@@ -98,7 +98,7 @@ func (d degenerateData) fitOn(name string, k kernel.Kernel, rows []int) (learn.L
 // retrainPredict trains without the rows held and predicts them.
 func (d degenerateData) retrainPredict(name string, k kernel.Kernel, held []int, lambda float64) ([]float64, error) {
 	m, _ := d.x.Dims()
-	l, err := d.fitOn(name, k, cvComplement(held, m))
+	l, err := d.fitOn(name, k, cv.Complement(held, m))
 	if err != nil {
 		return nil, err
 	}
@@ -111,20 +111,6 @@ func (d degenerateData) retrainPredict(name string, k kernel.Kernel, held []int,
 		return nil, err
 	}
 	return mat.Col(nil, 0, p), nil
-}
-
-func cvComplement(h []int, m int) []int {
-	in := map[int]bool{}
-	for _, i := range h {
-		in[i] = true
-	}
-	var out []int
-	for i := 0; i < m; i++ {
-		if !in[i] {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // For K = I and K = 11ᵀ the shortcuts' CV values equal those of retraining —
@@ -151,7 +137,7 @@ func TestDegenerateKernelsGiveRetrainingTies(t *testing.T) {
 			if name == "sparse" && kname == "K=11ᵀ" {
 				continue // a basis of identical points has rank 1: removing it is refused, keeping it is not retraining
 			}
-			l, err := d.fitOn(name, k, cvComplement(nil, m))
+			l, err := d.fitOn(name, k, cv.Complement(nil, m))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -88,21 +88,6 @@ func Trace(k kernel.Kernel, x mat.Matrix) float64 {
 	return tr
 }
 
-// Complement returns the rows of 0..m-1 not in h, ascending.
-func Complement(h []int, m int) []int {
-	in := make(map[int]bool, len(h))
-	for _, i := range h {
-		in[i] = true
-	}
-	var out []int
-	for i := 0; i < m; i++ {
-		if !in[i] {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 // AllRows returns 0..m-1.
 func AllRows(m int) []int {
 	out := make([]int, m)
