@@ -245,15 +245,20 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if f.reportOut != "" {
 		rd = reportData(f, d, &out, p.meas, res)
 	}
+	return finish(e, f, &outs, prog, out)
+}
+
+// finish commits the outputs and prints the summary JSON: on standard output,
+// or on stderr when an output file is written to standard output ("-").
+func finish(e *env, f *fitFlags, outs *dataset.Outputs, prog *progress, summary any) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
 	prog.done()
 	if f.modelOut == "-" || f.cvPredictionsOut == "-" || f.reportOut == "-" {
-		// standard output carries that file alone; the summary goes to stderr
-		return json.NewEncoder(e.stderr).Encode(out)
+		return json.NewEncoder(e.stderr).Encode(summary)
 	}
-	return json.NewEncoder(e.stdout).Encode(out)
+	return json.NewEncoder(e.stdout).Encode(summary)
 }
 
 // classInfo records a one-vs-all model's classes.

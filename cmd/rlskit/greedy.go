@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -177,14 +176,7 @@ func runGreedy(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 			return err
 		}
 	}
-	if err := outs.Commit(); err != nil {
-		return err
-	}
-	prog.done()
-	if f.modelOut == "-" || f.cvPredictionsOut == "-" || f.reportOut == "-" {
-		return json.NewEncoder(e.stderr).Encode(out)
-	}
-	return json.NewEncoder(e.stdout).Encode(out)
+	return finish(e, f, &outs, prog, out)
 }
 
 // greedySelection is the JSON "selection" of a result.
