@@ -1,0 +1,777 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/gob"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/matrix"
+)
+
+// maxGroupBytes bounds the memory leave-group-out spends on keeping every
+// group's moments from the statistics pass (then the groups are folds and
+// need no grouped pass); beyond it, and beyond maxGroupMoments groups, the
+// hold-outs are computed one whole group at a time in a grouped pass.
+const (
+	maxGroupBytes   = 256 << 20
+	maxGroupMoments = 64
+)
+
+// Accumulator gathers one pass's statistics over a share of the rows; the
+// accumulators of a pass merge (Merge) in any order and encode
+// (MarshalBinary) for engines that move them between machines.
+type Accumulator struct {
+	Kind PassKind
+	// Emit receives the hold-out predictions of a pass with Predictions.
+	Emit func(Prediction) error
+
+	plan   *Plan
+	scale  *ScaleStats
+	folds  []*Moments
+	groups map[string]*Moments // leave-group-out: per-group moments while they are few
+	sizes  map[string]int64
+	rows   float64
+	width  int
+	p      int
+	rank   []*RankMoments
+	sse    acc
+}
+
+// NewAccumulator returns an empty accumulator for the pass Next returned.
+func (p *Plan) NewAccumulator() (*Accumulator, error) {
+	pass, ok := p.Next()
+	if !ok {
+		return nil, fmt.Errorf("%w: the plan needs no more passes", ErrOptions)
+	}
+	if pass.Kind != ScalePass && p.fmap == nil {
+		if err := p.prepare(); err != nil {
+			return nil, err
+		}
+	}
+	a := &Accumulator{Kind: pass.Kind, plan: p}
+	switch pass.Kind {
+	case ScalePass:
+		a.scale = newScaleStats(p.sparse, p.rawShift)
+	case StatsPass:
+		a.sizes = map[string]int64{}
+		if p.opt.Learner != learn.QueryRank {
+			n := 1
+			if p.scheme == cvKFold {
+				n = p.k
+			}
+			for range n {
+				a.folds = append(a.folds, NewMoments(0, p.t))
+			}
+			if p.scheme == cvGroups {
+				a.groups = map[string]*Moments{}
+			}
+		}
+	case QueryPass:
+		n := 1
+		if p.scheme == cvKFold {
+			n = p.k
+		}
+		for range n {
+			a.rank = append(a.rank, NewRankMoments(p.p, p.t))
+		}
+	case PredictPass:
+		a.sse = newAcc(len(p.opt.Lambdas) * p.t)
+		p.prepOnce.Do(p.prepPredict)
+	}
+	return a, nil
+}
+
+// needsGroups reports whether the rows must carry query ids.
+func (p *Plan) needsGroups() bool {
+	return p.scheme == cvGroups || p.opt.Learner == learn.QueryRank || p.opt.Measure.NeedsQueries
+}
+
+// rowView is row i of a chunk, sharing its storage.
+func rowView(d *dataset.Data, i int) Row {
+	r := Row{Y: d.Y.RawRowView(i)}
+	if d.Queries != nil {
+		r.Group = d.QueryNames[d.Queries[i]]
+	}
+	switch x := d.X.(type) {
+	case *matrix.CSR:
+		r.Index, r.Value = x.Row(i)
+		if r.Index == nil {
+			r.Index = []int{}
+		}
+	case *mat.Dense:
+		r.Value = x.RawRowView(i)
+	default:
+		r.Value = mat.Row(nil, i, x)
+	}
+	return r
+}
+
+// check refuses a chunk that does not fit the plan.
+func (a *Accumulator) check(d *dataset.Data) error {
+	p := a.plan
+	if d.Y == nil {
+		return fmt.Errorf("%w: rows without labels", ErrData)
+	}
+	if _, t := d.Y.Dims(); t != p.t {
+		return fmt.Errorf("%w: rows of %d labels; the first rows have %d", ErrData, t, p.t)
+	}
+	if _, ok := d.X.(*matrix.CSR); ok != p.sparse {
+		return fmt.Errorf("%w: sparse (svmlight) and dense (CSV) inputs mixed", ErrData)
+	}
+	if p.needsGroups() && d.Queries == nil {
+		return fmt.Errorf("%w: rows without query ids (qid: in svmlight, a query column in CSV): %s needs them", ErrData, p.needsWhat())
+	}
+	return nil
+}
+
+func (p *Plan) needsWhat() string {
+	switch {
+	case p.opt.Learner == learn.QueryRank:
+		return "queryrank"
+	case p.scheme == cvGroups:
+		return p.opt.CV
+	}
+	return "the measure " + p.opt.Measure.Name
+}
+
+// AddChunk adds the rows of a chunk read by package dataset (a row pass).
+func (a *Accumulator) AddChunk(d *dataset.Data) error {
+	if err := a.check(d); err != nil {
+		return err
+	}
+	p := a.plan
+	m, w := d.X.Dims()
+	a.rows += float64(m)
+	a.width = max(a.width, w)
+	switch a.Kind {
+	case ScalePass:
+		a.scale.add(d.X)
+		return nil
+	case StatsPass:
+		return a.addStats(d)
+	case PredictPass:
+		if p.scheme == cvGroups && p.paths == nil {
+			return fmt.Errorf("%w: the leave-group-out predictions take whole groups (AddGroup)", ErrOptions)
+		}
+		z, err := p.matrixFeatures(d.X, p.p)
+		if err != nil {
+			return err
+		}
+		rows := make([]Row, m)
+		for i := range rows {
+			rows[i] = rowView(d, i)
+		}
+		return a.predictRows(z, rows)
+	}
+	return fmt.Errorf("%w: the %s pass takes whole groups (AddGroup)", ErrOptions, a.Kind)
+}
+
+func (a *Accumulator) addStats(d *dataset.Data) error {
+	p := a.plan
+	m, _ := d.X.Dims()
+	if p.needsGroups() {
+		for i := 0; i < m; i++ {
+			a.sizes[d.QueryNames[d.Queries[i]]]++
+		}
+	}
+	if p.opt.Learner == learn.QueryRank {
+		a.p = max(a.p, a.featureDim(d.X))
+		return nil
+	}
+	z, err := p.matrixFeatures(d.X, 0)
+	if err != nil {
+		return err
+	}
+	_, c := z.Dims()
+	a.p = max(a.p, c)
+	targets := make(map[*Moments][]int)
+	var order []*Moments
+	for i := 0; i < m; i++ {
+		var t *Moments
+		switch {
+		case p.scheme == cvKFold:
+			t = a.folds[Fold(rowView(d, i), p.opt.Seed, p.k)]
+		case a.groups != nil:
+			g := d.QueryNames[d.Queries[i]]
+			if t = a.groups[g]; t == nil {
+				t = NewMoments(0, p.t)
+				a.groups[g] = t
+			}
+		default:
+			t = a.folds[0]
+		}
+		if targets[t] == nil {
+			order = append(order, t)
+		}
+		targets[t] = append(targets[t], i)
+	}
+	for _, t := range order {
+		addRows(t, z, d.Y, targets[t], p.shift, p.yshift)
+	}
+	a.capGroups()
+	return nil
+}
+
+// featureDim is the dimension of the features of rows of the chunk x.
+func (a *Accumulator) featureDim(x mat.Matrix) int {
+	if a.plan.fmap.wmap != nil {
+		_, k := a.plan.fmap.wmap.Dims()
+		return k
+	}
+	_, w := x.Dims()
+	return w
+}
+
+// capGroups gives up per-group moments when they are too many: their sums
+// go to the total, and the hold-outs are then computed group by group.
+func (a *Accumulator) capGroups() {
+	if a.groups == nil {
+		return
+	}
+	if len(a.groups) <= maxGroupMoments && len(a.groups)*a.p*a.p*16 <= maxGroupBytes {
+		return
+	}
+	a.dropGroups()
+}
+
+func (a *Accumulator) dropGroups() {
+	for _, g := range sortedKeys(a.groups) {
+		_ = a.folds[0].Merge(a.groups[g])
+	}
+	a.groups = nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// addRows adds the rows idx of the features z and labels y, shifted, to m in
+// blocks of blockRows.
+func addRows(m *Moments, z, y *mat.Dense, idx []int, shift, yshift []float64) {
+	_, c := z.Dims()
+	_, t := y.Dims()
+	for lo := 0; lo < len(idx); lo += blockRows {
+		hi := min(lo+blockRows, len(idx))
+		zb := mat.NewDense(hi-lo, c, nil)
+		yb := mat.NewDense(hi-lo, t, nil)
+		for r, i := range idx[lo:hi] {
+			zr, yr := zb.RawRowView(r), yb.RawRowView(r)
+			copy(zr, z.RawRowView(i))
+			for j := range zr {
+				if j < len(shift) {
+					zr[j] -= shift[j]
+				}
+			}
+			for k, v := range y.RawRowView(i)[:t] {
+				yr[k] = v - yshift[k]
+			}
+		}
+		m.addBlock(zb, yb)
+	}
+}
+
+// AddGroup adds one whole group: every row of one query id (a grouped pass).
+func (a *Accumulator) AddGroup(rows []Row) error {
+	p := a.plan
+	if len(rows) == 0 {
+		return nil
+	}
+	g := rows[0].Group
+	for _, r := range rows {
+		if r.Group != g {
+			return fmt.Errorf("%w: a group of query %q holds a row of query %q", ErrData, g, r.Group)
+		}
+		if len(r.Y) != p.t {
+			return fmt.Errorf("%w: query %q: a row of %d labels; the first rows have %d", ErrData, g, len(r.Y), p.t)
+		}
+	}
+	if want, ok := p.sizes[g]; ok && want != int64(len(rows)) {
+		return fmt.Errorf("%w: query %q has %d rows in this pass and had %d in the first (the data changed between passes)", ErrData, g, len(rows), want)
+	} else if !ok {
+		return fmt.Errorf("%w: query %q was not in the data's first pass (the data changed between passes)", ErrData, g)
+	}
+	z, err := p.features(rows, p.p)
+	if err != nil {
+		return fmt.Errorf("query %q: %w", g, err)
+	}
+	for _, r := range rows {
+		a.width = max(a.width, r.Width())
+	}
+	a.rows += float64(len(rows))
+	y := mat.NewDense(len(rows), p.t, nil)
+	for i, r := range rows {
+		y.SetRow(i, r.Y)
+	}
+	switch a.Kind {
+	case QueryPass:
+		f := 0
+		if p.scheme == cvKFold {
+			f = GroupFold(g, p.opt.Seed, p.k)
+		}
+		a.rank[f].addQuery(z, y, p.opt.QueryNormalize)
+		return nil
+	case PredictPass:
+		pa, err := p.groupPath(z, y, rows)
+		if err != nil {
+			return fmt.Errorf("query %q: %w", g, err)
+		}
+		if pa == nil {
+			return a.predictWith(z, rows, p.totalWB())
+		}
+		w, b := pa.shifted(p.shift)
+		return a.predictWith(z, rows, stackWB(w, b))
+	}
+	return fmt.Errorf("%w: the %s pass takes chunks of rows (AddChunk)", ErrOptions, a.Kind)
+}
+
+// groupPath solves the training set without one group: O(n_g·p² + p³ + Λ·p²t).
+// A query without pairs (one row) leaves query ranking's model unchanged: nil.
+func (p *Plan) groupPath(z, y *mat.Dense, rows []Row) (*path, error) {
+	if p.opt.Learner == learn.QueryRank {
+		if len(rows) < 2 {
+			return nil, nil
+		}
+		rm := NewRankMoments(p.p, p.t)
+		rm.addQuery(z, y, p.opt.QueryNormalize)
+		return newQueryPath(p.rankTotal.Minus(rm), p.opt.Lambdas)
+	}
+	gm := NewMoments(p.p, p.t)
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	addRows(gm, z, y, idx, p.shift, p.yshift)
+	if p.rows-gm.N < 2 {
+		return nil, fmt.Errorf("%w: %s: %g rows left to train on", ErrData, p.opt.CV, p.rows-gm.N)
+	}
+	return newPath(p.opt.Learner, p.total.Minus(gm), p.shift, p.yshift, p.bias(), p.opt.Lambdas)
+}
+
+// wb is a path's weights stacked for prediction: f = z'ᵀW + b for shifted
+// rows z', every λ at once (W is p×Λt).
+type wb struct {
+	w *mat.Dense
+	b []float64
+}
+
+func stackWB(ws []*mat.Dense, bs [][]float64) wb {
+	p, t := ws[0].Dims()
+	out := wb{w: mat.NewDense(p, len(ws)*t, nil), b: make([]float64, len(ws)*t)}
+	for l, w := range ws {
+		out.w.Slice(0, p, l*t, (l+1)*t).(*mat.Dense).Copy(w)
+		copy(out.b[l*t:], bs[l])
+	}
+	return out
+}
+
+// totalWB is the model of all rows (a query without pairs held out changes nothing).
+func (p *Plan) totalWB() wb {
+	p.totalOnce.Do(func() {
+		pa, err := newQueryPath(p.rankTotal, p.opt.Lambdas)
+		if err != nil {
+			p.totalErr = err
+			return
+		}
+		w, b := pa.shifted(p.shift)
+		p.totalModel = stackWB(w, b)
+	})
+	return p.totalModel
+}
+
+// prepPredict stacks the folds' weights once for the row predictions.
+func (p *Plan) prepPredict() {
+	p.foldWB = make([]wb, len(p.paths))
+	for f, pa := range p.paths {
+		if pa != nil {
+			w, b := pa.shifted(p.shift)
+			p.foldWB[f] = stackWB(w, b)
+		}
+	}
+	if p.groupNames != nil {
+		p.groupIndex = map[string]int{}
+		for f, g := range p.groupNames {
+			p.groupIndex[g] = f
+		}
+	}
+}
+
+// shiftRows returns z − z₀ (a copy).
+func (p *Plan) shiftRows(z *mat.Dense) *mat.Dense {
+	out := mat.DenseCopyOf(z)
+	r, _ := out.Dims()
+	for i := 0; i < r; i++ {
+		row := out.RawRowView(i)
+		for j := range row {
+			if j < len(p.shift) {
+				row[j] -= p.shift[j]
+			}
+		}
+	}
+	return out
+}
+
+// predictWith predicts every row of z with one stacked model and scores them.
+func (a *Accumulator) predictWith(z *mat.Dense, rows []Row, m wb) error {
+	zs := a.plan.shiftRows(z)
+	pred := linalg.Mul(false, false, zs, m.w)
+	r, _ := pred.Dims()
+	for i := 0; i < r; i++ {
+		row := pred.RawRowView(i)
+		for k := range row {
+			row[k] += m.b[k]
+		}
+		if err := a.score(rows[i], row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// predictRows computes the hold-out predictions of a chunk's rows (row pass).
+func (a *Accumulator) predictRows(z *mat.Dense, rows []Row) error {
+	p := a.plan
+	if p.scheme == cvLOO {
+		return a.leaveOneOut(z, rows)
+	}
+	byFold := map[int][]int{}
+	var order []int
+	for i, r := range rows {
+		var f int
+		switch {
+		case p.opt.Learner == learn.QueryRank:
+			f = GroupFold(r.Group, p.opt.Seed, p.k)
+		case p.groupIndex != nil:
+			f = p.groupIndex[r.Group]
+		default:
+			f = Fold(r, p.opt.Seed, p.k)
+		}
+		if byFold[f] == nil {
+			order = append(order, f)
+		}
+		byFold[f] = append(byFold[f], i)
+	}
+	_, c := z.Dims()
+	for _, f := range order {
+		idx := byFold[f]
+		zf := mat.NewDense(len(idx), c, nil)
+		rf := make([]Row, len(idx))
+		for n, i := range idx {
+			zf.SetRow(n, z.RawRowView(i))
+			rf[n] = rows[i]
+		}
+		if err := a.predictWith(zf, rf, p.foldWB[f]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leaveOneOut computes exact leave-one-out predictions from the total path.
+//
+// RLS: with h_i = z_iᵀ(S + λI)⁻¹z_i the leverage (in centred coordinates
+// h_i = aᵀM a + b/(bn+λ), a = Vᵀ(z_i − μ) + κVᵀμ, M = (D + ρṽṽᵀ)⁻¹ by
+// Sherman–Morrison) and ŷ_i the fitted value, f₋ᵢ = y_i − (y_i − ŷ_i)/(1 − h_i)
+// (Rifkin & Lippert 2007, LOOE).
+//
+// GlobalRankRLS: without row i the training set has n−1 rows and
+// H₋ᵢ = (n−1)C − n x'x'ᵀ, b₋ᵢ = (n−1)c − n x'y'ᵀ (x' = z_i − μ, y' = y_i − ȳ):
+// a rank-one downdate of (n−1)C, solved by Sherman–Morrison on its
+// eigenvectors. O(p²) per row for Vᵀ(z_i − μ), then O(p·t) per λ.
+func (a *Accumulator) leaveOneOut(z *mat.Dense, rows []Row) error {
+	p := a.plan
+	pa := p.totalPath
+	r, c := z.Dims()
+	zc := mat.DenseCopyOf(z)
+	for i := 0; i < r; i++ {
+		row := zc.RawRowView(i)
+		for j := 0; j < c; j++ {
+			row[j] -= pa.mu[j]
+		}
+	}
+	g := linalg.Mul(false, false, zc, pa.v) // r×p: Vᵀ(z_i − μ)
+	t := p.t
+	nl := len(p.opt.Lambdas)
+	out := make([]float64, nl*t)
+	pp := len(pa.e)
+	n := pa.n
+	for i := 0; i < r; i++ {
+		gi := g.RawRowView(i)
+		y := rows[i].Y
+		for l, lambda := range p.opt.Lambdas {
+			wt := pa.wt[l]
+			switch p.opt.Learner {
+			case learn.RLS:
+				rho, kappa, _ := pa.rhoKappa(lambda)
+				var adv, ada, vdv float64
+				for k := 0; k < pp; k++ {
+					d := pa.e[k] + lambda
+					ak := gi[k] + kappa*pa.vmu[k]
+					ada += ak * ak / d
+					adv += ak * pa.vmu[k] / d
+					vdv += pa.vmu[k] * pa.vmu[k] / d
+				}
+				gamma := rho / (1 + rho*vdv)
+				h := ada - gamma*adv*adv + p.bias()/(p.bias()*n+lambda)
+				for cc := 0; cc < t; cc++ {
+					fit := pa.beta[l][cc]
+					for k := 0; k < pp; k++ {
+						fit += gi[k] * wt.At(k, cc)
+					}
+					out[l*t+cc] = y[cc] - (y[cc]-fit)/(1-h)
+				}
+			case learn.GlobalRank:
+				// (D' − n uuᵀ)⁻¹ with D' = (n−1)e + λ, u = g_i
+				var udu, vdu float64
+				for k := 0; k < pp; k++ {
+					d := (n-1)*pa.e[k] + lambda
+					udu += gi[k] * gi[k] / d
+					vdu += pa.vmu[k] * gi[k] / d
+				}
+				den := 1 - n*udu
+				for cc := 0; cc < t; cc++ {
+					yp := y[cc] - pa.ybar[cc]
+					// x = D'⁻¹b̃, b̃ = (n−1)Vᵀc − n u y'
+					var ux, vx float64
+					for k := 0; k < pp; k++ {
+						d := (n-1)*pa.e[k] + lambda
+						xk := ((n-1)*pa.rt.At(k, cc) - n*gi[k]*yp) / d
+						ux += gi[k] * xk
+						vx += pa.vmu[k] * xk
+					}
+					// w = x + n D'⁻¹u (uᵀx)/den; prediction (u + ṽ)ᵀw
+					out[l*t+cc] = ux + vx + n*(udu+vdu)*ux/den
+				}
+			}
+		}
+		if err := a.score(rows[i], out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// score adds one row's hold-out predictions (every λ) to the squared errors
+// and emits them when the measure needs them all.
+func (a *Accumulator) score(r Row, pred []float64) error {
+	t := a.plan.t
+	for k, v := range pred {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: output %d is %v at λ = %g (rescale the features, e.g. standardize them)", ErrNonFinite, k%t, v, a.plan.opt.Lambdas[k/t])
+		}
+		d := r.Y[k%t] - v
+		sq, e := twoProd(d, d)
+		a.sse.addDD(k, dd{sq, e})
+	}
+	if a.Emit != nil {
+		return a.Emit(Prediction{Y: append([]float64(nil), r.Y...), Group: r.Group, P: append([]float64(nil), pred...)})
+	}
+	if a.plan.opt.Measure.Name != "mse" {
+		return fmt.Errorf("%w: the measure %s needs every prediction: set Accumulator.Emit", ErrOptions, a.plan.opt.Measure.Name)
+	}
+	return nil
+}
+
+// Merge adds other (the same pass over other rows) to a.
+func (a *Accumulator) Merge(o *Accumulator) error {
+	if o.Kind != a.Kind {
+		return fmt.Errorf("%w: merging a %s accumulator into a %s one", ErrOptions, o.Kind, a.Kind)
+	}
+	a.rows += o.rows
+	a.width = max(a.width, o.width)
+	a.p = max(a.p, o.p)
+	if o.scale != nil {
+		if a.scale == nil {
+			a.scale = newScaleStats(o.scale.Sparse, o.scale.shift)
+		}
+		a.scale.Merge(o.scale)
+	}
+	if len(o.folds) != len(a.folds) || len(o.rank) != len(a.rank) {
+		return fmt.Errorf("%w: merging accumulators of different folds", ErrOptions)
+	}
+	for f := range o.folds {
+		if err := a.folds[f].Merge(o.folds[f]); err != nil {
+			return err
+		}
+	}
+	for f := range o.rank {
+		if err := a.rank[f].Merge(o.rank[f]); err != nil {
+			return err
+		}
+	}
+	if o.sizes != nil {
+		if a.sizes == nil {
+			a.sizes = map[string]int64{}
+		}
+		for g, n := range o.sizes {
+			a.sizes[g] += n
+		}
+	}
+	switch {
+	case a.groups != nil && o.groups != nil:
+		for _, g := range sortedKeys(o.groups) {
+			if m := a.groups[g]; m != nil {
+				_ = m.Merge(o.groups[g])
+			} else {
+				a.groups[g] = o.groups[g].Clone()
+			}
+		}
+		a.capGroups()
+	case a.groups != nil: // o gave them up: so must a
+		a.dropGroups()
+	case o.groups != nil:
+		for _, g := range sortedKeys(o.groups) {
+			_ = a.folds[0].Merge(o.groups[g])
+		}
+	}
+	if o.sse.len() > 0 {
+		if a.sse.len() == 0 {
+			a.sse = newAcc(o.sse.len())
+		}
+		a.sse.merge(o.sse)
+	}
+	return nil
+}
+
+// flush completes the accumulator before it is read.
+func (a *Accumulator) flush() {}
+
+// wire is an Accumulator's encoded form.
+type wire struct {
+	Kind                 PassKind
+	Rows                 float64
+	Width, P             int
+	Scale                []byte
+	Folds, Rank          [][]byte
+	GroupNames           []string
+	Groups               [][]byte
+	HasGroups            bool
+	SizeNames            []string
+	Sizes                []int64
+	SSE                  []byte
+	HasScale, HasSizeMap bool
+}
+
+// MarshalBinary encodes the accumulator (gob of its sums, each packed
+// little-endian).
+func (a *Accumulator) MarshalBinary() ([]byte, error) {
+	w := wire{Kind: a.Kind, Rows: a.rows, Width: a.width, P: a.p}
+	if a.scale != nil {
+		w.HasScale = true
+		w.Scale, _ = a.scale.MarshalBinary()
+	}
+	for _, f := range a.folds {
+		b, _ := f.MarshalBinary()
+		w.Folds = append(w.Folds, b)
+	}
+	for _, r := range a.rank {
+		b, _ := r.MarshalBinary()
+		w.Rank = append(w.Rank, b)
+	}
+	if a.groups != nil {
+		w.HasGroups = true
+		for _, g := range sortedKeys(a.groups) {
+			b, _ := a.groups[g].MarshalBinary()
+			w.GroupNames, w.Groups = append(w.GroupNames, g), append(w.Groups, b)
+		}
+	}
+	if a.sizes != nil {
+		w.HasSizeMap = true
+		for _, g := range sortedKeys(a.sizes) {
+			w.SizeNames, w.Sizes = append(w.SizeNames, g), append(w.Sizes, a.sizes[g])
+		}
+	}
+	w.SSE = appendAcc(nil, a.sse)
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(w); err != nil {
+		return nil, fmt.Errorf("stream: encoding an accumulator: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// UnmarshalBinary decodes what MarshalBinary wrote. The accumulator must come
+// from the same plan's NewAccumulator (or Plan.DecodeAccumulator).
+func (a *Accumulator) UnmarshalBinary(b []byte) error {
+	var w wire
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&w); err != nil {
+		return fmt.Errorf("stream: decoding an accumulator: %w", err)
+	}
+	plan := a.plan
+	*a = Accumulator{Kind: w.Kind, plan: plan, rows: w.Rows, width: w.Width, p: w.P}
+	if w.HasScale {
+		a.scale = &ScaleStats{}
+		if err := a.scale.UnmarshalBinary(w.Scale); err != nil {
+			return err
+		}
+		if plan != nil {
+			a.scale.shift = plan.rawShift
+		}
+	}
+	for _, f := range w.Folds {
+		m := &Moments{}
+		if err := m.UnmarshalBinary(f); err != nil {
+			return err
+		}
+		a.folds = append(a.folds, m)
+	}
+	for _, r := range w.Rank {
+		m := &RankMoments{}
+		if err := m.UnmarshalBinary(r); err != nil {
+			return err
+		}
+		a.rank = append(a.rank, m)
+	}
+	if w.HasGroups {
+		a.groups = map[string]*Moments{}
+		for n, g := range w.GroupNames {
+			m := &Moments{}
+			if err := m.UnmarshalBinary(w.Groups[n]); err != nil {
+				return err
+			}
+			a.groups[g] = m
+		}
+	}
+	if w.HasSizeMap {
+		a.sizes = make(map[string]int64, len(w.SizeNames))
+		for n, g := range w.SizeNames {
+			a.sizes[g] = w.Sizes[n]
+		}
+	}
+	if len(w.SSE)%16 != 0 {
+		return errCorrupt
+	}
+	a.sse = newAcc(len(w.SSE) / 16)
+	readAcc(w.SSE, 0, a.sse)
+	return nil
+}
+
+// DecodeAccumulator decodes an accumulator encoded by MarshalBinary for this plan.
+func (p *Plan) DecodeAccumulator(b []byte) (*Accumulator, error) {
+	a := &Accumulator{plan: p}
+	if err := a.UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// predictState is what the predict pass shares between accumulators.
+type predictState struct {
+	prepOnce   sync.Once
+	foldWB     []wb
+	groupIndex map[string]int
+	totalOnce  sync.Once
+	totalModel wb
+	totalErr   error
+}

@@ -1,0 +1,423 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/internal/linalg"
+)
+
+// Source is a data set stored in files, read with package dataset's readers.
+type Source struct {
+	// Files are read in order (dataset.ExpandFiles expands patterns).
+	Files []string
+	// Format is "svmlight" or "csv"; the options are the readers'.
+	Format string
+	CSV    dataset.CSVOptions
+	SVM    dataset.SVMLightOptions
+}
+
+// RunOptions tune Run.
+type RunOptions struct {
+	// Workers is the number of goroutines that parse and accumulate
+	// (default GOMAXPROCS).
+	Workers int
+	// ChunkRows is the number of rows parsed at a time (default 2048).
+	ChunkRows int
+	// TempDir holds the prediction store of measures that need every
+	// prediction ("" for the system's).
+	TempDir string
+	// GroupMemory bounds the bytes of rows a grouped pass may hold while
+	// their groups are incomplete (default 4 GiB): the rows of one group
+	// need not be adjacent, but the farther apart they lie, the more rows wait.
+	GroupMemory int64
+	// Progress, when set, is called as the bytes of a pass are read: the pass,
+	// its number (1-based), the bytes read and the total bytes of the files.
+	Progress func(pass Pass, n int, done, total int64)
+}
+
+// FileStats describes one input file after a fit.
+type FileStats struct {
+	Name  string `json:"name"`
+	Rows  int64  `json:"rows"`
+	Bytes int64  `json:"bytes"`
+}
+
+// RunResult is Run's result: the fit and the files read.
+type RunResult struct {
+	*Result
+	Files []FileStats
+	// Bytes is the total size of the files; Read is the bytes read in all passes.
+	Bytes, Read int64
+}
+
+// Run fits on the files of src on this machine: the pilot rows, then every
+// pass of the plan, each one a parallel read of all files — each file parsed
+// by one goroutine, its chunks accumulated by Workers goroutines (grouped
+// passes route each row to the worker that owns its group, which buffers the
+// group's rows until it is complete). A malformed row, a truncated gzip
+// member or an unreadable file fails the whole fit with the reader's
+// positioned error (file:line); an empty file is a shard without rows.
+// Memory: the plan's statistics (O(K·p² + p·t) per worker), Workers chunks
+// of rows, and for grouped passes the rows of incomplete groups.
+func Run(ctx context.Context, opt Options, src Source, ro RunOptions) (*RunResult, error) {
+	if len(src.Files) == 0 {
+		return nil, fmt.Errorf("%w: no input files", ErrOptions)
+	}
+	if ro.Workers <= 0 {
+		ro.Workers = runtime.GOMAXPROCS(0)
+	}
+	if ro.ChunkRows <= 0 {
+		ro.ChunkRows = 2048
+	}
+	if ro.GroupMemory <= 0 {
+		ro.GroupMemory = 4 << 30
+	}
+	plan, err := NewPlan(opt)
+	if err != nil {
+		return nil, err
+	}
+	e := &engine{src: src, ro: ro, plan: plan}
+	for _, f := range src.Files {
+		e.files = append(e.files, FileStats{Name: f})
+	}
+	pilot, err := e.pilot(plan.PilotRows())
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.SetPilot(pilot); err != nil {
+		return nil, err
+	}
+	out := &RunResult{}
+	n := 0
+	// Every pass uses the cores through its workers: BLAS threads on top would only contend.
+	var runErr error
+	linalg.SerialBLAS(func() {
+		for {
+			pass, more := plan.Next()
+			if !more {
+				break
+			}
+			n++
+			if runErr = e.pass(ctx, pass, n); runErr != nil {
+				return
+			}
+		}
+	})
+	if runErr != nil {
+		return nil, runErr
+	}
+	res, err := plan.Result()
+	if err != nil {
+		return nil, err
+	}
+	out.Result, out.Files, out.Read = res, e.files, e.read.Load()
+	for _, f := range e.files {
+		out.Bytes += f.Bytes
+	}
+	return out, nil
+}
+
+type engine struct {
+	src   Source
+	ro    RunOptions
+	plan  *Plan
+	files []FileStats
+	read  atomic.Int64
+}
+
+// errStop ends a read early.
+var errStop = errors.New("stop")
+
+// pilot reads the first n rows, files in order.
+func (e *engine) pilot(n int) ([]Row, error) {
+	var rows []Row
+	for _, name := range e.src.Files {
+		err := e.readFile(name, nil, func(d *dataset.Data, _ int) error {
+			for _, r := range Rows(d) {
+				rows = append(rows, r)
+				if len(rows) == n {
+					return errStop
+				}
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			return nil, err
+		}
+		if len(rows) == n {
+			break
+		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%w: no data rows in %d file(s)", ErrData, len(e.src.Files))
+	}
+	return rows, nil
+}
+
+// readFile reads one file in chunks; an empty file (no data rows) is no error.
+func (e *engine) readFile(name string, counter func(int64), fn func(*dataset.Data, int) error) error {
+	f, err := dataset.OpenData(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var last int64
+	err = dataset.ReadChunks(f, name, e.src.Format, e.src.CSV, e.src.SVM, e.ro.ChunkRows, func(d *dataset.Data, off int) error {
+		if counter != nil {
+			b := f.BytesRead()
+			counter(b - last)
+			last = b
+		}
+		return fn(d, off)
+	})
+	if counter != nil {
+		counter(f.Size - last)
+	}
+	if errors.Is(err, dataset.ErrEmpty) {
+		return nil // a shard without data rows (reported with 0 rows)
+	}
+	return err
+}
+
+// pass runs one pass over every file.
+func (e *engine) pass(parent context.Context, pass Pass, n int) error {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	plan, ro := e.plan, e.ro
+	var store *Store
+	if pass.Predictions {
+		var err error
+		if store, err = NewStore(ro.TempDir, len(plan.Lambdas()), plan.Outputs()); err != nil {
+			return err
+		}
+		defer store.Close()
+	}
+	var total int64
+	for i := range e.files {
+		e.files[i].Rows = 0
+	}
+	for i, f := range e.files {
+		st, err := os.Stat(f.Name)
+		if err != nil {
+			return err
+		}
+		e.files[i].Bytes = st.Size()
+		total += st.Size()
+	}
+	var done atomic.Int64
+	progress := func(b int64) {
+		e.read.Add(b)
+		d := done.Add(b)
+		if ro.Progress != nil {
+			ro.Progress(pass, n, d, total)
+		}
+	}
+	fail := func(err error) { cancel(err) }
+
+	W := ro.Workers
+	accs := make([]*Accumulator, W)
+	writers := make([]*StoreWriter, W)
+	for w := range accs {
+		a, err := plan.NewAccumulator()
+		if err != nil {
+			return err
+		}
+		if store != nil {
+			if writers[w], err = store.Writer(); err != nil {
+				return err
+			}
+			a.Emit = writers[w].Write
+		}
+		accs[w] = a
+	}
+	type chunk struct {
+		file int
+		d    *dataset.Data
+		off  int
+	}
+	var (
+		chunks = make(chan chunk, W)
+		groups []chan []Row
+		wg     sync.WaitGroup
+		gb     *groupBuffers
+	)
+	if pass.Grouped {
+		gb = &groupBuffers{sizes: plan.GroupSizes(), limit: ro.GroupMemory}
+		for range W {
+			groups = append(groups, make(chan []Row, 4))
+		}
+	}
+	// workers
+	for w := 0; w < W; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := accs[w]
+			if pass.Grouped {
+				pending := map[string][]Row{}
+				for batch := range groups[w] {
+					if ctx.Err() != nil {
+						continue
+					}
+					for _, r := range batch {
+						pending[r.Group] = append(pending[r.Group], r)
+						rs := pending[r.Group]
+						if int64(len(rs)) < gb.sizes[r.Group] {
+							continue
+						}
+						delete(pending, r.Group)
+						gb.release(rs)
+						if err := a.AddGroup(rs); err != nil {
+							fail(err)
+							break
+						}
+					}
+				}
+				if ctx.Err() == nil && len(pending) > 0 {
+					for _, g := range sortedKeys(pending) {
+						fail(fmt.Errorf("%w: query %q has %d rows in this pass, %d in the first (the data changed between passes)", ErrData, g, len(pending[g]), gb.sizes[g]))
+						break
+					}
+				}
+				return
+			}
+			for c := range chunks {
+				if ctx.Err() != nil {
+					continue
+				}
+				if err := a.AddChunk(c.d); err != nil {
+					m := c.d.Rows()
+					fail(fmt.Errorf("%s: data rows %d–%d: %w", e.files[c.file].Name, c.off+1, c.off+m, err))
+				}
+			}
+		}()
+	}
+	// readers: one goroutine per file, at most W at once
+	var rg sync.WaitGroup
+	sem := make(chan struct{}, W)
+	for i := range e.files {
+		rg.Add(1)
+		go func() {
+			defer rg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			var rows atomic.Int64
+			err := e.readFile(e.files[i].Name, progress, func(d *dataset.Data, off int) error {
+				if ctx.Err() != nil {
+					return context.Cause(ctx)
+				}
+				rows.Add(int64(d.Rows()))
+				if !pass.Grouped {
+					select {
+					case chunks <- chunk{file: i, d: d, off: off}:
+						return nil
+					case <-ctx.Done():
+						return context.Cause(ctx)
+					}
+				}
+				if d.Queries == nil {
+					return fmt.Errorf("%s: data rows %d–%d: %w: rows without query ids", e.files[i].Name, off+1, off+d.Rows(), ErrData)
+				}
+				batches := make([][]Row, W)
+				for _, r := range Rows(d) {
+					w := shard(r.Group, W)
+					batches[w] = append(batches[w], r)
+				}
+				for w, b := range batches {
+					if len(b) == 0 {
+						continue
+					}
+					if err := gb.hold(b); err != nil {
+						return err
+					}
+					select {
+					case groups[w] <- b:
+					case <-ctx.Done():
+						return context.Cause(ctx)
+					}
+				}
+				return nil
+			})
+			e.files[i].Rows = rows.Load()
+			if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
+				fail(err)
+			}
+		}()
+	}
+	rg.Wait()
+	close(chunks)
+	for _, g := range groups {
+		close(g)
+	}
+	wg.Wait()
+	for _, w := range writers {
+		if w != nil {
+			if err := w.Close(); err != nil && ctx.Err() == nil {
+				fail(err)
+			}
+		}
+	}
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	if parent.Err() != nil {
+		return parent.Err()
+	}
+	merged := accs[0]
+	for _, a := range accs[1:] {
+		if err := merged.Merge(a); err != nil {
+			return err
+		}
+	}
+	if err := plan.Finish(merged, store); err != nil {
+		return err
+	}
+	return nil
+}
+
+// shard is the worker that owns a group.
+func shard(g string, w int) int {
+	h := fnv.New64a()
+	h.Write([]byte(g))
+	return int(h.Sum64() % uint64(w))
+}
+
+// groupBuffers accounts for the rows held while their groups are incomplete.
+type groupBuffers struct {
+	sizes map[string]int64
+	limit int64
+	held  atomic.Int64
+}
+
+func rowBytes(r Row) int64 { return int64(16*len(r.Value) + 8*len(r.Y) + len(r.Group) + 96) }
+
+func (g *groupBuffers) hold(rows []Row) error {
+	var b int64
+	for _, r := range rows {
+		b += rowBytes(r)
+	}
+	if n := g.held.Add(b); n > g.limit {
+		return fmt.Errorf("%w: %d MB of rows wait for the rest of their groups (limit %d MB): the rows of a group lie far apart in the data — sort it by query id, or raise the limit", ErrData, n>>20, g.limit>>20)
+	}
+	return nil
+}
+
+func (g *groupBuffers) release(rows []Row) {
+	var b int64
+	for _, r := range rows {
+		b += rowBytes(r)
+	}
+	g.held.Add(-b)
+}
