@@ -73,19 +73,26 @@ func OpenData(path string) (*DataFile, error) {
 		return nil, err
 	}
 	d := &DataFile{Size: st.Size(), f: f}
-	br := bufio.NewReaderSize(&countingReader{r: f, n: &d.count}, 256<<10)
+	if d.Reader, err = Decompress(&countingReader{r: f, n: &d.count}); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Decompress returns a reader of r's text: r itself (buffered), or, when r
+// starts with the gzip magic bytes 1f 8b, its decompressed members. O(1).
+func Decompress(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
 	head, _ := br.Peek(2)
 	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: gzip: %w", path, err)
+			return nil, fmt.Errorf("gzip: %w", err)
 		}
-		d.Reader = zr
-		return d, nil
+		return zr, nil
 	}
-	d.Reader = br
-	return d, nil
+	return br, nil
 }
 
 // BytesRead returns the bytes read from disk so far.

@@ -43,6 +43,9 @@ type Accumulator struct {
 	p      int
 	rank   []*RankMoments
 	sse    acc
+	// dropped says some share of the rows gave its per-group moments up (too
+	// many groups) and added them to folds[0].
+	dropped bool
 }
 
 // NewAccumulator returns an empty accumulator for the pass Next returned.
@@ -247,6 +250,7 @@ func (a *Accumulator) dropGroups() {
 		_ = a.folds[0].Merge(a.groups[g])
 	}
 	a.groups = nil
+	a.dropped = true
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -598,9 +602,10 @@ func (a *Accumulator) Merge(o *Accumulator) error {
 		}
 		a.scale.Merge(o.scale)
 	}
-	if len(o.folds) != len(a.folds) || len(o.rank) != len(a.rank) {
+	if len(o.folds) != len(a.folds) && len(o.folds) > 0 || len(o.rank) != len(a.rank) && len(o.rank) > 0 {
 		return fmt.Errorf("%w: merging accumulators of different folds", ErrOptions)
 	}
+	a.dropped = a.dropped || o.dropped
 	for f := range o.folds {
 		if err := a.folds[f].Merge(o.folds[f]); err != nil {
 			return err
@@ -629,7 +634,7 @@ func (a *Accumulator) Merge(o *Accumulator) error {
 			}
 		}
 		a.capGroups()
-	case a.groups != nil: // o gave them up: so must a
+	case a.groups != nil && o.dropped: // o gave them up: so must a
 		a.dropGroups()
 	case o.groups != nil:
 		for _, g := range sortedKeys(o.groups) {
@@ -662,12 +667,13 @@ type wire struct {
 	Sizes                []int64
 	SSE                  []byte
 	HasScale, HasSizeMap bool
+	Dropped              bool
 }
 
 // MarshalBinary encodes the accumulator (gob of its sums, each packed
 // little-endian).
 func (a *Accumulator) MarshalBinary() ([]byte, error) {
-	w := wire{Kind: a.Kind, Rows: a.rows, Width: a.width, P: a.p}
+	w := wire{Kind: a.Kind, Rows: a.rows, Width: a.width, P: a.p, Dropped: a.dropped}
 	if a.scale != nil {
 		w.HasScale = true
 		w.Scale, _ = a.scale.MarshalBinary()
@@ -709,7 +715,7 @@ func (a *Accumulator) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("stream: decoding an accumulator: %w", err)
 	}
 	plan := a.plan
-	*a = Accumulator{Kind: w.Kind, plan: plan, rows: w.Rows, width: w.Width, p: w.P}
+	*a = Accumulator{Kind: w.Kind, plan: plan, rows: w.Rows, width: w.Width, p: w.P, dropped: w.Dropped}
 	if w.HasScale {
 		a.scale = &ScaleStats{}
 		if err := a.scale.UnmarshalBinary(w.Scale); err != nil {
@@ -774,4 +780,216 @@ type predictState struct {
 	totalOnce  sync.Once
 	totalModel wb
 	totalErr   error
+}
+
+// Piece is one keyed part of an accumulator — the statistics of one fold
+// ("fold/3"), one query fold ("rank/0"), one group ("group/<id>"), or the rest
+// ("meta": row counts, group sizes, squared errors, standardization sums) — so
+// that an engine can combine a pass's statistics per key in parallel
+// (MergePieces) before the driver joins them (Plan.Join).
+type Piece struct {
+	Key  string
+	Data []byte
+}
+
+type pieceWire struct {
+	Kind  string // fold, rank, group, meta
+	Index int
+	Name  string
+	Data  []byte
+}
+
+// Pieces splits the accumulator into keyed pieces. O(size of the statistics).
+func (a *Accumulator) Pieces() ([]Piece, error) {
+	var out []Piece
+	add := func(key string, w pieceWire) error {
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(w); err != nil {
+			return fmt.Errorf("stream: encoding a piece: %w", err)
+		}
+		out = append(out, Piece{Key: key, Data: buf.Bytes()})
+		return nil
+	}
+	for f, m := range a.folds {
+		if m.N == 0 {
+			continue
+		}
+		b, _ := m.MarshalBinary()
+		if err := add(fmt.Sprintf("fold/%d", f), pieceWire{Kind: "fold", Index: f, Data: b}); err != nil {
+			return nil, err
+		}
+	}
+	for f, m := range a.rank {
+		if m.N == 0 {
+			continue
+		}
+		b, _ := m.MarshalBinary()
+		if err := add(fmt.Sprintf("rank/%d", f), pieceWire{Kind: "rank", Index: f, Data: b}); err != nil {
+			return nil, err
+		}
+	}
+	for _, g := range sortedKeys(a.groups) {
+		b, _ := a.groups[g].MarshalBinary()
+		if err := add("group/"+g, pieceWire{Kind: "group", Name: g, Data: b}); err != nil {
+			return nil, err
+		}
+	}
+	meta := &Accumulator{Kind: a.Kind, rows: a.rows, width: a.width, p: a.p, scale: a.scale, sizes: a.sizes, sse: a.sse, dropped: a.dropped}
+	b, err := meta.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	if err := add("meta", pieceWire{Kind: "meta", Data: b}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func decodePiece(b []byte) (pieceWire, error) {
+	var w pieceWire
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&w); err != nil {
+		return w, fmt.Errorf("stream: decoding a piece: %w", err)
+	}
+	return w, nil
+}
+
+// MergePieces combines two pieces of the same key (the statistics of
+// disjoint rows). O(size of the statistics).
+func MergePieces(x, y []byte) ([]byte, error) {
+	a, err := decodePiece(x)
+	if err != nil {
+		return nil, err
+	}
+	b, err := decodePiece(y)
+	if err != nil {
+		return nil, err
+	}
+	if a.Kind != b.Kind || a.Index != b.Index || a.Name != b.Name {
+		return nil, fmt.Errorf("%w: merging pieces %s/%d/%q and %s/%d/%q", ErrOptions, a.Kind, a.Index, a.Name, b.Kind, b.Index, b.Name)
+	}
+	switch a.Kind {
+	case "fold", "group":
+		var m, n Moments
+		if err := m.UnmarshalBinary(a.Data); err != nil {
+			return nil, err
+		}
+		if err := n.UnmarshalBinary(b.Data); err != nil {
+			return nil, err
+		}
+		if err := m.Merge(&n); err != nil {
+			return nil, err
+		}
+		a.Data, _ = m.MarshalBinary()
+	case "rank":
+		var m, n RankMoments
+		if err := m.UnmarshalBinary(a.Data); err != nil {
+			return nil, err
+		}
+		if err := n.UnmarshalBinary(b.Data); err != nil {
+			return nil, err
+		}
+		if err := m.Merge(&n); err != nil {
+			return nil, err
+		}
+		a.Data, _ = m.MarshalBinary()
+	case "meta":
+		m, n := &Accumulator{}, &Accumulator{}
+		if err := m.UnmarshalBinary(a.Data); err != nil {
+			return nil, err
+		}
+		if err := n.UnmarshalBinary(b.Data); err != nil {
+			return nil, err
+		}
+		if err := m.Merge(n); err != nil {
+			return nil, err
+		}
+		if a.Data, err = m.MarshalBinary(); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown piece %q", ErrOptions, a.Kind)
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(a); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Join assembles the accumulator of the pass Next returned from its pieces
+// (each key once, or any number of times: pieces of one key are merged).
+func (p *Plan) Join(pieces []Piece) (*Accumulator, error) {
+	a, err := p.NewAccumulator()
+	if err != nil {
+		return nil, err
+	}
+	var groups []pieceWire
+	for _, pc := range pieces {
+		w, err := decodePiece(pc.Data)
+		if err != nil {
+			return nil, err
+		}
+		switch w.Kind {
+		case "fold", "group":
+			m := &Moments{}
+			if err := m.UnmarshalBinary(w.Data); err != nil {
+				return nil, err
+			}
+			if w.Kind == "group" {
+				groups = append(groups, w)
+				continue
+			}
+			if w.Index < 0 || w.Index >= len(a.folds) {
+				return nil, fmt.Errorf("%w: piece of fold %d, the pass has %d", ErrOptions, w.Index, len(a.folds))
+			}
+			if err := a.folds[w.Index].Merge(m); err != nil {
+				return nil, err
+			}
+		case "rank":
+			m := &RankMoments{}
+			if err := m.UnmarshalBinary(w.Data); err != nil {
+				return nil, err
+			}
+			if w.Index < 0 || w.Index >= len(a.rank) {
+				return nil, fmt.Errorf("%w: piece of query fold %d, the pass has %d", ErrOptions, w.Index, len(a.rank))
+			}
+			if err := a.rank[w.Index].Merge(m); err != nil {
+				return nil, err
+			}
+		case "meta":
+			m := &Accumulator{plan: p}
+			if err := m.UnmarshalBinary(w.Data); err != nil {
+				return nil, err
+			}
+			if m.Kind != a.Kind {
+				return nil, fmt.Errorf("%w: a %s piece in a %s pass", ErrOptions, m.Kind, a.Kind)
+			}
+			if err := a.Merge(m); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("%w: unknown piece %q", ErrOptions, w.Kind)
+		}
+	}
+	for _, w := range groups {
+		m := &Moments{}
+		if err := m.UnmarshalBinary(w.Data); err != nil {
+			return nil, err
+		}
+		switch {
+		case a.groups == nil && len(a.folds) > 0:
+			_ = a.folds[0].Merge(m)
+		case a.groups == nil:
+			return nil, fmt.Errorf("%w: a group piece in a pass without groups", ErrOptions)
+		case a.groups[w.Name] != nil:
+			_ = a.groups[w.Name].Merge(m)
+		default:
+			a.groups[w.Name] = m
+		}
+	}
+	if a.dropped && a.groups != nil {
+		a.dropGroups()
+	}
+	a.capGroups()
+	return a, nil
 }

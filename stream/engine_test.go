@@ -27,6 +27,8 @@ func TestCheckpointEngine(t *testing.T) {
 		{learn.GlobalRank, "lgo", "cindex", 20},
 		{learn.QueryRank, "lqo", "disagreement", 0},
 		{learn.QueryRank, "kfold:3", "mse", 0},
+		{learn.RLS, "lgo", "mse", 0},
+		{learn.GlobalRank, "kfold:4", "cindex", 0},
 	}
 	for n, c := range cases {
 		t.Run(string(c.learner)+"/"+c.cv, func(t *testing.T) {
@@ -84,6 +86,7 @@ func TestCheckpointEngine(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				byKey := map[string][]byte{} // the pieces, combined per key as a pipeline does
 				groups := map[string][]Row{}
 				for _, r := range all {
 					groups[r.Group] = append(groups[r.Group], r)
@@ -122,6 +125,21 @@ func TestCheckpointEngine(t *testing.T) {
 					if sw != nil {
 						sw.Close()
 					}
+					if n%2 == 0 {
+						pieces, err := a.Pieces()
+						if err != nil {
+							t.Fatal(err)
+						}
+						for _, pc := range pieces {
+							if prev, ok := byKey[pc.Key]; ok {
+								if pc.Data, err = MergePieces(prev, pc.Data); err != nil {
+									t.Fatal(err)
+								}
+							}
+							byKey[pc.Key] = pc.Data
+						}
+						continue
+					}
 					enc, err := a.MarshalBinary()
 					if err != nil {
 						t.Fatal(err)
@@ -131,6 +149,15 @@ func TestCheckpointEngine(t *testing.T) {
 						t.Fatal(err)
 					}
 					if err := merged.Merge(dec); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if n%2 == 0 {
+					var pieces []Piece
+					for _, k := range sortedKeys(byKey) {
+						pieces = append(pieces, Piece{Key: k, Data: byKey[k]})
+					}
+					if merged, err = driver.Join(pieces); err != nil {
 						t.Fatal(err)
 					}
 				}

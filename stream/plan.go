@@ -675,8 +675,9 @@ type Result struct {
 	// Predictor is the model trained on every row at the best λ.
 	Predictor *model.Predictor
 	// Rows, Width (features of a data row), Features (p, the dimension of the
-	// statistics), Outputs and Groups (distinct query ids; 0 without) describe the data.
-	Rows, Width, Features, Outputs, Groups int
+	// statistics), Outputs and Groups (distinct query ids, counted when the fit
+	// uses them; 0 otherwise) describe the data; SingleRowGroups have no pairs.
+	Rows, Width, Features, Outputs, Groups, SingleRowGroups int
 	// Basis lists the basis rows (nil without a basis).
 	Basis []int
 	// Passes are the passes run.
@@ -690,6 +691,11 @@ func (p *Plan) Result() (*Result, error) {
 		return nil, fmt.Errorf("%w: the plan's passes are not all finished", ErrOptions)
 	}
 	res := &Result{BestIndex: -1, Rows: int(p.rows), Width: p.width, Features: p.p, Outputs: p.t, Groups: len(p.sizes), Basis: p.basisIdx, Passes: p.done}
+	for _, n := range p.sizes {
+		if n == 1 {
+			res.SingleRowGroups++
+		}
+	}
 	meas := p.opt.Measure
 	for l, lambda := range p.opt.Lambdas {
 		pt := selection.Point{Lambda: lambda, Value: p.curve[l]}

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/internal/linalg"
@@ -22,6 +25,95 @@ type Source struct {
 	Format string
 	CSV    dataset.CSVOptions
 	SVM    dataset.SVMLightOptions
+	// Open, when set, opens a file by name (a distributed file system);
+	// otherwise the local file is opened. Either way gzip is detected and read through.
+	Open func(name string) (io.ReadCloser, error)
+	// Header, when set, is the CSV feature columns every file must have
+	// (ReadShard checks it); FirstRows returns the first file's.
+	Header []string
+}
+
+// ReadShard reads one file of the source in chunks of chunkRows rows, calling
+// fn with each chunk and the number of rows before it; counter, when set, is
+// told the bytes read from disk as they are (local files). A file without data
+// rows is a shard without rows (no error); a malformed row, or a truncated
+// gzip member, is the reader's positioned error (file:line); a CSV file whose
+// feature columns differ from Source.Header is an error.
+func ReadShard(src Source, name string, chunkRows int, counter func(int64), fn func(d *dataset.Data, off int) error) error {
+	var (
+		r       io.Reader
+		closer  io.Closer
+		read    func() int64
+		size    int64
+		lastPos int64
+	)
+	if src.Open != nil {
+		rc, err := src.Open(name)
+		if err != nil {
+			return err
+		}
+		closer = rc
+		if r, err = dataset.Decompress(rc); err != nil {
+			rc.Close()
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	} else {
+		f, err := dataset.OpenData(name)
+		if err != nil {
+			return err
+		}
+		r, closer, read, size = f, f, f.BytesRead, f.Size
+	}
+	defer closer.Close()
+	err := dataset.ReadChunks(r, name, src.Format, src.CSV, src.SVM, chunkRows, func(d *dataset.Data, off int) error {
+		if off == 0 && src.Header != nil && !slices.Equal(d.FeatureNames, src.Header) {
+			return fmt.Errorf("%w: %s: feature columns %q differ from the first file's %q", ErrData, name, d.FeatureNames, src.Header)
+		}
+		if counter != nil && read != nil {
+			b := read()
+			counter(b - lastPos)
+			lastPos = b
+		}
+		return fn(d, off)
+	})
+	if counter != nil && read != nil {
+		counter(size - lastPos)
+	}
+	if errors.Is(err, dataset.ErrEmpty) {
+		return nil // a shard without data rows (reported with 0 rows)
+	}
+	return err
+}
+
+// FirstRows reads the first n rows of the source, files in order (the
+// pilot), and returns them with the first file's CSV feature columns and its
+// label names.
+func FirstRows(src Source, n int) (rows []Row, header, labels []string, err error) {
+	seen := false
+	for _, name := range src.Files {
+		err := ReadShard(src, name, min(n, 2048), nil, func(d *dataset.Data, _ int) error {
+			if !seen {
+				header, labels, seen = d.FeatureNames, d.LabelNames, true
+			}
+			for _, r := range Rows(d) {
+				rows = append(rows, r)
+				if len(rows) == n {
+					return errStop
+				}
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			return nil, nil, nil, err
+		}
+		if len(rows) == n {
+			break
+		}
+	}
+	if len(rows) == 0 {
+		return nil, nil, nil, fmt.Errorf("%w: no data rows in %d file(s)", ErrData, len(src.Files))
+	}
+	return rows, header, labels, nil
 }
 
 // RunOptions tune Run.
@@ -54,8 +146,12 @@ type FileStats struct {
 type RunResult struct {
 	*Result
 	Files []FileStats
+	// FeatureNames are the CSV header's feature columns (nil for svmlight).
+	FeatureNames []string
 	// Bytes is the total size of the files; Read is the bytes read in all passes.
 	Bytes, Read int64
+	// PassSeconds is the wall time of each pass (Result.Passes).
+	PassSeconds []float64
 }
 
 // Run fits on the files of src on this machine: the pilot rows, then every
@@ -88,9 +184,15 @@ func Run(ctx context.Context, opt Options, src Source, ro RunOptions) (*RunResul
 	for _, f := range src.Files {
 		e.files = append(e.files, FileStats{Name: f})
 	}
-	pilot, err := e.pilot(plan.PilotRows())
+	pilot, header, labels, err := FirstRows(src, plan.PilotRows())
 	if err != nil {
 		return nil, err
+	}
+	if src.Format == "csv" {
+		e.src.Header, e.header = header, header
+	}
+	if len(plan.opt.Outputs) == 0 {
+		plan.opt.Outputs = labels
 	}
 	if err := plan.SetPilot(pilot); err != nil {
 		return nil, err
@@ -106,9 +208,11 @@ func Run(ctx context.Context, opt Options, src Source, ro RunOptions) (*RunResul
 				break
 			}
 			n++
+			t0 := time.Now()
 			if runErr = e.pass(ctx, pass, n); runErr != nil {
 				return
 			}
+			out.PassSeconds = append(out.PassSeconds, time.Since(t0).Seconds())
 		}
 	})
 	if runErr != nil {
@@ -118,7 +222,7 @@ func Run(ctx context.Context, opt Options, src Source, ro RunOptions) (*RunResul
 	if err != nil {
 		return nil, err
 	}
-	out.Result, out.Files, out.Read = res, e.files, e.read.Load()
+	out.Result, out.Files, out.Read, out.FeatureNames = res, e.files, e.read.Load(), e.header
 	for _, f := range e.files {
 		out.Bytes += f.Bytes
 	}
@@ -126,66 +230,16 @@ func Run(ctx context.Context, opt Options, src Source, ro RunOptions) (*RunResul
 }
 
 type engine struct {
-	src   Source
-	ro    RunOptions
-	plan  *Plan
-	files []FileStats
-	read  atomic.Int64
+	src    Source
+	ro     RunOptions
+	plan   *Plan
+	files  []FileStats
+	read   atomic.Int64
+	header []string // the first file's CSV feature columns
 }
 
 // errStop ends a read early.
 var errStop = errors.New("stop")
-
-// pilot reads the first n rows, files in order.
-func (e *engine) pilot(n int) ([]Row, error) {
-	var rows []Row
-	for _, name := range e.src.Files {
-		err := e.readFile(name, nil, func(d *dataset.Data, _ int) error {
-			for _, r := range Rows(d) {
-				rows = append(rows, r)
-				if len(rows) == n {
-					return errStop
-				}
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, errStop) {
-			return nil, err
-		}
-		if len(rows) == n {
-			break
-		}
-	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("%w: no data rows in %d file(s)", ErrData, len(e.src.Files))
-	}
-	return rows, nil
-}
-
-// readFile reads one file in chunks; an empty file (no data rows) is no error.
-func (e *engine) readFile(name string, counter func(int64), fn func(*dataset.Data, int) error) error {
-	f, err := dataset.OpenData(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var last int64
-	err = dataset.ReadChunks(f, name, e.src.Format, e.src.CSV, e.src.SVM, e.ro.ChunkRows, func(d *dataset.Data, off int) error {
-		if counter != nil {
-			b := f.BytesRead()
-			counter(b - last)
-			last = b
-		}
-		return fn(d, off)
-	})
-	if counter != nil {
-		counter(f.Size - last)
-	}
-	if errors.Is(err, dataset.ErrEmpty) {
-		return nil // a shard without data rows (reported with 0 rows)
-	}
-	return err
-}
 
 // pass runs one pass over every file.
 func (e *engine) pass(parent context.Context, pass Pass, n int) error {
@@ -314,7 +368,7 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 			}
 			defer func() { <-sem }()
 			var rows atomic.Int64
-			err := e.readFile(e.files[i].Name, progress, func(d *dataset.Data, off int) error {
+			err := ReadShard(e.src, e.files[i].Name, ro.ChunkRows, progress, func(d *dataset.Data, off int) error {
 				if ctx.Err() != nil {
 					return context.Cause(ctx)
 				}
