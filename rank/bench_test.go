@@ -32,7 +32,7 @@ func benchData(m int) (*mat.Dense, *mat.Dense) {
 // positive–negative pair (LPO-AUC) at one λ.
 func BenchmarkGlobalLPO(b *testing.B) {
 	for _, m := range []int{500, 1000, 2000} {
-		if m > 1000 && linalg.Backend != "openblas" {
+		if m > 1000 && !linalg.Fast() {
 			continue
 		}
 		x, y := benchData(m)
@@ -60,7 +60,7 @@ func BenchmarkGlobalLPO(b *testing.B) {
 // the O(1)-per-pair part (Pahikkala et al. 2009, sect. 3.4).
 func BenchmarkGlobalLPOPairs(b *testing.B) {
 	for _, m := range []int{500, 1000, 2000} {
-		if m > 1000 && linalg.Backend != "openblas" {
+		if m > 1000 && !linalg.Fast() {
 			continue
 		}
 		x, y := benchData(m)
@@ -83,7 +83,7 @@ func BenchmarkGlobalLPOPairs(b *testing.B) {
 // over 31 λ, end to end.
 func BenchmarkQueryLQO(b *testing.B) {
 	for _, m := range []int{750, 1500, 3000} {
-		if m > 1500 && linalg.Backend != "openblas" {
+		if m > 1500 && !linalg.Fast() {
 			continue
 		}
 		x, y := benchData(m)

@@ -132,8 +132,8 @@ func BenchmarkLOOPath(b *testing.B) {
 	lambdas := pathLambdas()
 	for _, m := range []int{1000, 2000, 4000} {
 		b.Run(sizeName(m), func(b *testing.B) {
-			if m > 2000 && linalg.Backend != "openblas" {
-				b.Skipf("m=%d: the Fit is too slow with the %s backend (use -tags openblas)", m, linalg.Backend)
+			if m > 2000 && !linalg.Fast() {
+				b.Skipf("m=%d: the Fit is too slow with the %s backend (use -tags openblas)", m, linalg.Backend())
 			}
 			r := benchDualFit(b, m)
 			for b.Loop() {

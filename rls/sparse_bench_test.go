@@ -14,7 +14,7 @@ import (
 //
 //	go test -tags openblas -run xxx -bench Table1 -benchtime 1x ./rls
 func BenchmarkTable1(b *testing.B) {
-	if linalg.Backend != "openblas" {
+	if !linalg.Fast() {
 		b.Skip("m = 5000 is sized for the openblas build")
 	}
 	const m = 5000
@@ -78,7 +78,7 @@ func BenchmarkTable1(b *testing.B) {
 // BenchmarkSparseLOO31: sparse gaussian RLS, m = 20,000, n = 500, LOO over 31 λ,
 // end to end (kernel block, factor, path).
 func BenchmarkSparseLOO31(b *testing.B) {
-	if linalg.Backend != "openblas" {
+	if !linalg.Fast() {
 		b.Skip("sized for the openblas build")
 	}
 	const m, n = 20000, 500

@@ -59,7 +59,7 @@ func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.
 	}
 	m, _ := x.Dims()
 	out := fitOutput{Learner: f.learner, Kernel: kernel.Spec{Name: "linear", Bias: f.bias}, Form: "cg", Lambda: lambda,
-		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend,
+		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend(),
 		CG: &cgOutput{Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual}}
 	if d.Queries != nil {
 		out.Queries = queryStats(d)

@@ -215,7 +215,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 
 	out = fitOutput{Learner: string(p.learner.name), Kernel: res.Kernel, Form: formOf(res.Learner), Lambda: res.Lambda,
-		NTrain: m, NFeatures: width, Outputs: d.LabelNames, NBasis: len(basisOf(res.Learner)), Backend: linalg.Backend}
+		NTrain: m, NFeatures: width, Outputs: d.LabelNames, NBasis: len(basisOf(res.Learner)), Backend: linalg.Backend()}
 	if d.Queries != nil {
 		out.Queries = queryStats(d)
 	}

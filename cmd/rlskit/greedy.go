@@ -150,7 +150,7 @@ func runGreedy(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 	}
 
 	out = fitOutput{Learner: string(greedy.Name), Kernel: kernel.Spec{Name: "linear", Bias: f.bias}, Form: "linear", Lambda: res.Lambda,
-		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend}
+		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend()}
 	if d.Queries != nil {
 		out.Queries = queryStats(d)
 	}

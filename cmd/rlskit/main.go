@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -84,6 +85,22 @@ cross-validation, including sparse hold-outs that remove held-out basis vectors.
 		Version:       buildVersion(),
 	}
 	root.SetVersionTemplate("rlskit {{.Version}}\n")
+	// an O(m³) step in pure Go says so once (fit and predict --quiet silence it)
+	linalg.SetNotice(stderr)
+	var threads int
+	root.PersistentFlags().IntVar(&threads, "threads", 0, "BLAS threads of the loaded library (default: the library's own, or RLSKIT_THREADS)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if cmd.Flags().Changed("threads") {
+			if threads < 1 {
+				return fmt.Errorf("--threads %d: must be ≥ 1", threads)
+			}
+			linalg.SetThreads(threads)
+		}
+		if q := cmd.Flags().Lookup("quiet"); q != nil && q.Value.String() == "true" {
+			linalg.SetNotice(nil)
+		}
+		return nil
+	}
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -92,7 +109,11 @@ cross-validation, including sparse hold-outs that remove held-out basis vectors.
 		Short: "Print the version and the numerical backend",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintf(e.stdout, "rlskit %s (backend %s)\n", buildVersion(), linalg.Backend)
+			info := linalg.Info()
+			_, err := fmt.Fprintf(e.stdout, "rlskit %s\nbackend %s\n", buildVersion(), info)
+			if err == nil && len(info.Tried) > 0 {
+				_, err = fmt.Fprintf(e.stdout, "tried: %s\n", strings.Join(info.Tried, "; "))
+			}
 			return err
 		},
 	})

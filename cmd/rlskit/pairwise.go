@@ -470,7 +470,7 @@ func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
 	opt := pairwise.Options{Symmetry: p.sym}
 	loaded := time.Now()
 
-	out = pairFitOutput{Learner: f.learner, NTrain: pf.Len(), Rows: m, Cols: q, Pairs: pf.Len(), Backend: linalg.Backend,
+	out = pairFitOutput{Learner: f.learner, NTrain: pf.Len(), Rows: m, Cols: q, Pairs: pf.Len(), Backend: linalg.Backend(),
 		Setting: settingName(p.setting)}
 	if p.homogeneous {
 		out.Symmetry = p.sym.String()

@@ -2,18 +2,61 @@
 
 package linalg
 
-import "gonum.org/v1/gonum/blas/blas64"
+import (
+	"sync"
 
-// Backend names the numerical backend this binary was built with.
-const Backend = "gonum"
+	"gonum.org/v1/gonum/blas/blas64"
+)
 
-func eigSym(a blas64.General, w []float64) error { return eigSymGonum(a, w) }
+var serialMu sync.Mutex
+
+func eigSym(a blas64.General, w []float64) error {
+	if l := load(); l != nil {
+		return eigSymDyn(l, a, w)
+	}
+	notice(a.Rows)
+	return eigSymGonum(a, w)
+}
 
 func svdThin(a blas64.General, s []float64, u, vt blas64.General) error {
+	if l := load(); l != nil {
+		return svdThinDyn(l, a, s, u, vt)
+	}
+	notice(min(a.Rows, a.Cols))
 	return svdThinGonum(a, s, u, vt)
 }
 
-func potrfLower(a blas64.General) bool { return potrfLowerGonum(a) }
+func potrfLower(a blas64.General) bool {
+	if l := load(); l != nil {
+		return potrfLowerDyn(l, a)
+	}
+	notice(a.Rows)
+	return potrfLowerGonum(a)
+}
 
-// SerialBLAS runs f; the pure-Go BLAS has no thread pool to restrict.
-func SerialBLAS(f func()) { f() }
+// SerialBLAS runs f with the loaded library limited to one thread, for callers
+// that run many small BLAS calls in goroutines of their own (one per core
+// already): the library's own threads would only contend for the same cores.
+// Other BLAS calls made meanwhile also run single-threaded — slower, never
+// wrong. Pure Go has no thread pool to restrict.
+func SerialBLAS(f func()) {
+	l := load()
+	if l == nil || l.setThreads == nil {
+		f()
+		return
+	}
+	serialMu.Lock()
+	defer serialMu.Unlock()
+	n := l.getThreads()
+	l.setThreads(1)
+	defer l.setThreads(n)
+	f()
+}
+
+// blasThreads is the loaded library's thread count (1 for pure Go).
+func blasThreads() int {
+	if n := threads(load()); n > 0 {
+		return n
+	}
+	return 1
+}

@@ -10,6 +10,9 @@ int openblas_get_num_threads(void);
 import "C"
 
 import (
+	"fmt"
+	"io"
+
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	blasnetlib "gonum.org/v1/netlib/blas/netlib"
@@ -18,8 +21,39 @@ import (
 	"sync"
 )
 
-// Backend names the numerical backend this binary was built with.
-const Backend = "openblas"
+// Backend names the numerical backend: "openblas", linked at build time (-tags openblas).
+func Backend() string { return "openblas" }
+
+// Fast reports whether an optimized library is in use: always, in this build.
+func Fast() bool { return true }
+
+// BackendInfo describes the numerical backend in use.
+type BackendInfo struct {
+	Name, Path, Version string
+	Threads             int
+	Tried               []string
+}
+
+// String is a one-line description.
+func (b BackendInfo) String() string {
+	return fmt.Sprintf("%s (linked with -tags openblas, %d threads)", b.Name, b.Threads)
+}
+
+// Info describes the backend: OpenBLAS linked at build time.
+func Info() BackendInfo { return BackendInfo{Name: "openblas", Threads: blasThreads()} }
+
+// SetThreads sets OpenBLAS's thread count.
+func SetThreads(n int) {
+	if n > 0 {
+		C.openblas_set_num_threads(C.int(n))
+	}
+}
+
+// SetNotice is a no-op: this build always runs OpenBLAS.
+func SetNotice(io.Writer) {}
+
+// NoticeSize is the order of an O(n³) step from which the pure-Go build warns.
+const NoticeSize = 1000
 
 func init() {
 	// Every gonum mat operation in the program now runs on OpenBLAS.

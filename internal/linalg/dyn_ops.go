@@ -1,0 +1,176 @@
+//go:build !openblas
+
+package linalg
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// Our matrices are row-major; the library is column-major. A row-major m×n
+// array with stride ld is the column-major n×m array of the transpose with
+// leading dimension ld, so every call below swaps operands, sides and
+// triangles accordingly.
+
+func i32(v int) *int32 { x := int32(v); return &x }
+func f64(v float64) *float64 {
+	x := v
+	return &x
+}
+func ch(c byte) *byte { x := c; return &x }
+
+// eigSymDyn overwrites a (row-major n×n, symmetric) with its eigenvectors as
+// columns and w with the ascending eigenvalues: dsyevd on the same array (the
+// column-major view of a symmetric matrix is itself), whose column-major
+// eigenvectors are then the rows, transposed in place. Workspace queried.
+func eigSymDyn(l *dynLib, a blas64.General, w []float64) error {
+	n := a.Rows
+	if n == 0 {
+		return nil
+	}
+	var info int32
+	wq, iq := []float64{0}, []int32{0}
+	l.dsyevd(ch('V'), ch('U'), i32(n), &a.Data[0], i32(a.Stride), &w[0], &wq[0], i32(-1), &iq[0], i32(-1), &info, 1, 1)
+	if info != 0 {
+		return ErrNoConvergence
+	}
+	work := make([]float64, max(int(wq[0]), 1))
+	iwork := make([]int32, max(int(iq[0]), 1))
+	l.dsyevd(ch('V'), ch('U'), i32(n), &a.Data[0], i32(a.Stride), &w[0], &work[0], i32(len(work)), &iwork[0], i32(len(iwork)), &info, 1, 1)
+	if info != 0 {
+		return ErrNoConvergence
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			a.Data[i*a.Stride+j], a.Data[j*a.Stride+i] = a.Data[j*a.Stride+i], a.Data[i*a.Stride+j]
+		}
+	}
+	return nil
+}
+
+// svdThinDyn computes the thin SVD a = u diag(s) vt of the row-major m×n a
+// (destroyed) by dgesdd on its column-major view aᵀ = v diag(s) uᵀ: the
+// routine's U (n×k) lands in vt's array and its Vᵀ (k×m) in u's.
+func svdThinDyn(l *dynLib, a blas64.General, s []float64, u, vt blas64.General) error {
+	m, n := a.Rows, a.Cols
+	if m == 0 || n == 0 {
+		return nil
+	}
+	k := min(m, n)
+	iwork := make([]int32, 8*k)
+	var info int32
+	wq := []float64{0}
+	l.dgesdd(ch('S'), i32(n), i32(m), &a.Data[0], i32(a.Stride), &s[0], &vt.Data[0], i32(vt.Stride), &u.Data[0], i32(u.Stride), &wq[0], i32(-1), &iwork[0], &info, 1)
+	if info != 0 {
+		return ErrNoConvergence
+	}
+	work := make([]float64, max(int(wq[0]), 1))
+	l.dgesdd(ch('S'), i32(n), i32(m), &a.Data[0], i32(a.Stride), &s[0], &vt.Data[0], i32(vt.Stride), &u.Data[0], i32(u.Stride), &work[0], i32(len(work)), &iwork[0], &info, 1)
+	return boolErr(info == 0)
+}
+
+// potrfLowerDyn factors a = L Lᵀ into the row-major lower triangle: the
+// column-major upper factor U (A = UᵀU) of the same array is L.
+func potrfLowerDyn(l *dynLib, a blas64.General) bool {
+	if a.Rows == 0 {
+		return true
+	}
+	var info int32
+	l.dpotrf(ch('U'), i32(a.Rows), &a.Data[0], i32(a.Stride), &info, 1)
+	return info == 0
+}
+
+func boolErr(ok bool) error {
+	if ok {
+		return nil
+	}
+	return ErrNoConvergence
+}
+
+// dynBLAS is gonum's BLAS with the Level-3 routines the learners use (gemm,
+// syrk, trsm, symm) computed by the loaded library; small products and
+// everything else stay in gonum, where a call's overhead would dominate.
+type dynBLAS struct {
+	gonum.Implementation
+	lib *dynLib
+}
+
+// dynMinWork is the flop count (m·n·k) below which gonum's own Level 3 is used.
+const dynMinWork = 32 * 32 * 32
+
+func tr(t blas.Transpose) *byte {
+	if t == blas.NoTrans {
+		return ch('N')
+	}
+	return ch('T')
+}
+
+func flipUplo(ul blas.Uplo) *byte {
+	if ul == blas.Upper {
+		return ch('L')
+	}
+	return ch('U')
+}
+
+func flipSide(s blas.Side) *byte {
+	if s == blas.Left {
+		return ch('R')
+	}
+	return ch('L')
+}
+
+// Dgemm computes C = α op(A) op(B) + βC: column-major Cᵀ = α op(B)ᵀ op(A)ᵀ + βCᵀ.
+func (d dynBLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if m*n*k < dynMinWork || m == 0 || n == 0 || k == 0 {
+		d.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	d.lib.dgemm(tr(tB), tr(tA), i32(n), i32(m), i32(k), f64(alpha), &b[0], i32(ldb), &a[0], i32(lda), f64(beta), &c[0], i32(ldc), 1, 1)
+}
+
+// Dsyrk computes C = α op(A) op(A)ᵀ + βC on one triangle: column-major, the
+// other triangle and the other transposition.
+func (d dynBLAS) Dsyrk(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	if n*n*k < dynMinWork || n == 0 || k == 0 {
+		d.Implementation.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
+		return
+	}
+	flip := blas.Trans
+	if t != blas.NoTrans {
+		flip = blas.NoTrans
+	}
+	d.lib.dsyrk(flipUplo(ul), tr(flip), i32(n), i32(k), f64(alpha), &a[0], i32(lda), f64(beta), &c[0], i32(ldc), 1, 1)
+}
+
+// Dtrsm solves op(A) X = αB (left) or X op(A) = αB (right) for triangular A:
+// column-major Xᵀ op(A)ᵀ = αBᵀ, so the side and the triangle flip.
+func (d dynBLAS) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, diag blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+	na := m
+	if s == blas.Right {
+		na = n
+	}
+	if m*n*na < dynMinWork || m == 0 || n == 0 {
+		d.Implementation.Dtrsm(s, ul, tA, diag, m, n, alpha, a, lda, b, ldb)
+		return
+	}
+	dg := ch('N')
+	if diag == blas.Unit {
+		dg = ch('U')
+	}
+	d.lib.dtrsm(flipSide(s), flipUplo(ul), tr(tA), dg, i32(n), i32(m), f64(alpha), &a[0], i32(lda), &b[0], i32(ldb), 1, 1, 1, 1)
+}
+
+// Dsymm computes C = αAB + βC (left) or αBA + βC (right) for symmetric A:
+// column-major Cᵀ = αBᵀA + βCᵀ, so the side and the triangle flip.
+func (d dynBLAS) Dsymm(s blas.Side, ul blas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	na := m
+	if s == blas.Right {
+		na = n
+	}
+	if m*n*na < dynMinWork || m == 0 || n == 0 {
+		d.Implementation.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	d.lib.dsymm(flipSide(s), flipUplo(ul), i32(n), i32(m), f64(alpha), &a[0], i32(lda), &b[0], i32(ldb), f64(beta), &c[0], i32(ldc), 1, 1)
+}
