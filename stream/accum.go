@@ -799,6 +799,39 @@ type pieceWire struct {
 	Data  []byte
 }
 
+// TakePieces returns the accumulator's pieces and empties it, so that one
+// accumulator can serve many elements of a pipeline (each element's pieces
+// emitted as it is done). O(size of the statistics).
+func (a *Accumulator) TakePieces() ([]Piece, error) {
+	pieces, err := a.Pieces()
+	if err != nil {
+		return nil, err
+	}
+	p := a.plan
+	for f, m := range a.folds {
+		if m.N != 0 {
+			a.folds[f] = NewMoments(0, p.t)
+		}
+	}
+	for f, m := range a.rank {
+		if m.N != 0 {
+			a.rank[f] = NewRankMoments(p.p, p.t)
+		}
+	}
+	if a.groups != nil {
+		a.groups = map[string]*Moments{}
+	}
+	if a.sizes != nil {
+		a.sizes = map[string]int64{}
+	}
+	if a.scale != nil {
+		a.scale = newScaleStats(a.scale.Sparse, a.scale.shift)
+	}
+	a.sse = newAcc(a.sse.len())
+	a.rows, a.dropped = 0, false
+	return pieces, nil
+}
+
 // Pieces splits the accumulator into keyed pieces. O(size of the statistics).
 func (a *Accumulator) Pieces() ([]Piece, error) {
 	var out []Piece

@@ -237,3 +237,18 @@ func DecodeRow(b []byte) (Row, error) {
 	r.Group = string(b)
 	return r, nil
 }
+
+// EncodePrediction returns the binary form of a prediction (for engines that
+// move predictions between machines); DecodePrediction reads it back.
+func EncodePrediction(p Prediction) []byte {
+	return encodeRow(nil, Row{Value: p.P, Y: p.Y, Group: p.Group})
+}
+
+// DecodePrediction decodes what EncodePrediction wrote.
+func DecodePrediction(b []byte) (Prediction, error) {
+	r, err := DecodeRow(b)
+	if err != nil || r.Index != nil {
+		return Prediction{}, errCorrupt
+	}
+	return Prediction{Y: r.Y, Group: r.Group, P: r.Value}, nil
+}

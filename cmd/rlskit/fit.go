@@ -49,6 +49,7 @@ type fitFlags struct {
 	queryNormalize             bool
 	foldScore                  string
 	selectK, outerFolds        int
+	stream                     bool // cmd/rlskit/stream.go
 	// pairwise learners (cmd/rlskit/pairwise.go)
 	rows, cols, pairs, colKernel string
 	colGamma, colBias, colCoef0  float64
@@ -118,6 +119,7 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.BoolVar(&f.queryNormalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/(its size), RLScore's convention (default: every pair weighs 1)")
 	fl.IntVar(&f.selectK, "select", 0, "greedy: the number K of features to select forward (the model keeps the best k ≤ K by the CV criterion)")
 	fl.IntVar(&f.outerFolds, "outer-folds", 0, "greedy: estimate the whole selection by an outer K-fold cross-validation (seeded by --seed)")
+	fl.BoolVar(&f.stream, "stream", false, "larger than memory: read the data in passes (--data may be a pattern of gzip or plain shards, 'dir/part-*.svm.gz') and cross-validate from additive statistics; rls, globalrank and queryrank with the linear kernel or a fixed basis; cv none, loo, kfold:K, lgo or lqo")
 	fl.StringVar(&f.foldScore, "fold-score", "pooled", "k-fold and group CV: score the pooled predictions of all folds (pooled) or average the folds' scores (mean, as RLScore does)")
 	fl.StringVar(&f.rows, "rows", "", "kronrls, twostep: the row objects (CSV with a header and no label column, svmlight with labels ignored, or with --kernel precomputed their kernel matrix)")
 	fl.StringVar(&f.cols, "cols", "", "kronrls, twostep: the column objects, like --rows; same: the rows (a homogeneous network)")
@@ -149,6 +151,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 	if p.learner.name == greedy.Name {
 		return runGreedy(e, f, p, start)
+	}
+	if f.stream {
+		return runStream(e, f, p, start)
 	}
 	// Outputs are checked before any work and committed together after it.
 	var (

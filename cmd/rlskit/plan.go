@@ -205,6 +205,11 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 	default:
 		return nil, fmt.Errorf("--fold-score %q: want pooled or mean", f.foldScore)
 	}
+	if f.stream {
+		if err := planStream(f, changed, le, cvName); err != nil {
+			return nil, err
+		}
+	}
 	policy, err := learn.ParsePolicy(f.basisHoldOut)
 	if err != nil {
 		return nil, fmt.Errorf("--basis-holdout: %w", err)
