@@ -1,0 +1,461 @@
+// Package rlsbeam runs a streaming rlskit fit (package stream) as Apache Beam
+// pipelines: one pipeline per pass over the data, on any Beam runner — Prism
+// in process by default, or Flink, Spark and Dataflow through a job server.
+//
+// Every number is computed by stream.Plan, the code rlskit fit --stream runs
+// on one machine; this package only moves rows and statistics:
+//
+//	row pass      shards ──ParDo(read, accumulate)──▶ KV<piece key, packed statistics>
+//	grouped pass  shards ──ParDo(read)──▶ KV<query id, row> ──GroupByKey──▶ ParDo(AddGroup) ──▶ KV<piece key, …>
+//	both          ──CombinePerKey(MergePieces)──▶ textio.Write ──▶ driver: Plan.Join, Plan.Finish
+//
+// The statistics are combined per key — one key per fold, per group while
+// groups are few, plus one for the rest — by a CombineFn whose accumulator is
+// the packed statistics (stream.MergePieces), so the reduction of the
+// p×p sums runs in parallel and, with combiner lifting, before the shuffle.
+// Hold-out predictions that a rank measure needs are written as text by the
+// workers and scored on the driver by stream.Store, one λ at a time.
+//
+// Shards are matched on the driver and each is read whole by one worker
+// through package dataset's reader (gzip detected by its magic bytes), so a
+// malformed row fails the pipeline with the file and line, as on one
+// machine; textio's line elements carry no line numbers, so textio writes the
+// results and the predictions but does not parse the data.
+package rlsbeam
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/stream"
+)
+
+func init() {
+	register.DoFn4x1[context.Context, string, func(string, []byte), func(string), error](&chunkFn{})
+	register.DoFn3x1[context.Context, string, func(string, []byte), error](&rowsFn{})
+	register.DoFn5x1[context.Context, string, func(*[]byte) bool, func(string, []byte), func(string), error](&groupFn{})
+	register.Combiner1[[]byte](&pieceCombineFn{})
+	register.Function2x1(formatPiece)
+	register.Emitter2[string, []byte]()
+	register.Emitter1[string]()
+	register.Iter1[[]byte]()
+	beam.RegisterType(reflect.TypeOf((*chunkFn)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*rowsFn)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*groupFn)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*pieceCombineFn)(nil)).Elem())
+}
+
+// Source names the data: file patterns (local paths, or any scheme a Beam
+// filesystem is registered for, such as gs://) and the reader's options.
+type Source struct {
+	Patterns []string
+	Format   string // "svmlight" or "csv"
+	CSV      dataset.CSVOptions
+}
+
+// Config says where the pipelines run.
+type Config struct {
+	// Run executes a pipeline (beamx.Run honours --runner and --endpoint;
+	// nil runs Prism in process).
+	Run func(context.Context, *beam.Pipeline) error
+	// TempLocation is a directory every worker and the driver can reach
+	// (shared by all on a cluster) for the passes' results; "" makes a local
+	// temporary directory (Prism, or a cluster on this machine).
+	TempLocation string
+	// ChunkRows is the rows a worker parses at a time (default 2048).
+	ChunkRows int
+	// Progress, when set, is told each pass as it starts.
+	Progress func(pass stream.Pass, n int)
+}
+
+// Result is a fit's result and the files read.
+type Result struct {
+	*stream.Result
+	Files        []string
+	FeatureNames []string
+}
+
+// open opens a file through Beam's filesystems.
+func open(name string) (io.ReadCloser, error) {
+	ctx := context.Background()
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := fs.OpenRead(ctx, name)
+	if err != nil {
+		fs.Close()
+		return nil, err
+	}
+	return &closeBoth{rc, fs}, nil
+}
+
+type closeBoth struct {
+	io.ReadCloser
+	fs io.Closer
+}
+
+func (c *closeBoth) Close() error {
+	err := c.ReadCloser.Close()
+	c.fs.Close()
+	return err
+}
+
+// match expands the patterns through Beam's filesystems, each pattern's
+// matches sorted, in order, without repeats; a pattern matching nothing is an error.
+func match(ctx context.Context, patterns []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, pat := range patterns {
+		fs, err := filesystem.New(ctx, pat)
+		if err != nil {
+			return nil, err
+		}
+		files, err := fs.List(ctx, pat)
+		fs.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", pat, err)
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%w: %s: no such file (nor files matching it)", dataset.ErrEmpty, pat)
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Fit runs a streaming fit as Beam pipelines: the driver reads the pilot
+// rows, then runs one pipeline per pass of the plan and joins its combined
+// statistics. The result equals stream.Run's on the same data to rounding
+// (the same Plan; sums in a different order, in double-double).
+func Fit(ctx context.Context, opt stream.Options, src Source, cfg Config) (*Result, error) {
+	if cfg.Run == nil {
+		cfg.Run = runPrism
+	}
+	if cfg.ChunkRows <= 0 {
+		cfg.ChunkRows = 2048
+	}
+	files, err := match(ctx, src.Patterns)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := stream.NewPlan(opt)
+	if err != nil {
+		return nil, err
+	}
+	ssrc := stream.Source{Files: files, Format: src.Format, CSV: src.CSV, Open: open}
+	pilot, header, labels, err := stream.FirstRows(ssrc, plan.PilotRows())
+	if err != nil {
+		return nil, err
+	}
+	if len(opt.Outputs) == 0 && len(labels) > 0 {
+		opt.Outputs = labels
+		if plan, err = stream.NewPlan(opt); err != nil {
+			return nil, err
+		}
+	}
+	if err := plan.SetPilot(pilot); err != nil {
+		return nil, err
+	}
+	temp := cfg.TempLocation
+	if temp == "" {
+		if temp, err = os.MkdirTemp("", "rlskit-beam-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(temp)
+	}
+	ws := workerSource{Format: src.Format, Labels: src.CSV.Labels, Qid: src.CSV.Qid, Comma: src.CSV.Comma, ChunkRows: cfg.ChunkRows}
+	if src.Format == "csv" {
+		ws.Header, ws.HasHeader = header, true
+	}
+	n := 0
+	for pass, more := plan.Next(); more; pass, more = plan.Next() {
+		n++
+		if cfg.Progress != nil {
+			cfg.Progress(pass, n)
+		}
+		if err := runPass(ctx, cfg, plan, pass, files, ws, fmt.Sprintf("%s/pass-%d", strings.TrimSuffix(temp, "/"), n)); err != nil {
+			return nil, fmt.Errorf("pass %d (%s): %w", n, pass.Kind, err)
+		}
+	}
+	res, err := plan.Result()
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Result: res, Files: files, FeatureNames: header}, nil
+}
+
+// workerSource is what workers need to read the shards (JSON in the DoFns).
+type workerSource struct {
+	Format    string
+	Labels    []string
+	Qid       string
+	Comma     rune
+	Header    []string
+	HasHeader bool
+	ChunkRows int
+}
+
+func (w workerSource) source() stream.Source {
+	s := stream.Source{Format: w.Format, CSV: dataset.CSVOptions{Labels: w.Labels, Qid: w.Qid, Comma: w.Comma}, Open: open}
+	if w.HasHeader {
+		s.Header = w.Header
+		if s.Header == nil {
+			s.Header = []string{}
+		}
+	}
+	return s
+}
+
+// runPass builds and runs the pipeline of one pass, then joins its pieces
+// and finishes the pass on the driver's plan.
+func runPass(ctx context.Context, cfg Config, plan *stream.Plan, pass stream.Pass, files []string, ws workerSource, dir string) error {
+	cp, err := plan.Checkpoint()
+	if err != nil {
+		return err
+	}
+	p, s := beam.NewPipelineWithRoot()
+	shards := beam.CreateList(s, files)
+	var pieces, preds beam.PCollection
+	if pass.Grouped {
+		rows := beam.ParDo(s, &rowsFn{Source: ws}, shards)
+		groups := beam.GroupByKey(s, rows)
+		pieces, preds = beam.ParDo2(s, &groupFn{Checkpoint: cp, Predictions: pass.Predictions}, groups)
+	} else {
+		pieces, preds = beam.ParDo2(s, &chunkFn{Checkpoint: cp, Source: ws, Predictions: pass.Predictions}, shards)
+	}
+	combined := beam.CombinePerKey(s, &pieceCombineFn{}, pieces)
+	piecesFile, predsFile := dir+"-pieces.txt", dir+"-predictions.txt"
+	textio.Write(s, piecesFile, beam.ParDo(s, formatPiece, combined))
+	if pass.Predictions {
+		textio.Write(s, predsFile, preds)
+	}
+	if err := cfg.Run(ctx, p); err != nil {
+		return err
+	}
+	var all []stream.Piece
+	if err := readLines(ctx, piecesFile, func(line string) error {
+		key, enc, ok := strings.Cut(line, "\t")
+		if !ok {
+			return fmt.Errorf("%s: a malformed line", piecesFile)
+		}
+		b, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			return fmt.Errorf("%s: %w", piecesFile, err)
+		}
+		all = append(all, stream.Piece{Key: key, Data: b})
+		return nil
+	}); err != nil {
+		return err
+	}
+	acc, err := plan.Join(all)
+	if err != nil {
+		return err
+	}
+	var store *stream.Store
+	if pass.Predictions {
+		if store, err = stream.NewStore("", len(plan.Lambdas()), plan.Outputs()); err != nil {
+			return err
+		}
+		defer store.Close()
+		w, err := store.Writer()
+		if err != nil {
+			return err
+		}
+		if err := readLines(ctx, predsFile, func(line string) error {
+			b, err := base64.StdEncoding.DecodeString(line)
+			if err != nil {
+				return fmt.Errorf("%s: %w", predsFile, err)
+			}
+			pr, err := stream.DecodePrediction(b)
+			if err != nil {
+				return fmt.Errorf("%s: %w", predsFile, err)
+			}
+			return w.Write(pr)
+		}); err != nil {
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+	}
+	return plan.Finish(acc, store)
+}
+
+// readLines reads a text file through Beam's filesystems (an empty
+// PCollection writes no file: no lines).
+func readLines(ctx context.Context, name string, fn func(string) error) error {
+	fs, err := filesystem.New(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	rc, err := fs.OpenRead(ctx, name)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	defer rc.Close()
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		if err := fn(sc.Text()); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// resume rebuilds the driver's plan on a worker (replaying its solves).
+func resume(cp []byte) (*stream.Plan, error) { return stream.Resume(cp) }
+
+// chunkFn reads one shard and accumulates its rows (a row pass).
+type chunkFn struct {
+	Checkpoint  []byte
+	Source      workerSource
+	Predictions bool
+	plan        *stream.Plan
+}
+
+func (fn *chunkFn) Setup() error {
+	var err error
+	fn.plan, err = resume(fn.Checkpoint)
+	return err
+}
+
+func (fn *chunkFn) ProcessElement(ctx context.Context, file string, emit func(string, []byte), emitPred func(string)) error {
+	a, err := fn.plan.NewAccumulator()
+	if err != nil {
+		return err
+	}
+	if fn.Predictions {
+		a.Emit = func(p stream.Prediction) error {
+			emitPred(base64.StdEncoding.EncodeToString(stream.EncodePrediction(p)))
+			return nil
+		}
+	}
+	err = stream.ReadShard(fn.Source.source(), file, fn.Source.ChunkRows, nil, func(d *dataset.Data, off int) error {
+		if err := a.AddChunk(d); err != nil {
+			return fmt.Errorf("%s: data rows %d–%d: %w", file, off+1, off+d.Rows(), err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	pieces, err := a.Pieces()
+	if err != nil {
+		return err
+	}
+	for _, pc := range pieces {
+		emit(pc.Key, pc.Data)
+	}
+	return nil
+}
+
+// rowsFn reads one shard and keys its rows by query id (a grouped pass).
+type rowsFn struct {
+	Source workerSource
+}
+
+func (fn *rowsFn) ProcessElement(ctx context.Context, file string, emit func(string, []byte)) error {
+	return stream.ReadShard(fn.Source.source(), file, fn.Source.ChunkRows, nil, func(d *dataset.Data, off int) error {
+		if d.Queries == nil {
+			return fmt.Errorf("%s: data rows %d–%d: %w: rows without query ids", file, off+1, off+d.Rows(), stream.ErrData)
+		}
+		for _, r := range stream.Rows(d) {
+			emit(r.Group, stream.EncodeRow(r))
+		}
+		return nil
+	})
+}
+
+// groupFn accumulates whole groups (a grouped pass).
+type groupFn struct {
+	Checkpoint  []byte
+	Predictions bool
+	plan        *stream.Plan
+	acc         *stream.Accumulator
+}
+
+func (fn *groupFn) Setup() error {
+	var err error
+	fn.plan, err = resume(fn.Checkpoint)
+	return err
+}
+
+func (fn *groupFn) ProcessElement(ctx context.Context, key string, rows func(*[]byte) bool, emit func(string, []byte), emitPred func(string)) error {
+	if fn.acc == nil {
+		var err error
+		if fn.acc, err = fn.plan.NewAccumulator(); err != nil {
+			return err
+		}
+	}
+	fn.acc.Emit = nil
+	if fn.Predictions {
+		fn.acc.Emit = func(p stream.Prediction) error {
+			emitPred(base64.StdEncoding.EncodeToString(stream.EncodePrediction(p)))
+			return nil
+		}
+	}
+	var group []stream.Row
+	var b []byte
+	for rows(&b) {
+		r, err := stream.DecodeRow(b)
+		if err != nil {
+			return err
+		}
+		group = append(group, r)
+	}
+	// a group's rows arrive in any order; only rounding depends on it
+	if err := fn.acc.AddGroup(group); err != nil {
+		return fmt.Errorf("query %q: %w", key, err)
+	}
+	pieces, err := fn.acc.TakePieces()
+	if err != nil {
+		return err
+	}
+	for _, pc := range pieces {
+		emit(pc.Key, pc.Data)
+	}
+	return nil
+}
+
+// pieceCombineFn combines the pieces of one key: its accumulator is the
+// packed statistics.
+type pieceCombineFn struct{}
+
+func (pieceCombineFn) MergeAccumulators(a, b []byte) ([]byte, error) { return stream.MergePieces(a, b) }
+
+func formatPiece(key string, b []byte) string {
+	return key + "\t" + base64.StdEncoding.EncodeToString(b)
+}
+
+func runPrism(ctx context.Context, p *beam.Pipeline) error {
+	_, err := prism.Execute(ctx, p)
+	return err
+}
