@@ -3,6 +3,7 @@ package stream
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -77,26 +78,29 @@ func (r Row) Width() int {
 	return len(r.Value)
 }
 
-// FNV-1a, 64 bits (Fowler, Noll & Vo), then the splitmix64 finalizer (Steele,
-// Lea & Flood 2014) to spread it over the folds.
+// The fold hash: the rounds of xxHash64 (Collet) over 64-bit words — the
+// row's values' bits — and bytes, then the splitmix64 finalizer (Steele, Lea
+// & Flood 2014) to spread it over the folds. Fixed constants: the same on
+// every platform and engine.
 const (
-	fnvOffset = 14695981039346656037
-	fnvPrime  = 1099511628211
+	prime1 = 11400714785074694791
+	prime2 = 14029467366897019727
 )
 
 type hasher uint64
 
-func (h *hasher) bytes(b []byte) {
-	for _, c := range b {
-		*h ^= hasher(c)
-		*h *= fnvPrime
-	}
+func (h *hasher) u64(v uint64) {
+	*h = hasher(bits.RotateLeft64(uint64(*h)+v*prime2, 31) * prime1)
 }
 
-func (h *hasher) u64(v uint64) {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], v)
-	h.bytes(b[:])
+func (h *hasher) bytes(b []byte) {
+	for len(b) >= 8 {
+		h.u64(binary.LittleEndian.Uint64(b))
+		b = b[8:]
+	}
+	var tail [8]byte
+	copy(tail[:], b)
+	h.u64(binary.LittleEndian.Uint64(tail[:]) ^ uint64(len(b))<<56)
 }
 
 func (h *hasher) f64(v float64) { h.u64(math.Float64bits(v + 0)) } // −0 as +0
@@ -117,7 +121,7 @@ func mix(z uint64) uint64 {
 // the formatting of the numbers ("1.0" and "1", a stored zero and an absent
 // one). Identical rows share a fold. O(stored values).
 func Fold(r Row, seed uint64, k int) int {
-	h := hasher(fnvOffset)
+	h := hasher(0x27d4eb2f165667c5)
 	h.u64(seed)
 	h.u64(uint64(len(r.Y)))
 	for _, v := range r.Y {
@@ -142,7 +146,7 @@ func Fold(r Row, seed uint64, k int) int {
 // GroupFold returns the fold, 0…k−1, of a whole group (query) under k-fold
 // cross-validation over groups: a hash of its id and the seed.
 func GroupFold(group string, seed uint64, k int) int {
-	h := hasher(fnvOffset)
+	h := hasher(0x27d4eb2f165667c5)
 	h.u64(seed)
 	h.bytes([]byte(group))
 	return int(mix(uint64(h)^0x9e3779b97f4a7c15) % uint64(k))

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +41,13 @@ type Source struct {
 // gzip member, is the reader's positioned error (file:line); a CSV file whose
 // feature columns differ from Source.Header is an error.
 func ReadShard(src Source, name string, chunkRows int, counter func(int64), fn func(d *dataset.Data, off int) error) error {
+	return readRange(src, name, 0, -1, chunkRows, counter, fn)
+}
+
+// readRange is ReadShard for the bytes [start, end) of a plain local file
+// (end < 0: the whole file, plain or gzip). A range starts at a line start;
+// a reader's error in it is given the file's own line number.
+func readRange(src Source, name string, start, end int64, chunkRows int, counter func(int64), fn func(d *dataset.Data, off int) error) error {
 	var (
 		r       io.Reader
 		closer  io.Closer
@@ -47,7 +55,8 @@ func ReadShard(src Source, name string, chunkRows int, counter func(int64), fn f
 		size    int64
 		lastPos int64
 	)
-	if src.Open != nil {
+	switch {
+	case src.Open != nil:
 		rc, err := src.Open(name)
 		if err != nil {
 			return err
@@ -57,7 +66,15 @@ func ReadShard(src Source, name string, chunkRows int, counter func(int64), fn f
 			rc.Close()
 			return fmt.Errorf("%s: %w", name, err)
 		}
-	} else {
+	case end >= 0:
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		var n atomic.Int64
+		r, closer, size = &countReader{r: io.NewSectionReader(f, start, end-start), n: &n}, f, end-start
+		read = n.Load
+	default:
 		f, err := dataset.OpenData(name)
 		if err != nil {
 			return err
@@ -65,6 +82,7 @@ func ReadShard(src Source, name string, chunkRows int, counter func(int64), fn f
 		r, closer, read, size = f, f, f.BytesRead, f.Size
 	}
 	defer closer.Close()
+	fnErr := false // the error is fn's (or another reader's, through fn), not this range's
 	err := dataset.ReadChunks(r, name, src.Format, src.CSV, src.SVM, chunkRows, func(d *dataset.Data, off int) error {
 		if off == 0 && src.Header != nil && !slices.Equal(d.FeatureNames, src.Header) {
 			return fmt.Errorf("%w: %s: feature columns %q differ from the first file's %q", ErrData, name, d.FeatureNames, src.Header)
@@ -74,7 +92,9 @@ func ReadShard(src Source, name string, chunkRows int, counter func(int64), fn f
 			counter(b - lastPos)
 			lastPos = b
 		}
-		return fn(d, off)
+		err := fn(d, off)
+		fnErr = err != nil
+		return err
 	})
 	if counter != nil && read != nil {
 		counter(size - lastPos)
@@ -82,7 +102,129 @@ func ReadShard(src Source, name string, chunkRows int, counter func(int64), fn f
 	if errors.Is(err, dataset.ErrEmpty) {
 		return nil // a shard without data rows (reported with 0 rows)
 	}
+	if pe, ok := err.(*dataset.ParseError); ok && start > 0 && !fnErr && pe.Line > 0 {
+		if before, cerr := countLines(name, start); cerr == nil {
+			moved := *pe
+			moved.Line += before
+			return &moved
+		}
+	}
 	return err
+}
+
+type countReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// countLines counts the line breaks in the first n bytes of a file.
+func countLines(name string, n int64) (int, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	lines := 0
+	r := io.LimitReader(f, n)
+	for {
+		k, err := r.Read(buf)
+		lines += bytes.Count(buf[:k], []byte{'\n'})
+		if err == io.EOF {
+			return lines, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// splitBytes is the size above which a plain local svmlight file is read as
+// several byte ranges in parallel (cut at line starts).
+var splitBytes int64 = 32 << 20
+
+// part is what one reader goroutine reads: a whole file, or a byte range of one.
+type part struct {
+	file       int
+	start, end int64 // end < 0: the whole file
+}
+
+// parts cuts the files into what the readers read: a plain svmlight file
+// above splitBytes into up to 4·workers ranges of about equal size, each
+// starting after a line break; anything else whole.
+func parts(src Source, files []FileStats, workers int) ([]part, error) {
+	var out []part
+	for i, f := range files {
+		n := int64(0)
+		if src.Open == nil && src.Format == "svmlight" && workers > 1 {
+			st, err := os.Stat(f.Name)
+			if err != nil {
+				return nil, err
+			}
+			if st.Size() >= splitBytes && !isGzip(f.Name) {
+				n = min(int64(4*workers), st.Size()/max(splitBytes/4, 1))
+			}
+			if n > 1 {
+				cuts, err := lineCuts(f.Name, st.Size(), n)
+				if err != nil {
+					return nil, err
+				}
+				for k := 0; k+1 < len(cuts); k++ {
+					if cuts[k] < cuts[k+1] {
+						out = append(out, part{file: i, start: cuts[k], end: cuts[k+1]})
+					}
+				}
+				continue
+			}
+		}
+		out = append(out, part{file: i, end: -1})
+	}
+	return out, nil
+}
+
+func isGzip(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [2]byte
+	n, _ := io.ReadFull(f, b[:])
+	return n == 2 && b[0] == 0x1f && b[1] == 0x8b
+}
+
+// lineCuts returns 0, the n−1 positions just after the first line break at or
+// after k·size/n, and size.
+func lineCuts(name string, size, n int64) ([]int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cuts := []int64{0}
+	buf := make([]byte, 64<<10)
+	for k := int64(1); k < n; k++ {
+		pos := k * size / n
+		for pos < size {
+			m, err := f.ReadAt(buf, pos)
+			if i := bytes.IndexByte(buf[:m], '\n'); i >= 0 {
+				pos += int64(i) + 1
+				break
+			}
+			pos += int64(m)
+			if err != nil {
+				break
+			}
+		}
+		cuts = append(cuts, max(min(pos, size), cuts[len(cuts)-1]))
+	}
+	return append(cuts, size), nil
 }
 
 // FirstRows reads the first n rows of the source, files in order (the
@@ -293,9 +435,9 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 		accs[w] = a
 	}
 	type chunk struct {
-		file int
-		d    *dataset.Data
-		off  int
+		where string
+		d     *dataset.Data
+		off   int
 	}
 	var (
 		chunks = make(chan chunk, W)
@@ -349,15 +491,25 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 				}
 				if err := a.AddChunk(c.d); err != nil {
 					m := c.d.Rows()
-					fail(fmt.Errorf("%s: data rows %d–%d: %w", e.files[c.file].Name, c.off+1, c.off+m, err))
+					fail(fmt.Errorf("%s: data rows %d–%d: %w", c.where, c.off+1, c.off+m, err))
 				}
 			}
 		}()
 	}
-	// readers: one goroutine per file, at most W at once
+	// readers: one goroutine per file or byte range, at most W at once
+	ps, err := parts(e.src, e.files, W)
+	if err != nil {
+		return err
+	}
+	fileRows := make([]atomic.Int64, len(e.files))
 	var rg sync.WaitGroup
 	sem := make(chan struct{}, W)
-	for i := range e.files {
+	for _, pt := range ps {
+		i := pt.file
+		where := e.files[i].Name
+		if pt.end >= 0 {
+			where = fmt.Sprintf("%s (bytes %d–%d)", where, pt.start, pt.end)
+		}
 		rg.Add(1)
 		go func() {
 			defer rg.Done()
@@ -367,22 +519,21 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 				return
 			}
 			defer func() { <-sem }()
-			var rows atomic.Int64
-			err := ReadShard(e.src, e.files[i].Name, ro.ChunkRows, progress, func(d *dataset.Data, off int) error {
+			err := readRange(e.src, e.files[i].Name, pt.start, pt.end, ro.ChunkRows, progress, func(d *dataset.Data, off int) error {
 				if ctx.Err() != nil {
 					return context.Cause(ctx)
 				}
-				rows.Add(int64(d.Rows()))
+				fileRows[i].Add(int64(d.Rows()))
 				if !pass.Grouped {
 					select {
-					case chunks <- chunk{file: i, d: d, off: off}:
+					case chunks <- chunk{where: where, d: d, off: off}:
 						return nil
 					case <-ctx.Done():
 						return context.Cause(ctx)
 					}
 				}
 				if d.Queries == nil {
-					return fmt.Errorf("%s: data rows %d–%d: %w: rows without query ids", e.files[i].Name, off+1, off+d.Rows(), ErrData)
+					return fmt.Errorf("%s: data rows %d–%d: %w: rows without query ids", where, off+1, off+d.Rows(), ErrData)
 				}
 				batches := make([][]Row, W)
 				for _, r := range Rows(d) {
@@ -404,13 +555,15 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 				}
 				return nil
 			})
-			e.files[i].Rows = rows.Load()
 			if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
 				fail(err)
 			}
 		}()
 	}
 	rg.Wait()
+	for i := range e.files {
+		e.files[i].Rows = fileRows[i].Load()
+	}
 	close(chunks)
 	for _, g := range groups {
 		close(g)
