@@ -348,9 +348,8 @@ func (p *Plan) groupPath(z, y *mat.Dense, rows []Row) (*path, error) {
 		if len(rows) < 2 {
 			return nil, nil
 		}
-		rm := NewRankMoments(p.p, p.t)
-		rm.addQuery(z, y, p.opt.QueryNormalize)
-		return newQueryPath(p.rankTotal.Minus(rm), p.opt.Lambdas)
+		h, b := p.rankTotal.withoutQuery(z, y, p.opt.QueryNormalize)
+		return queryPath(h, b, p.rankTotal.N-float64(len(rows)), p.opt.Lambdas)
 	}
 	gm := NewMoments(p.p, p.t)
 	idx := make([]int, len(rows))

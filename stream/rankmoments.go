@@ -47,14 +47,18 @@ func (m *RankMoments) grow(p int) {
 	m.P, m.h, m.b = p, h, b
 }
 
-// addQuery adds one whole query: z holds its n_q rows of features (any
-// shift), y its labels; weight is w_q. The rows are centred about the
-// query's mean and summed in blocks of blockRows. O(n_q·p² + n_q·p·t).
-func (m *RankMoments) addQuery(z, y *mat.Dense, normalized bool) {
+// queryRows bounds the rows of one query summed in float64 at once (by one
+// syrk), beyond which the query is summed in blocks: the error of a block's
+// sum is at most queryRows·ε of its terms, which are centred on the query's
+// own mean.
+const queryRows = 256
+
+// queryTerms returns one query's terms Z_qᵀL_qZ_q and Z_qᵀL_qY_q, times the
+// query's weight w_q/n_q (1, or 1/n_q normalized), in float64 blocks: rows
+// centred about the query's mean, summed by syrk and gemm. O(n_q·p² + n_q·p·t).
+func queryTerms(z, y *mat.Dense, normalized bool, add func(h, b *mat.Dense, w float64)) {
 	nq, p := z.Dims()
-	m.grow(p)
-	m.N += float64(nq)
-	m.Q++
+	_, t := y.Dims()
 	if nq < 2 {
 		return // no pairs
 	}
@@ -63,27 +67,69 @@ func (m *RankMoments) addQuery(z, y *mat.Dense, normalized bool) {
 		w = 1
 	}
 	zc, yc := centreRows(z), centreRows(y)
-	P, t := m.P, m.T
-	for lo := 0; lo < nq; lo += blockRows {
-		hi := min(lo+blockRows, nq)
+	for lo := 0; lo < nq; lo += queryRows {
+		hi := min(lo+queryRows, nq)
 		zb := zc.Slice(lo, hi, 0, p).(*mat.Dense)
 		yb := yc.Slice(lo, hi, 0, t).(*mat.Dense)
-		g := linalg.Syrk(true, zb)
+		add(linalg.Syrk(true, zb), linalg.Mul(true, false, zb, yb), w)
+	}
+}
+
+// addQuery adds one whole query: z holds its n_q rows of features (any
+// shift), y its labels. O(n_q·p² + n_q·p·t).
+func (m *RankMoments) addQuery(z, y *mat.Dense, normalized bool) {
+	nq, p := z.Dims()
+	m.grow(p)
+	m.N += float64(nq)
+	m.Q++
+	P, t := m.P, m.T
+	queryTerms(z, y, normalized, func(g, c *mat.Dense, w float64) {
 		for i := 0; i < p; i++ {
 			row := g.RawRowView(i)
 			for j := i; j < p; j++ {
 				a, e := twoProd(row[j], w)
 				m.h.addDD(i*P+j, dd{a, e})
 			}
-		}
-		c := linalg.Mul(true, false, zb, yb)
-		for i := 0; i < p; i++ {
 			for k, v := range c.RawRowView(i) {
 				a, e := twoProd(v, w)
 				m.b.addDD(i*t+k, dd{a, e})
 			}
 		}
+	})
+}
+
+// withoutQuery returns H and B of m without one query (rows z, labels y),
+// the query's terms subtracted from the double-double sums entry by entry
+// and rounded once: O(n_q·p² + p²), no copy of the sums.
+func (m *RankMoments) withoutQuery(z, y *mat.Dense, normalized bool) (*mat.Dense, *mat.Dense) {
+	P, T := m.P, m.T
+	hq, bq := make([]dd, P*P), make([]dd, P*T)
+	queryTerms(z, y, normalized, func(g, c *mat.Dense, w float64) {
+		p, _ := g.Dims()
+		for i := 0; i < p; i++ {
+			row := g.RawRowView(i)
+			for j := i; j < p; j++ {
+				a, e := twoProd(row[j], w)
+				hq[i*P+j] = hq[i*P+j].add(dd{a, e})
+			}
+			for k, v := range c.RawRowView(i) {
+				a, e := twoProd(v, w)
+				bq[i*T+k] = bq[i*T+k].add(dd{a, e})
+			}
+		}
+	})
+	h, b := mat.NewDense(max(P, 1), max(P, 1), nil), mat.NewDense(max(P, 1), max(T, 1), nil)
+	for i := 0; i < P; i++ {
+		for j := i; j < P; j++ {
+			v := m.h.at(i*P + j).sub(hq[i*P+j]).float()
+			h.Set(i, j, v)
+			h.Set(j, i, v)
+		}
+		for k := 0; k < T; k++ {
+			b.Set(i, k, m.b.at(i*T+k).sub(bq[i*T+k]).float())
+		}
 	}
+	return h, b
 }
 
 // centreRows returns x minus its column means (the means summed compensated).

@@ -536,7 +536,8 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 					return fmt.Errorf("%s: data rows %d–%d: %w: rows without query ids", where, off+1, off+d.Rows(), ErrData)
 				}
 				batches := make([][]Row, W)
-				for _, r := range Rows(d) {
+				for k := 0; k < d.Rows(); k++ { // views: every chunk is the reader's own
+					r := rowView(d, k)
 					w := shard(r.Group, W)
 					batches[w] = append(batches[w], r)
 				}

@@ -141,9 +141,14 @@ func (pa *path) globalAt(lambda float64) (*mat.Dense, []float64) {
 // newQueryPath solves query ranking's statistics along the grid. O(p³ + Λ·p²t).
 func newQueryPath(m *RankMoments, lambdas []float64) (*path, error) {
 	h, b := m.matrices()
+	return queryPath(h, b, m.N, lambdas)
+}
+
+// queryPath is newQueryPath from H and B rounded to float64.
+func queryPath(h, b *mat.Dense, n float64, lambdas []float64) (*path, error) {
 	e, v, err := linalg.EigSym(h)
 	if err != nil {
-		return nil, fmt.Errorf("stream: eigendecomposition of the %d×%d ranking matrix: %w", m.P, m.P, err)
+		return nil, fmt.Errorf("stream: eigendecomposition of the %d×%d ranking matrix: %w", len(e), len(e), err)
 	}
 	p, t := b.Dims()
 	emax := 0.0
@@ -151,20 +156,23 @@ func newQueryPath(m *RankMoments, lambdas []float64) (*path, error) {
 		emax = math.Max(emax, x)
 	}
 	tol := float64(p) * 2.220446049250313e-16 * emax
-	pa := &path{learner: learn.QueryRank, lambdas: lambdas, n: m.N, mu: make([]float64, p), ybar: make([]float64, t), v: v, e: e, vmu: make([]float64, p)}
+	pa := &path{learner: learn.QueryRank, lambdas: lambdas, n: n, mu: make([]float64, p), ybar: make([]float64, t), v: v, e: e, vmu: make([]float64, p)}
 	pa.rt = linalg.Mul(true, false, v, b)
-	for _, lambda := range lambdas {
-		wt := mat.NewDense(p, t, nil)
+	all := mat.NewDense(p, len(lambdas)*t, nil) // Vᵀw for every λ side by side: one gemm gives every w
+	for l, lambda := range lambdas {
 		for k := 0; k < p; k++ {
 			if e[k] <= tol {
 				continue // the null space of H: shifts constant on every query
 			}
 			for c := 0; c < t; c++ {
-				wt.Set(k, c, pa.rt.At(k, c)/(e[k]+lambda))
+				all.Set(k, l*t+c, pa.rt.At(k, c)/(e[k]+lambda))
 			}
 		}
-		pa.wt = append(pa.wt, wt)
-		pa.w = append(pa.w, linalg.Mul(false, false, v, wt))
+	}
+	ws := linalg.Mul(false, false, v, all)
+	for l := range lambdas {
+		pa.wt = append(pa.wt, mat.DenseCopyOf(all.Slice(0, p, l*t, (l+1)*t)))
+		pa.w = append(pa.w, mat.DenseCopyOf(ws.Slice(0, p, l*t, (l+1)*t)))
 		pa.beta = append(pa.beta, make([]float64, t))
 	}
 	return pa, nil
