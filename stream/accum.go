@@ -328,6 +328,9 @@ func (a *Accumulator) AddGroup(rows []Row) error {
 		a.rank[f].addQuery(z, y, p.opt.QueryNormalize)
 		return nil
 	case PredictPass:
+		if p.scheme == cvLOO {
+			return a.queryLeaveOneOut(z, y, rows)
+		}
 		pa, err := p.groupPath(z, y, rows)
 		if err != nil {
 			return fmt.Errorf("query %q: %w", g, err)
@@ -1024,4 +1027,103 @@ func (p *Plan) Join(pieces []Piece) (*Accumulator, error) {
 	}
 	a.capGroups()
 	return a, nil
+}
+
+// queryLeaveOneOut predicts every row of one query from the query ranker
+// trained without the row — without every pair the row is in (Pahikkala et
+// al. 2008, Theorem 1). With d = z_i − z̄_q, e = y_i − ȳ_q, C_q and c_q the
+// query's scatter and cross-products about its mean, the query's term n_q·C_q
+// becomes (n_q − 1)·C_{q∖i}, so
+//
+//	H₋ᵢ = (H − C_q) − n_q·d dᵀ,   B₋ᵢ = (B − c_q) − n_q·d eᵀ,
+//
+// and normalized (every query's pairs weighted 1/n_q), C_q becomes C_{q∖i}:
+//
+//	H₋ᵢ = H − n_q/(n_q − 1)·d dᵀ,  B₋ᵢ = B − n_q/(n_q − 1)·d eᵀ.
+//
+// Each is a rank-one downdate (Sherman–Morrison) of a base matrix
+// eigendecomposed once — H − C_q per query (O(p³), as leave-query-out), or H
+// itself when normalized — then O(p²) per row and O(p·t) per row and λ. The
+// eigenvalues of the base at or below p·ε·max are dropped as in the fit
+// (d has no part in that null space: it is centred within the query).
+func (a *Accumulator) queryLeaveOneOut(z, y *mat.Dense, rows []Row) error {
+	p := a.plan
+	nq := len(rows)
+	t := p.t
+	nl := len(p.opt.Lambdas)
+	out := make([]float64, nl*t)
+	if nq < 2 { // no pairs: the model of every row
+		m := p.totalWB()
+		if p.totalErr != nil {
+			return p.totalErr
+		}
+		return a.predictWith(z, rows, m)
+	}
+	var pa *path
+	coef := float64(nq) / float64(nq-1)
+	if p.opt.QueryNormalize {
+		pa = p.totalPath
+	} else {
+		// base: H − C_q, B − c_q (the query's unweighted terms)
+		unw := NewRankMoments(p.p, p.t)
+		queryTerms(z, y, true, func(g, c *mat.Dense, w float64) {
+			P, T := unw.P, unw.T
+			pp, _ := g.Dims()
+			for i := 0; i < pp; i++ {
+				for j := i; j < pp; j++ {
+					unw.h.addF(i*P+j, g.At(i, j))
+				}
+				for k := 0; k < T; k++ {
+					unw.b.addF(i*T+k, c.At(i, k))
+				}
+			}
+		})
+		h, b := p.rankTotal.Minus(unw).matrices()
+		var err error
+		if pa, err = queryPath(h, b, p.rankTotal.N, p.opt.Lambdas); err != nil {
+			return err
+		}
+		coef = float64(nq)
+	}
+	emax := 0.0
+	for _, e := range pa.e {
+		emax = math.Max(emax, e)
+	}
+	tol := float64(len(pa.e)) * 2.220446049250313e-16 * emax
+	zc, yc := centreRows(z), centreRows(y)
+	g := linalg.Mul(false, false, zc, pa.v) // Vᵀd per row
+	zv := linalg.Mul(false, false, z, pa.v) // Vᵀz per row (z unshifted features)
+	for i := 0; i < nq; i++ {
+		gi, vi := g.RawRowView(i), zv.RawRowView(i)
+		for l, lambda := range p.opt.Lambdas {
+			var gdg, zdg float64
+			for k, e := range pa.e {
+				if e <= tol {
+					continue
+				}
+				dk := e + lambda
+				gdg += gi[k] * gi[k] / dk
+				zdg += vi[k] * gi[k] / dk
+			}
+			den := 1 - coef*gdg
+			for c := 0; c < t; c++ {
+				ec := yc.At(i, c)
+				// x = D⁻¹(r − coef·g e),  w = x + coef·D⁻¹g (gᵀx)/den,  f = (Vᵀz)ᵀw
+				var gx, zx float64
+				for k, e := range pa.e {
+					if e <= tol {
+						continue
+					}
+					xk := (pa.rt.At(k, c) - coef*gi[k]*ec) / (e + lambda)
+					gx += gi[k] * xk
+					zx += vi[k] * xk
+				}
+				out[l*t+c] = zx + coef*zdg*gx/den
+			}
+		}
+		if err := a.score(rows[i], out); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -209,9 +209,6 @@ func NewPlan(opt Options) (*Plan, error) {
 		}
 	case cvs == "loo":
 		p.scheme = cvLOO
-		if opt.Learner == learn.QueryRank {
-			return nil, fmt.Errorf("%w: leave-one-out of queryrank does not stream: use lqo or kfold:K (folds of whole queries)", ErrOptions)
-		}
 	case cvs == "lgo" || cvs == "lqo":
 		p.scheme = cvGroups
 	case strings.HasPrefix(cvs, "kfold:"):
@@ -329,7 +326,8 @@ func (p *Plan) Next() (Pass, bool) {
 		return order[p.next], true
 	}
 	if p.next == len(order) && p.needPredict {
-		return Pass{Kind: PredictPass, Grouped: p.scheme == cvGroups && p.paths == nil, Predictions: p.opt.Measure.Name != "mse"}, true
+		grouped := p.scheme == cvGroups && p.paths == nil || p.scheme == cvLOO && p.opt.Learner == learn.QueryRank
+		return Pass{Kind: PredictPass, Grouped: grouped, Predictions: p.opt.Measure.Name != "mse"}, true
 	}
 	return Pass{}, false
 }
@@ -633,6 +631,14 @@ func (p *Plan) finishQueries(a *Accumulator) error {
 			return newQueryPath(p.rankTotal.Minus(p.rank[f]), p.opt.Lambdas)
 		}); err != nil {
 			return err
+		}
+	case cvLOO:
+		if p.opt.QueryNormalize { // every row's hold-out is a rank-one downdate of H itself
+			tp, err := newQueryPath(p.rankTotal, p.opt.Lambdas)
+			if err != nil {
+				return err
+			}
+			p.totalPath = tp
 		}
 	}
 	p.needPredict = true

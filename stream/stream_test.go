@@ -155,9 +155,9 @@ func streamCases() []streamCase {
 				out = append(out, streamCase{learner: learn.GlobalRank, cv: cv, meas: meas, bias: 0, t: 1, csv: csv, std: !csv})
 			}
 		}
-		for _, cv := range []string{"kfold:4", "lqo", "none"} {
+		for _, cv := range []string{"kfold:4", "lqo", "loo", "none"} {
 			out = append(out, streamCase{learner: learn.QueryRank, cv: cv, meas: "disagreement", t: 1, csv: csv, std: csv})
-			out = append(out, streamCase{learner: learn.QueryRank, cv: cv, meas: "mse", t: 2, csv: csv, bias: 1, normalize: cv == "lqo"})
+			out = append(out, streamCase{learner: learn.QueryRank, cv: cv, meas: "mse", t: 2, csv: csv, bias: 1, normalize: cv == "lqo" || cv == "loo"})
 		}
 	}
 	out = append(out,
@@ -169,6 +169,7 @@ func streamCases() []streamCase {
 		streamCase{learner: learn.RLS, cv: "loo", meas: "mse", t: 2, basis: 30, csv: true},
 		streamCase{learner: learn.GlobalRank, cv: "kfold:3", meas: "cindex", t: 1, basis: 30, csv: true, std: true},
 		streamCase{learner: learn.QueryRank, cv: "lqo", meas: "disagreement", t: 1, basis: 30},
+		streamCase{learner: learn.QueryRank, cv: "loo", meas: "mse", t: 1, bias: 1},
 		// many groups: hold-outs computed one whole group at a time
 		streamCase{learner: learn.RLS, cv: "lgo", meas: "mse", bias: 1, t: 2, groups: 90},
 		streamCase{learner: learn.GlobalRank, cv: "lgo", meas: "cindex", t: 1, groups: 90, csv: true},

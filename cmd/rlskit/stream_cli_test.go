@@ -256,7 +256,7 @@ func TestStreamCLIRefuses(t *testing.T) {
 		{[]string{"--kernel", "gaussian"}, "fixed basis"},
 		{[]string{"--learner", "prefrank", "--preferences", data}, "rls, globalrank or queryrank"},
 		{[]string{"--cv-predictions", filepath.Join(dir, "p")}, "--cv-predictions"},
-		{[]string{"--learner", "queryrank", "--cv", "loo"}, "lqo"},
+		{[]string{"--fold-score", "mean", "--cv", "kfold:3"}, "pooled"},
 	} {
 		_, _, err := run(t, "", append([]string{"fit", "--stream", "--data", data, "--quiet"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
