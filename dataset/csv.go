@@ -20,7 +20,9 @@ type CSVOptions struct {
 	Labels []string
 	// Qid optionally names a query column; its values are kept as strings.
 	Qid string
-	// Comma is the field delimiter; zero means ','.
+	// Comma is the field delimiter; zero chooses it from the header line:
+	// the one of comma, tab and semicolon that splits it into the most
+	// fields outside quotes (comma on a tie, or when there is none).
 	Comma rune
 	// LabelsFromHeader, when set and Labels is empty, is called once with the
 	// header's column names (surrounding spaces and any byte order mark
@@ -42,7 +44,9 @@ const (
 // first record is a header naming the columns; a UTF-8 byte order mark before
 // it is skipped. Columns named in opt.Labels form Y (in that order), the
 // opt.Qid column gives the query ids, and all other columns are features,
-// stored densely in a *mat.Dense X. Header names and numeric values may be
+// stored densely in a *mat.Dense X. The delimiter is opt.Comma, or else
+// detected from the header (comma, semicolon or tab). gzip-compressed input is
+// decompressed on the fly. Header names and numeric values may be
 // surrounded by spaces; quoting follows RFC 4180 (see encoding/csv); empty
 // lines are skipped, and any other line is a record (a line of spaces is a
 // record with an empty value, an error). Values are decimal numbers: no
@@ -59,13 +63,11 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 	return readWhole(p)
 }
 
-// bomSkipper returns r without a leading UTF-8 byte order mark.
-func bomSkipper(r io.Reader) io.Reader {
-	br := bufio.NewReaderSize(r, 64<<10)
+// skipBOM discards a leading UTF-8 byte order mark.
+func skipBOM(br *bufio.Reader) {
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3)
 	}
-	return br
 }
 
 // csvParser reads a CSV data set one record at a time. The header, column
@@ -80,6 +82,7 @@ type csvParser struct {
 	labels     []string
 	featNames  []string
 	qidCol     int
+	svmHint    bool // the header looks like svmlight data
 	qcode      map[string]int
 	qnames     []string
 
@@ -96,13 +99,18 @@ func newCSVParser(r io.Reader, name string, opt CSVOptions) (*csvParser, error) 
 		return nil, fmt.Errorf("%w: %s: nil reader", ErrOptions, name)
 	}
 	comma := opt.Comma
-	if comma == 0 {
-		comma = ','
-	}
-	if !utf8.ValidRune(comma) || comma == utf8.RuneError || comma == '"' || comma == '\r' || comma == '\n' || comma == '\ufeff' {
+	if comma != 0 && (!utf8.ValidRune(comma) || comma == utf8.RuneError || comma == '"' || comma == '\r' || comma == '\n' || comma == '\ufeff') {
 		return nil, fmt.Errorf("%w: %s: invalid delimiter %q", ErrOptions, name, comma)
 	}
-	cr := csv.NewReader(bomSkipper(r))
+	br, err := textReader(r)
+	if err != nil {
+		return nil, readErr(name, 0, err)
+	}
+	skipBOM(br)
+	if comma == 0 {
+		comma = detectDelimiter(br)
+	}
+	cr := csv.NewReader(br)
 	cr.Comma = comma
 	cr.FieldsPerRecord = -1 // checked here, for better messages
 	cr.ReuseRecord = true
@@ -116,6 +124,7 @@ func newCSVParser(r io.Reader, name string, opt CSVOptions) (*csvParser, error) 
 	}
 	p := &csvParser{name: name, cr: cr, qidCol: -1}
 	p.headerLine, _ = cr.FieldPos(0)
+	p.svmHint = looksLikeSVMLight(strings.Join(rec, string(comma)))
 	header := make([]string, len(rec))
 	for j, h := range rec {
 		header[j] = strings.Clone(strings.TrimSpace(h))
@@ -144,7 +153,7 @@ func newCSVParser(r io.Reader, name string, opt CSVOptions) (*csvParser, error) 
 			at = j
 		}
 		if at < 0 {
-			return 0, perr(name, p.headerLine, 0, "", ErrUnknownColumn, "%s column %q not in the header", what, col)
+			return 0, p.hint(perr(name, p.headerLine, 0, "", ErrUnknownColumn, "%s column %q not in the header", what, col))
 		}
 		if p.roles[at] != roleFeature {
 			return 0, fmt.Errorf("%w: %s: column %q used twice as label or query column", ErrOptions, name, col)
@@ -219,7 +228,11 @@ func (p *csvParser) next() (bool, error) {
 		v, err := parseValue(strings.TrimSpace(f))
 		if err != nil {
 			fl, _ := cr.FieldPos(j)
-			return false, &ParseError{File: name, Line: fl, Column: j + 1, Token: clip(f), Err: err}
+			pe := &ParseError{File: name, Line: fl, Column: j + 1, Token: clip(f), Err: err}
+			if p.total == 0 {
+				pe = p.hint(pe)
+			}
+			return false, pe
 		}
 		if role == roleFeature {
 			p.xs = append(p.xs, v)
@@ -234,6 +247,15 @@ func (p *csvParser) next() (bool, error) {
 }
 
 func (p *csvParser) pending() int { return p.m }
+
+// hint adds to an error a note that the header looks like svmlight data,
+// when it does.
+func (p *csvParser) hint(err *ParseError) *ParseError {
+	if p.svmHint {
+		err.Err = fmt.Errorf("%w (the file looks like svmlight: add --format svmlight)", err.Err)
+	}
+	return err
+}
 
 // take returns the pending rows as a data set and starts a new one.
 func (p *csvParser) take() (*Data, error) {
@@ -259,7 +281,8 @@ func (p *csvParser) emptyError() error {
 	return perr(p.name, p.headerLine, 0, "", ErrEmpty, "header only, no data rows")
 }
 
-// csvError converts an error from encoding/csv into a *ParseError.
+// csvError converts an error from encoding/csv into a *ParseError (a
+// decompression error names the line its data end in).
 func csvError(name string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {

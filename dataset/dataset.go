@@ -1,24 +1,35 @@
 // Package dataset reads and writes the files rlskit works with: labelled data
-// sets in CSV and svmlight/libsvm format, cross-validation fold files, row
-// index files, and prediction files.
+// sets in CSV, svmlight/libsvm, NumPy (.npy, .npz) and Parquet format,
+// cross-validation fold files, row index files, and prediction files.
 //
-// All readers stream their input line by line and accumulate values directly
-// into the backing arrays of the returned matrices, so the file text is never
-// held in memory. Readers never panic on malformed input; every error they
+// The text readers stream their input line by line and accumulate values
+// directly into the backing arrays of the returned matrices, so the file text
+// is never held in memory. Every reader takes gzip-compressed input as well
+// (detected by its first bytes, whatever the name) and decompresses it on
+// the fly; a truncated or corrupt stream is an error on the line (text) or
+// at the byte (NumPy) the data end in, wrapping a *GzipError. NumPy and
+// Parquet files declare their sizes; they are checked against the bytes the
+// file holds before anything is allocated. Readers never panic on malformed input; every error they
 // return is a *ParseError naming the file, line and, where it applies, the
 // 1-based column (field) and offending token, and wraps one of the sentinel
 // errors below so callers can test it with errors.Is.
 //
-// CSV files have a header row naming the columns. The columns named in
-// CSVOptions.Labels become the label matrix Y (in the order given), an optional
-// query column gives per-row query ids, and every other column is a feature.
+// CSV files have a header row naming the columns, separated by commas,
+// semicolons or tabs (detected from the header unless CSVOptions.Comma says).
+// The columns named in CSVOptions.Labels become the label matrix Y (in the
+// order given), an optional query column gives per-row query ids, and every
+// other column is a feature. Parquet files are read the same way, by column
+// name; NumPy archives by array name. A file that fails in one text format
+// and looks like the other says so in its error ("looks like CSV").
 //
 // svmlight files have one row per line:
 //
 //	label [qid:Q] index:value index:value ... [# comment]
 //
-// Feature indices are 1-based and strictly increasing within a line; they are
-// stored 0-based (index-1). A multi-output label is written as comma-separated
+// Feature indices are strictly increasing within a line, 1-based (svmlight,
+// libsvm) or 0-based (scikit-learn's dump_svmlight_file), as
+// SVMLightOptions.Base says or decides from the file (AutoBase); they are
+// stored as 0-based columns. A multi-output label is written as comma-separated
 // numbers, e.g. "1.5,2,3"; all rows must then carry the same number of labels.
 // Blank lines and comment-only lines are skipped. A sparse data set costs
 // memory in proportion to its stored values, whatever its indices.
@@ -40,12 +51,14 @@
 package dataset
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -74,6 +87,10 @@ type Data struct {
 	Queries []int
 	// QueryNames holds the original query id strings, indexed by code.
 	QueryNames []string
+	// ZeroBased reports that svmlight feature indices were read as 0-based
+	// (SVMLightOptions.Base, decided on the file with AutoBase). A model
+	// records it so that prediction data are read the same way.
+	ZeroBased bool
 }
 
 // Rows returns the number of examples (rows) in d.
@@ -130,11 +147,17 @@ type ParseError struct {
 	Line   int    // 1-based line number, 0 if not applicable
 	Column int    // 1-based field number within the line, 0 if not applicable
 	Token  string // the offending field (possibly shortened), if Column > 0
-	Err    error  // the underlying error; wraps one of the sentinel errors
+	// Row is the 1-based data row of a binary format (NumPy, Parquet), 0 if
+	// not applicable.
+	Row int
+	// Byte is the 0-based byte offset in a binary file, 0 if not applicable.
+	Byte int64
+	Err  error // the underlying error; wraps one of the sentinel errors
 }
 
-// Error returns "file:line: column c (token "t"): message", omitting the
-// parts that do not apply.
+// Error returns "file:line: column c (token "t"): message" for text formats
+// and "file: row r: byte b: message" for binary ones, omitting the parts that
+// do not apply.
 func (e *ParseError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -143,6 +166,16 @@ func (e *ParseError) Error() string {
 		b.WriteString(strconv.Itoa(e.Line))
 	}
 	b.WriteString(": ")
+	if e.Row > 0 {
+		b.WriteString("row ")
+		b.WriteString(strconv.Itoa(e.Row))
+		b.WriteString(": ")
+	}
+	if e.Byte > 0 {
+		b.WriteString("byte ")
+		b.WriteString(strconv.FormatInt(e.Byte, 10))
+		b.WriteString(": ")
+	}
 	switch {
 	case e.Column > 0:
 		b.WriteString("column ")
@@ -177,8 +210,13 @@ func perr(file string, line, col int, tok string, sentinel error, format string,
 	}
 }
 
-// readErr wraps an I/O error met while reading the given line.
+// readErr wraps an I/O error met while reading the given line. A
+// decompression error names its own line: the one the compressed data end in.
 func readErr(file string, line int, err error) *ParseError {
+	var gz *GzipError
+	if errors.As(err, &gz) {
+		line = gz.line()
+	}
 	return &ParseError{File: file, Line: line, Err: fmt.Errorf("read: %w", err)}
 }
 
@@ -286,26 +324,55 @@ func isDecimal(s string) bool {
 	return i == len(s)
 }
 
+// Formats ReadFile reads.
+var formats = []string{"csv", "svmlight", "npy", "npz", "parquet"}
+
+// FormatOf returns the format a file name implies: "csv" for .csv and .tsv,
+// "npy", "npz", "parquet" for .npy, .npz, .parquet and .pq, and "svmlight"
+// for anything else (.svm, .txt, standard input); a trailing .gz is looked
+// through (train.csv.gz is CSV). Case is ignored.
+func FormatOf(path string) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".gz" {
+		ext = strings.ToLower(filepath.Ext(strings.TrimSuffix(path, filepath.Ext(path))))
+	}
+	switch ext {
+	case ".csv", ".tsv":
+		return "csv"
+	case ".npy":
+		return "npy"
+	case ".npz":
+		return "npz"
+	case ".parquet", ".pq":
+		return "parquet"
+	}
+	return "svmlight"
+}
+
 // ReadFile reads a data set from the named file, or from standard input when
-// path is "-". The format is "csv", "svmlight", or "" to choose by the file
-// extension: ".csv" (any case) means CSV, anything else svmlight. The options
-// for the format not used are ignored.
+// path is "-". The format is "csv", "svmlight", "npy" (features only; see
+// ReadNpyFiles for labels), "npz" (the CSV options name the label and query
+// arrays), "parquet" (the CSV options name the label and query columns), or
+// "" to choose by the file name (FormatOf). Any of them may be
+// gzip-compressed (detected by content, whatever the name); a compressed npz
+// or Parquet file, or one read from standard input, is held in memory whole.
+// The options for the formats not used are ignored.
 func ReadFile(path string, format string, csv CSVOptions, svm SVMLightOptions) (*Data, error) {
-	switch strings.ToLower(format) {
-	case "":
-		if strings.EqualFold(filepath.Ext(path), ".csv") {
-			format = "csv"
-		} else {
-			format = "svmlight"
-		}
-	case "csv", "svmlight":
-		format = strings.ToLower(format)
-	default:
-		return nil, fmt.Errorf("%w: unknown format %q (want csv or svmlight)", ErrOptions, format)
+	format = strings.ToLower(format)
+	if format == "" {
+		format = FormatOf(path)
+	}
+	if !slices.Contains(formats, format) {
+		return nil, fmt.Errorf("%w: unknown format %q (want %s)", ErrOptions, format, strings.Join(formats, ", "))
+	}
+	if format == "npy" {
+		return ReadNpyFiles(path, "")
 	}
 	var (
 		r    io.Reader
-		name = path
+		name       = path
+		size int64 = -1
+		at   io.ReaderAt
 	)
 	if path == "-" {
 		r, name = os.Stdin, "<stdin>"
@@ -315,10 +382,33 @@ func ReadFile(path string, format string, csv CSVOptions, svm SVMLightOptions) (
 			return nil, err
 		}
 		defer f.Close()
-		r = f
+		st, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		r, at, size = f, f, st.Size()
 	}
-	if format == "csv" {
+	switch format {
+	case "csv":
 		return ReadCSV(r, name, csv)
+	case "svmlight":
+		return ReadSVMLight(r, name, svm)
 	}
-	return ReadSVMLight(r, name, svm)
+	// npz and Parquet need random access: a plain file is read in place,
+	// anything else (gzip, standard input) in memory.
+	br, gz, err := openText(r)
+	if err != nil {
+		return nil, readErr(name, 0, err)
+	}
+	if gz || at == nil {
+		b, err := io.ReadAll(br)
+		if err != nil {
+			return nil, readErr(name, 0, err)
+		}
+		at, size = bytes.NewReader(b), int64(len(b))
+	}
+	if format == "npz" {
+		return ReadNpz(at, size, name, csv)
+	}
+	return ReadParquet(at, size, name, csv)
 }

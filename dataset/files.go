@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"bufio"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -81,18 +80,11 @@ func OpenData(path string) (*DataFile, error) {
 }
 
 // Decompress returns a reader of r's text: r itself (buffered), or, when r
-// starts with the gzip magic bytes 1f 8b, its decompressed members. O(1).
+// starts with the gzip magic bytes 1f 8b, its decompressed members, whose
+// errors are *GzipError values (the compressed byte and the line reached).
+// O(1).
 func Decompress(r io.Reader) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
-	head, _ := br.Peek(2)
-	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
-		}
-		return zr, nil
-	}
-	return br, nil
+	return gunzip(bufio.NewReaderSize(r, 256<<10))
 }
 
 // BytesRead returns the bytes read from disk so far.

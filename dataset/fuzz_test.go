@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"math"
 	"reflect"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/parquet-go/parquet-go"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/matrix"
@@ -70,6 +73,15 @@ func checkFuzzResult(t *testing.T, d *Data, err error) {
 			t.Fatalf("query code %d of %d names", q, len(d.QueryNames))
 		}
 	}
+}
+
+// gzipString returns s gzip-compressed.
+func gzipString(s string) []byte {
+	var b strings.Builder
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(s))
+	w.Close()
+	return []byte(b.String())
 }
 
 func allFinite(v []float64) bool {
@@ -182,15 +194,35 @@ func FuzzReadSVMLight(f *testing.F) {
 		f.Add(s, 0, false)
 	}
 	f.Add("1 1:1\n2 3:4\n", 3, true)
+	// width 1000..1999 reads 0-based, 2000..2999 decides (AutoBase)
+	for _, s := range []string{"1 0:1 2:3\n2 1:1\n", "1 1:1\n2 0:2\n", "1 3:1\n2 0:2\n", "1 -1:1\n", "# Column indices are zero-based\n1 qid:1 0:0.5 4:1e-3\n"} {
+		f.Add(s, 1000, false)
+		f.Add(s, 2000, false)
+		f.Add(s, 2003, true)
+	}
+	f.Add(string(gzipString("1 0:1\n2 1:2\n")), 2000, false)
+	f.Add(string(gzipString("1 1:1\n2 1:2\n")[:20]), 0, false)
+	f.Add("age,sex,y\n1,2,3\n", 0, false)
+	f.Add("age;sex;y\n1;2;3\n", 0, false)
 	f.Fuzz(func(t *testing.T, in string, width int, dense bool) {
+		base := IndexBase((width%3000 + 3000) % 3000 / 1000)
 		width %= 1000
-		opt := SVMLightOptions{Width: width, Dense: dense}
+		opt := SVMLightOptions{Width: width, Dense: dense, Base: base}
 		d, err := ReadSVMLight(strings.NewReader(in), "f", opt)
 		checkFuzzResult(t, d, err)
 		d1, err1 := ReadSVMLight(iotest.OneByteReader(strings.NewReader(in)), "f", opt)
 		checkOneByte(t, d, err, d1, err1)
 		if errors.Is(err, ErrOptions) || (dense && width <= 0) {
 			return // dense chunks need a width
+		}
+		if base == AutoBase {
+			if err != nil {
+				return // chunks decide on their first chunk
+			}
+			opt.Base = OneBased
+			if d.ZeroBased {
+				opt.Base = ZeroBased
+			}
 		}
 		var pe *ParseError
 		if dense && errors.Is(err, ErrIndex) && errors.As(err, &pe) && pe.Line == 0 {
@@ -204,6 +236,8 @@ func FuzzReadCSV(f *testing.F) {
 	for _, s := range []string{
 		"a,y\n1,2\n", "q,a,y\nx,1,2\n", "y\n1\n", "a,y\n1,2,3\n", "\"a\",y\n\"1\n\",2\n", "",
 		"\ufeff\"a\",\"y\"\n1,2\n", "a,y\n1_0,2\n", "a,y\n0x1p-3,2\n", "a,y\n1,2\n   \n", "a,y\n\n1,2\n\n",
+		"a;y;q\n1;2;x\n", "a\ty\tq\n1\t2\tx\n", "\"a;b\",y\n1,2\n", "a;b,y;q\n1;2,3;4\n", "1 1:0.5 2:3\n2 1:1\n",
+		string(gzipString("a;y\n1;2\n")), string(gzipString("a,y\n1,2\n3,4\n")[:25]),
 	} {
 		f.Add(s, "y", "q", false)
 	}
@@ -329,5 +363,66 @@ func FuzzReadPreferences(f *testing.F) {
 				t.Fatalf("bad preference %+v", p)
 			}
 		}
+	})
+}
+
+func FuzzReadNpy(f *testing.F) {
+	f.Add(npyBytes("<f8", false, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6}))
+	f.Add(npyBytes("<f4", true, []int{3, 1}, []float32{1, 2, 3}))
+	f.Add(npyBytes("|u1", false, []int{3}, []uint8{1, 2, 3}))
+	f.Add(npyBytes(">i8", false, []int{2}, []int64{-1, 7}))
+	f.Add(npyBytes("|b1", false, []int{2, 2}, []bool{true, false, false, true}))
+	f.Add([]byte("\x93NUMPY\x02\x00\xff\xff\xff\x7f{}"))
+	f.Add(gzipString(string(npyBytes("<f8", false, []int{2}, []float64{1, 2}))))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, size := range []int64{int64(len(in)), -1} {
+			x, err := ReadNpy(bytes.NewReader(in), "f", size)
+			if err != nil {
+				var pe *ParseError
+				if !errors.As(err, &pe) {
+					t.Fatalf("error %q (%T) is not a *ParseError", err, err)
+				}
+				if x != nil {
+					t.Fatal("data returned with an error")
+				}
+				continue
+			}
+			r, c := x.Dims()
+			if int64(r*c) > 8*int64(len(in)) {
+				t.Fatalf("%d×%d values from %d bytes", r, c, len(in))
+			}
+			if r > 0 && !allFinite(x.RawMatrix().Data) {
+				t.Fatal("non-finite value read")
+			}
+		}
+	})
+}
+
+func FuzzReadParquet(f *testing.F) {
+	type row struct {
+		Y float64  `parquet:"y"`
+		Q string   `parquet:"q"`
+		A int32    `parquet:"a"`
+		B *float32 `parquet:"b,optional"`
+	}
+	one := float32(1)
+	for _, rows := range [][]row{{{1, "a", 2, &one}, {2, "b", 3, nil}}, {{1, "a", 2, &one}, {2, "a", -3, &one}, {0, "c", 1, &one}}} {
+		var b bytes.Buffer
+		w := parquet.NewGenericWriter[row](&b)
+		w.Write(rows)
+		w.Close()
+		f.Add(b.Bytes())
+	}
+	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		d, err := ReadParquet(bytes.NewReader(in), int64(len(in)), "f", CSVOptions{Labels: []string{"y"}, Qid: "q"})
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) && !errors.Is(err, ErrOptions) {
+				t.Fatalf("error %q (%T) is not a *ParseError", err, err)
+			}
+			return
+		}
+		checkFuzzResult(t, d, nil)
 	})
 }

@@ -7,18 +7,16 @@ import (
 )
 
 // lineReader reads a stream one line at a time, of any length, counting lines.
+// gzip-compressed input is decompressed on the fly (see textReader).
 type lineReader struct {
+	src  io.Reader
 	br   *bufio.Reader
 	line int   // number of the line last returned
 	err  error // first read error other than io.EOF
 }
 
 func newLineReader(r io.Reader) *lineReader {
-	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < 64<<10 {
-		br = bufio.NewReaderSize(r, 64<<10)
-	}
-	return &lineReader{br: br}
+	return &lineReader{src: r}
 }
 
 // next returns the next line without its "\n" or "\r\n" terminator (and, on
@@ -27,6 +25,11 @@ func newLineReader(r io.Reader) *lineReader {
 func (lr *lineReader) next() (string, bool) {
 	if lr.err != nil {
 		return "", false
+	}
+	if lr.br == nil {
+		if lr.br, lr.err = textReader(lr.src); lr.err != nil {
+			return "", false
+		}
 	}
 	s, err := lr.br.ReadString('\n')
 	if err != nil {

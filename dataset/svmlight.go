@@ -21,6 +21,56 @@ type SVMLightOptions struct {
 	// and more than DenseFill times the entries the file stores, so that a
 	// few bytes with a huge index cannot ask for gigabytes.
 	Dense bool
+	// Base says how feature indices are numbered: OneBased (the zero
+	// value: svmlight and libsvm files), ZeroBased (what scikit-learn's
+	// dump_svmlight_file writes by default) or AutoBase.
+	Base IndexBase
+}
+
+// IndexBase is the numbering of svmlight feature indices. Either way they
+// are stored as 0-based columns: feature 1 of a 1-based file and feature 0 of
+// a 0-based file are column 0.
+type IndexBase int
+
+const (
+	// OneBased indices start at 1; index 0 is an error (ErrIndex).
+	OneBased IndexBase = iota
+	// ZeroBased indices start at 0.
+	ZeroBased
+	// AutoBase decides as scikit-learn's load_svmlight_file(zero_based="auto")
+	// does: a file whose smallest index is 0 is 0-based, any other 1-based.
+	// ReadSVMLight decides on the whole file; ReadChunks on its first chunk
+	// (an index 0 in a later chunk, after rows were read 1-based, is then an
+	// error naming its line: give the base explicitly).
+	AutoBase
+)
+
+// ParseIndexBase parses the spelling of a base used by the command line and
+// by scikit-learn's zero_based argument: "auto", "true" (0-based) or "false"
+// (1-based).
+func ParseIndexBase(s string) (IndexBase, error) {
+	switch s {
+	case "auto":
+		return AutoBase, nil
+	case "true":
+		return ZeroBased, nil
+	case "false":
+		return OneBased, nil
+	}
+	return 0, fmt.Errorf("%w: zero-based %q: want auto, true or false", ErrOptions, s)
+}
+
+// String returns "false" (OneBased), "true" (ZeroBased) or "auto".
+func (b IndexBase) String() string {
+	switch b {
+	case OneBased:
+		return "false"
+	case ZeroBased:
+		return "true"
+	case AutoBase:
+		return "auto"
+	}
+	return "IndexBase(" + strconv.Itoa(int(b)) + ")"
 }
 
 // Bounds on the dense matrices ReadSVMLight builds with SVMLightOptions.Dense:
@@ -36,8 +86,12 @@ const (
 //
 //	label [qid:Q] index:value ... [# comment]
 //
-// with 1-based, strictly increasing feature indices, stored as 0-based
-// columns. The label may be several comma-separated numbers ("1.5,2,3") for
+// with strictly increasing feature indices, 1-based unless opt.Base says
+// otherwise (Data.ZeroBased reports the base read), stored as 0-based
+// columns. gzip-compressed input is decompressed on the fly; a truncated or
+// corrupt stream is a *ParseError on the line the data end in, wrapping a
+// *GzipError. A first data line that is not svmlight but splits into fields
+// at commas, semicolons or tabs is reported as looking like CSV. The label may be several comma-separated numbers ("1.5,2,3") for
 // multi-output data; every row must then have the same number of labels.
 // Either every row has a qid or none has. Y is always set, with LabelNames
 // ["label"] (or "label1", "label2", ... for multi-output data). Values are
@@ -66,7 +120,11 @@ type svmParser struct {
 	t         int  // labels per row, set by the first row
 	hasQid    bool // set by the first row
 	firstLine int  // line of the first data row
-	maxIdx    int
+	maxIdx    int  // largest index read (as written)
+	hasIdx    bool // some index was read
+	base      IndexBase
+	sawZero   bool        // AutoBase, undecided: an index 0 was read
+	atWidth   *ParseError // AutoBase with a width, undecided: the first index equal to the width
 	qcode     map[string]int
 	qnames    []string
 	total     int // rows read
@@ -86,7 +144,10 @@ func newSVMParser(r io.Reader, name string, opt SVMLightOptions) (*svmParser, er
 	if opt.Width < 0 {
 		return nil, fmt.Errorf("%w: %s: negative width %d", ErrOptions, name, opt.Width)
 	}
-	return &svmParser{name: name, opt: opt, lr: newLineReader(r), indptr: []int{0}}, nil
+	if opt.Base < OneBased || opt.Base > AutoBase {
+		return nil, fmt.Errorf("%w: %s: index base %d", ErrOptions, name, int(opt.Base))
+	}
+	return &svmParser{name: name, opt: opt, base: opt.Base, lr: newLineReader(r), indptr: []int{0}}, nil
 }
 
 // next reads lines up to and including the next data row; false at the end
@@ -112,7 +173,7 @@ func (p *svmParser) next() (bool, error) {
 		// Label(s).
 		col := 1
 		if strings.IndexByte(tok, ':') >= 0 {
-			return false, perr(name, line, col, tok, ErrSyntax, "missing label (the first field must be the label)")
+			return false, p.hint(s, perr(name, line, col, tok, ErrSyntax, "missing label (the first field must be the label)"))
 		}
 		n := strings.Count(tok, ",") + 1
 		if first {
@@ -130,7 +191,7 @@ func (p *svmParser) next() (bool, error) {
 			}
 			v, err := parseValue(part)
 			if err != nil {
-				return false, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err}
+				return false, p.hint(s, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err})
 			}
 			p.labels = append(p.labels, v)
 			if k < 0 {
@@ -169,13 +230,13 @@ func (p *svmParser) next() (bool, error) {
 			tok, i = nextField(s, i)
 		}
 
-		// Features.
-		prev := 0
+		// Features, stored as written until take knows the base.
+		prev := -1
 		for ; tok != ""; tok, i = nextField(s, i) {
 			col++
 			k := strings.IndexByte(tok, ':')
 			if k < 0 {
-				return false, perr(name, line, col, tok, ErrSyntax, "missing ':' in index:value")
+				return false, p.hint(s, perr(name, line, col, tok, ErrSyntax, "missing ':' in index:value"))
 			}
 			is, vs := tok[:k], tok[k+1:]
 			if is == "qid" {
@@ -183,27 +244,23 @@ func (p *svmParser) next() (bool, error) {
 			}
 			idx, err := parseFeatureIndex(is)
 			if err != nil {
-				return false, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err}
+				return false, p.hint(s, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err})
 			}
-			switch {
-			case idx <= 0:
-				return false, perr(name, line, col, tok, ErrIndex, "index %d: indices start at 1", idx)
-			case idx == prev:
-				return false, perr(name, line, col, tok, ErrIndex, "duplicate index %d", idx)
-			case idx < prev:
-				return false, perr(name, line, col, tok, ErrIndex, "index %d not increasing (follows %d)", idx, prev)
-			case p.opt.Width > 0 && idx > p.opt.Width:
-				return false, perr(name, line, col, tok, ErrIndex, "index %d exceeds width %d", idx, p.opt.Width)
+			if err := p.checkIndex(idx, prev, line, col, tok); err != nil {
+				return false, err
 			}
 			v, err := parseValue(vs)
 			if err != nil {
 				return false, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err}
 			}
-			p.indices = append(p.indices, idx-1)
+			p.indices = append(p.indices, idx)
 			p.values = append(p.values, v)
 			prev = idx
 		}
-		p.maxIdx = max(p.maxIdx, prev)
+		if prev >= 0 {
+			p.maxIdx = max(p.maxIdx, prev)
+			p.hasIdx = true
+		}
 		p.indptr = append(p.indptr, len(p.indices))
 		p.m++
 		p.total++
@@ -213,18 +270,91 @@ func (p *svmParser) next() (bool, error) {
 
 func (p *svmParser) pending() int { return p.m }
 
+// checkIndex checks a feature index (as written) against the base, the
+// previous index of its row (-1 for none) and the width.
+func (p *svmParser) checkIndex(idx, prev, line, col int, tok string) error {
+	name, w := p.name, p.opt.Width
+	switch {
+	case idx < 0:
+		return perr(name, line, col, tok, ErrIndex, "negative index %d", idx)
+	case idx == 0 && p.base == OneBased && p.opt.Base == AutoBase:
+		return perr(name, line, col, tok, ErrIndex,
+			"index 0, but the rows before were read as 1-based (their chunk had no index 0): give the base explicitly (--zero-based true)")
+	case idx == 0 && p.base == OneBased:
+		return perr(name, line, col, tok, ErrIndex,
+			"index 0: indices start at 1 (a 0-based file, as scikit-learn's dump_svmlight_file writes: --zero-based auto or true)")
+	case idx == prev:
+		return perr(name, line, col, tok, ErrIndex, "duplicate index %d", idx)
+	case idx < prev:
+		return perr(name, line, col, tok, ErrIndex, "index %d not increasing (follows %d)", idx, prev)
+	case w > 0 && idx > w, w > 0 && idx == w && p.base == ZeroBased:
+		lo, hi := 1, w
+		if p.base == ZeroBased {
+			lo, hi = 0, w-1
+		}
+		return perr(name, line, col, tok, ErrIndex, "index %d exceeds width %d (indices %d..%d)", idx, w, lo, hi)
+	}
+	if idx == 0 {
+		p.sawZero = true
+	}
+	if w > 0 && idx == w && p.atWidth == nil {
+		// AutoBase, undecided: too large if the file turns out 0-based
+		p.atWidth = perr(name, line, col, tok, ErrIndex, "index %d exceeds width %d (indices 0..%d of a 0-based file)", idx, w, w-1)
+	}
+	return nil
+}
+
+// resolve decides an automatic base on the rows read so far.
+func (p *svmParser) resolve() error {
+	if p.base != AutoBase {
+		return nil
+	}
+	p.base = OneBased
+	if p.sawZero {
+		p.base = ZeroBased
+		if p.atWidth != nil {
+			return p.atWidth
+		}
+	}
+	return nil
+}
+
+// hint adds to an error on the first data row a note that the line looks
+// like CSV, when it does.
+func (p *svmParser) hint(line string, err *ParseError) *ParseError {
+	if p.total == 0 && looksLikeCSV(line) {
+		err.Err = fmt.Errorf("%w (the file looks like CSV: add --format csv)", err.Err)
+	}
+	return err
+}
+
 // take returns the pending rows as a data set and starts a new one. The width
 // is opt.Width, or else the largest index read so far (in the whole input).
 func (p *svmParser) take() (*Data, error) {
+	if err := p.resolve(); err != nil {
+		return nil, err
+	}
 	m := p.m
-	c := p.maxIdx
+	c := 0
+	if p.hasIdx {
+		c = p.maxIdx
+		if p.base == ZeroBased {
+			c++
+		}
+	}
 	if p.opt.Width > 0 {
 		c = p.opt.Width
+	}
+	if p.base == OneBased {
+		for k := range p.indices {
+			p.indices[k]--
+		}
 	}
 	d := &Data{
 		Y:          mat.NewDense(m, p.t, p.labels),
 		LabelNames: labelNames(p.t),
 		Queries:    p.queries,
+		ZeroBased:  p.base == ZeroBased,
 	}
 	if p.hasQid {
 		d.QueryNames = p.qnames[:len(p.qnames):len(p.qnames)]

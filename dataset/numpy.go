@@ -1,0 +1,671 @@
+package dataset
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sbinet/npyio"
+	"gonum.org/v1/gonum/mat"
+)
+
+// NumPy arrays (.npy) and archives of them (.npz, as numpy.savez and
+// numpy.savez_compressed write them) are read through github.com/sbinet/npyio.
+// The header is parsed and checked here first: its shape is bounded by the
+// bytes the file really holds before anything is allocated, so a small file
+// declaring a huge array costs nothing, and npyio only ever sees a
+// well-formed header.
+
+// maxNpyHeader bounds a .npy header (numpy itself refuses headers over 10000
+// bytes unless told otherwise).
+const maxNpyHeader = 1 << 20
+
+// npyArray is a parsed .npy header.
+type npyArray struct {
+	descr   string // normalized: "<f8", "|u1", ">i4", …
+	size    int    // bytes per element
+	fortran bool
+	shape   []int
+	rows    int // shape[0], or 1 for a 0-d array
+	cols    int // shape[1], or 1
+	start   int64
+}
+
+// npyTypes lists the element types read, by their numpy kind and size.
+var npyTypes = map[string]bool{"b1": true, "u1": true, "u2": true, "u4": true, "u8": true,
+	"i1": true, "i2": true, "i4": true, "i8": true, "f4": true, "f8": true}
+
+// npyErr is a *ParseError at a byte of a NumPy file.
+func npyErr(name string, at int64, format string, args ...any) *ParseError {
+	return &ParseError{File: name, Byte: at, Err: fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrSyntax)}
+}
+
+// npyReadErr returns the error of a failed read of a NumPy file, or nil when
+// the input simply ended (io.EOF, io.ErrUnexpectedEOF): a decompression
+// error names its compressed byte.
+func npyReadErr(name string, err error) error {
+	var gz *GzipError
+	switch {
+	case errors.As(err, &gz):
+		return &ParseError{File: name, Byte: gz.Offset, Err: fmt.Errorf("read: %w", err)}
+	case err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return nil
+	}
+	return readErr(name, 0, err)
+}
+
+// readNpyHeader reads and checks a .npy header from r; size is the bytes r
+// holds (-1 when unknown).
+func readNpyHeader(r io.Reader, name string, size int64) (*npyArray, error) {
+	var pre [10]byte
+	n, err := io.ReadFull(r, pre[:8])
+	if err != nil || string(pre[:6]) != "\x93NUMPY" {
+		if e := npyReadErr(name, err); e != nil {
+			return nil, e
+		}
+		return nil, npyErr(name, 0, "not a NumPy .npy file (it does not start with \\x93NUMPY; %d bytes read)", n)
+	}
+	major := pre[6]
+	var hlen, start int64
+	switch major {
+	case 1:
+		if _, err := io.ReadFull(r, pre[8:10]); err != nil {
+			if e := npyReadErr(name, err); e != nil {
+				return nil, e
+			}
+			return nil, npyErr(name, 8, "the header length is cut off (a truncated file)")
+		}
+		hlen, start = int64(binary.LittleEndian.Uint16(pre[8:10])), 10
+	case 2, 3:
+		var l [4]byte
+		if _, err := io.ReadFull(r, l[:]); err != nil {
+			if e := npyReadErr(name, err); e != nil {
+				return nil, e
+			}
+			return nil, npyErr(name, 8, "the header length is cut off (a truncated file)")
+		}
+		hlen, start = int64(binary.LittleEndian.Uint32(l[:])), 12
+	default:
+		return nil, npyErr(name, 6, "format version %d.%d (this reader knows 1, 2 and 3)", major, pre[7])
+	}
+	if hlen > maxNpyHeader || (size >= 0 && start+hlen > size) {
+		return nil, npyErr(name, start-4, "the header declares %d bytes, the file holds %d after the header length", hlen, max(size-start, 0))
+	}
+	hdr := make([]byte, hlen)
+	if k, err := io.ReadFull(r, hdr); err != nil {
+		if e := npyReadErr(name, err); e != nil {
+			return nil, e
+		}
+		return nil, npyErr(name, start+int64(k), "the header is cut off after %d of %d bytes (a truncated file)", k, hlen)
+	}
+	a, err := parseNpyDict(string(hdr))
+	if err != nil {
+		return nil, npyErr(name, start, "header %q: %v", clip(strings.TrimSpace(string(hdr))), err)
+	}
+	a.start = start + hlen
+	return a, nil
+}
+
+// parseNpyDict parses the header dictionary, e.g.
+// {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }.
+func parseNpyDict(s string) (*npyArray, error) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "{") || !strings.HasSuffix(s, "}") {
+		return nil, errors.New("not a dictionary")
+	}
+	s = strings.TrimSpace(s[1 : len(s)-1])
+	a := &npyArray{}
+	seen := map[string]bool{}
+	for s != "" {
+		key, rest, ok := pyString(s)
+		if !ok {
+			return nil, errors.New("a key is not a quoted string")
+		}
+		rest = strings.TrimSpace(rest)
+		if !strings.HasPrefix(rest, ":") {
+			return nil, fmt.Errorf("no ':' after %q", key)
+		}
+		rest = strings.TrimSpace(rest[1:])
+		if seen[key] {
+			return nil, fmt.Errorf("key %q twice", key)
+		}
+		seen[key] = true
+		switch key {
+		case "descr":
+			d, r, ok := pyString(rest)
+			if !ok {
+				return nil, errors.New("descr is not a string (structured arrays are not read)")
+			}
+			if err := a.setDescr(d); err != nil {
+				return nil, err
+			}
+			rest = r
+		case "fortran_order":
+			switch {
+			case strings.HasPrefix(rest, "False"):
+				rest = rest[len("False"):]
+			case strings.HasPrefix(rest, "True"):
+				a.fortran, rest = true, rest[len("True"):]
+			default:
+				return nil, errors.New("fortran_order is not True or False")
+			}
+		case "shape":
+			k := strings.IndexByte(rest, ')')
+			if !strings.HasPrefix(rest, "(") || k < 0 {
+				return nil, errors.New("shape is not a tuple")
+			}
+			for _, f := range strings.Split(rest[1:k], ",") {
+				f = strings.TrimSpace(f)
+				if f == "" {
+					continue
+				}
+				v, err := strconv.Atoi(strings.TrimSuffix(f, "L"))
+				if err != nil || v < 0 {
+					return nil, fmt.Errorf("shape entry %q is not a size", f)
+				}
+				a.shape = append(a.shape, v)
+			}
+			rest = rest[k+1:]
+		default:
+			return nil, fmt.Errorf("unknown key %q", key)
+		}
+		rest = strings.TrimSpace(rest)
+		if strings.HasPrefix(rest, ",") {
+			rest = strings.TrimSpace(rest[1:])
+		} else if rest != "" {
+			return nil, errors.New("no ',' between entries")
+		}
+		s = rest
+	}
+	if !seen["descr"] || !seen["fortran_order"] || !seen["shape"] {
+		return nil, errors.New("descr, fortran_order or shape missing")
+	}
+	switch len(a.shape) {
+	case 0:
+		a.rows, a.cols = 1, 1
+	case 1:
+		a.rows, a.cols = a.shape[0], 1
+	case 2:
+		a.rows, a.cols = a.shape[0], a.shape[1]
+	default:
+		return nil, fmt.Errorf("a %d-dimensional array (want 1 or 2 dimensions)", len(a.shape))
+	}
+	return a, nil
+}
+
+// setDescr checks a dtype string and normalizes its byte order mark.
+func (a *npyArray) setDescr(d string) error {
+	if len(d) < 3 || !strings.ContainsRune("<>|=", rune(d[0])) || !npyTypes[d[1:]] {
+		return fmt.Errorf("dtype %q: want bool, integers or floats (b1, i1–i8, u1–u8, f4, f8)", d)
+	}
+	a.size = int(d[len(d)-1] - '0')
+	order := d[0]
+	switch {
+	case a.size == 1:
+		order = '|'
+	case order == '=' || order == '|':
+		order = '<' // numpy writes native order as '<' on every machine it runs on
+	}
+	a.descr = string(order) + d[1:]
+	return nil
+}
+
+// pyString reads a Python string literal in single or double quotes.
+func pyString(s string) (string, string, bool) {
+	if s == "" || (s[0] != '\'' && s[0] != '"') {
+		return "", s, false
+	}
+	k := strings.IndexByte(s[1:], s[0])
+	if k < 0 {
+		return "", s, false
+	}
+	return s[1 : k+1], s[k+2:], true
+}
+
+// dataBytes returns the bytes of the array's data, or an error on overflow.
+func (a *npyArray) dataBytes() (int64, bool) {
+	n := int64(a.size)
+	for _, d := range []int{a.rows, a.cols} {
+		if d != 0 && n > math.MaxInt64/int64(d) {
+			return 0, false
+		}
+		n *= int64(d)
+	}
+	return n, true
+}
+
+// readNpyData reads the array's data from r (positioned just after the
+// header) and decodes it with npyio into a rows×cols matrix. With size ≥ 0
+// (the bytes r holds, header included) the declared shape is checked against
+// it before any allocation; with size < 0 (a stream) the data are read in
+// pieces, so memory follows the bytes that really arrive.
+func readNpyData(r io.Reader, name string, size int64, a *npyArray) (*mat.Dense, error) {
+	want, ok := a.dataBytes()
+	if !ok || (size >= 0 && want > size-a.start) {
+		return nil, npyErr(name, a.start, "shape %v of %s declares %s bytes of data, the file holds %d after the header (a truncated file?)",
+			a.shape, a.descr, bigCount(want, ok), max(size-a.start, 0))
+	}
+	if size >= 0 && want < size-a.start {
+		return nil, npyErr(name, a.start+want, "%d bytes after the data of shape %v", size-a.start-want, a.shape)
+	}
+	var buf bytes.Buffer
+	for got := int64(0); got < want; {
+		step := min(want-got, 16<<20)
+		k, err := io.CopyN(&buf, r, step)
+		got += k
+		if err != nil {
+			if e := npyReadErr(name, err); e != nil {
+				return nil, e
+			}
+			return nil, npyErr(name, a.start+got, "the data end after %d of %d bytes (a truncated file)", got, want)
+		}
+	}
+	if size < 0 {
+		var one [1]byte
+		if k, _ := io.ReadFull(r, one[:]); k > 0 {
+			return nil, npyErr(name, a.start+want, "bytes after the data of shape %v", a.shape)
+		}
+	}
+	vals, err := decodeNpy(buf.Bytes(), a)
+	if err != nil {
+		return nil, npyErr(name, a.start, "%v", err)
+	}
+	m, c := a.rows, a.cols
+	out := make([]float64, len(vals))
+	for k, v := range vals {
+		i, j := k/c, k%c
+		if a.fortran {
+			i, j = k%m, k/m
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			e := errNaN
+			if !math.IsNaN(v) {
+				e = errInf
+			}
+			return nil, &ParseError{File: name, Row: i + 1, Byte: a.start + int64(k*a.size),
+				Err: fmt.Errorf("column %d: %w", j+1, e)}
+		}
+		out[i*c+j] = v
+	}
+	if m == 0 || c == 0 {
+		return &mat.Dense{}, nil
+	}
+	return mat.NewDense(m, c, out), nil
+}
+
+func bigCount(n int64, ok bool) string {
+	if !ok {
+		return "more than 2^63"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// decodeNpy decodes the elements with npyio, as a flat array of float64.
+func decodeNpy(data []byte, a *npyArray) ([]float64, error) {
+	n := len(data) / a.size
+	// a canonical version 1.0 header for the flat array, so npyio parses
+	// only what it is known to parse
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }", a.descr, n)
+	pad := 64 - (10+len(dict)+1)%64
+	dict += strings.Repeat(" ", pad%64) + "\n"
+	var hdr bytes.Buffer
+	hdr.WriteString("\x93NUMPY\x01\x00")
+	binary.Write(&hdr, binary.LittleEndian, uint16(len(dict)))
+	hdr.WriteString(dict)
+	rd, err := npyio.NewReader(io.MultiReader(&hdr, bytes.NewReader(data)))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, n)
+	if n == 0 {
+		return out, nil
+	}
+	switch a.descr[1:] {
+	case "f8":
+		err = rd.Read(&out)
+	case "f4":
+		v := make([]float32, n)
+		err = rd.Read(&v)
+		for k, x := range v {
+			out[k] = float64(x)
+		}
+	case "b1":
+		v := make([]bool, n)
+		err = rd.Read(&v)
+		for k, x := range v {
+			if x {
+				out[k] = 1
+			}
+		}
+	case "i1":
+		err = readInts[int8](rd, out)
+	case "i2":
+		err = readInts[int16](rd, out)
+	case "i4":
+		err = readInts[int32](rd, out)
+	case "i8":
+		err = readInts[int64](rd, out)
+	case "u1":
+		err = readInts[uint8](rd, out)
+	case "u2":
+		err = readInts[uint16](rd, out)
+	case "u4":
+		err = readInts[uint32](rd, out)
+	case "u8":
+		err = readInts[uint64](rd, out)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return out, nil
+}
+
+func readInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](rd *npyio.Reader, out []float64) error {
+	v := make([]T, len(out))
+	if err := rd.Read(&v); err != nil {
+		return err
+	}
+	for k, x := range v {
+		out[k] = float64(x)
+	}
+	return nil
+}
+
+// ReadNpy reads one NumPy array (.npy, format versions 1–3) from r: a 1-D
+// array of m values as an m×1 matrix, a 2-D array as an m×n matrix (C or
+// Fortran order), of bool, signed or unsigned integers of 1–8 bytes, float32
+// or float64 elements; name is used in error messages. size is the number of
+// bytes r holds (a file's size), or -1 when unknown (a stream): a known size
+// bounds the declared shape before anything is allocated, and otherwise the
+// data are read in pieces, so that memory follows the bytes present, never
+// the header's claim. gzip-compressed input is decompressed (size is then
+// ignored). Errors are *ParseError values naming the byte (a bad header, a
+// truncated file, trailing bytes) or the row and column of a NaN or infinite
+// value.
+func ReadNpy(r io.Reader, name string, size int64) (*mat.Dense, error) {
+	name = inputName(name)
+	if r == nil {
+		return nil, fmt.Errorf("%w: %s: nil reader", ErrOptions, name)
+	}
+	br, gz, err := openText(r)
+	if err != nil {
+		return nil, readErr(name, 0, err)
+	}
+	if gz {
+		size = -1
+	}
+	a, err := readNpyHeader(br, name, size)
+	if err != nil {
+		return nil, err
+	}
+	return readNpyData(br, name, size, a)
+}
+
+// ReadNpz reads a data set from a NumPy .npz archive (numpy.savez or
+// savez_compressed) in r, of size bytes; name is used in error messages.
+// The features are the 2-D array named "X" (or "x"; else the only 2-D array
+// not used otherwise), the labels the arrays named in opt.Labels — or, with
+// none named, those opt.LabelsFromHeader chooses from the array names, or
+// else the array "y" (or "Y") when there is one — each 1-D (one label) or
+// 2-D (one label per column), and opt.Qid optionally names an integer array
+// of query ids. Every array must have one entry per row of X. An archive
+// entry's size is checked against the bytes it takes in the archive (at most
+// 1100 times, deflate's limit) and its shape against its size before
+// anything is allocated. Errors name the file, the array and the byte within
+// it, or the row.
+func ReadNpz(r io.ReaderAt, size int64, name string, opt CSVOptions) (*Data, error) {
+	name = inputName(name)
+	if r == nil || size < 0 {
+		return nil, fmt.Errorf("%w: %s: nil reader or negative size", ErrOptions, name)
+	}
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return nil, &ParseError{File: name, Err: fmt.Errorf("not a NumPy .npz archive (zip): %v: %w", err, ErrSyntax)}
+	}
+	entries := map[string]*zip.File{}
+	var names []string
+	for _, f := range zr.File {
+		key := strings.TrimSuffix(f.Name, ".npy")
+		if _, dup := entries[key]; dup {
+			return nil, &ParseError{File: name, Err: fmt.Errorf("array %q twice in the archive: %w", key, ErrSyntax)}
+		}
+		entries[key] = f
+		names = append(names, key)
+	}
+	open := func(key string) (*npyArray, io.ReadCloser, string, error) {
+		f := entries[key]
+		ename := name + "[" + key + "]"
+		limit := int64(f.CompressedSize64)
+		if f.Method != zip.Store {
+			limit = 1100*limit + 1024
+		}
+		if f.UncompressedSize64 > uint64(limit) || f.UncompressedSize64 > math.MaxInt64/2 {
+			return nil, nil, ename, &ParseError{File: ename, Err: fmt.Errorf("the entry declares %d bytes, more than its %d compressed bytes can hold: %w",
+				f.UncompressedSize64, f.CompressedSize64, ErrSyntax)}
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, nil, ename, &ParseError{File: ename, Err: fmt.Errorf("%v: %w", err, ErrSyntax)}
+		}
+		a, err := readNpyHeader(rc, ename, int64(f.UncompressedSize64))
+		if err != nil {
+			rc.Close()
+			return nil, nil, ename, err
+		}
+		return a, rc, ename, nil
+	}
+	read := func(key string) (*mat.Dense, *npyArray, error) {
+		a, rc, ename, err := open(key)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer rc.Close()
+		x, err := readNpyData(rc, ename, int64(entries[key].UncompressedSize64), a)
+		if err != nil {
+			return nil, nil, err
+		}
+		return x, a, nil
+	}
+	has := func(keys ...string) string {
+		for _, k := range keys {
+			if _, ok := entries[k]; ok {
+				return k
+			}
+		}
+		return ""
+	}
+	labels := opt.Labels
+	if len(labels) == 0 && opt.LabelsFromHeader != nil {
+		labels = opt.LabelsFromHeader(slices.Clone(names))
+	}
+	if len(labels) == 0 && opt.LabelsFromHeader == nil {
+		if y := has("y", "Y"); y != "" {
+			labels = []string{y}
+		}
+	}
+	used := map[string]bool{}
+	for _, l := range append(slices.Clone(labels), opt.Qid) {
+		if l == "" {
+			continue
+		}
+		if _, ok := entries[l]; !ok {
+			return nil, &ParseError{File: name, Err: fmt.Errorf("no array %q in the archive (it holds %s): %w", l, strings.Join(names, ", "), ErrUnknownColumn)}
+		}
+		if used[l] {
+			return nil, fmt.Errorf("%w: %s: array %q used twice as label or query array", ErrOptions, name, l)
+		}
+		used[l] = true
+	}
+	xKey := has("X", "x")
+	if xKey == "" || used[xKey] {
+		xKey = ""
+		var cands []string
+		for _, k := range names {
+			if used[k] {
+				continue
+			}
+			a, rc, _, err := open(k)
+			if err != nil {
+				return nil, err
+			}
+			rc.Close()
+			if len(a.shape) == 2 {
+				cands = append(cands, k)
+			}
+		}
+		if len(cands) != 1 {
+			return nil, &ParseError{File: name, Err: fmt.Errorf("no array X of features (2-D arrays: %q; arrays: %s): %w", cands, strings.Join(names, ", "), ErrUnknownColumn)}
+		}
+		xKey = cands[0]
+	}
+	x, xa, err := read(xKey)
+	if err != nil {
+		return nil, err
+	}
+	if len(xa.shape) != 2 {
+		return nil, &ParseError{File: name + "[" + xKey + "]", Err: fmt.Errorf("the features are a %d-dimensional array, want 2 (rows × features): %w", len(xa.shape), ErrSyntax)}
+	}
+	m := xa.rows
+	if m == 0 || xa.cols == 0 {
+		return nil, &ParseError{File: name + "[" + xKey + "]", Err: fmt.Errorf("shape %v: no data: %w", xa.shape, ErrEmpty)}
+	}
+	d := &Data{X: x}
+	for _, l := range labels {
+		y, ya, err := read(l)
+		if err != nil {
+			return nil, err
+		}
+		if err := sameRows(name, l, ya, m); err != nil {
+			return nil, err
+		}
+		d.Y = appendCols(d.Y, y)
+		if ya.cols == 1 && len(ya.shape) < 2 {
+			d.LabelNames = append(d.LabelNames, l)
+		} else {
+			for j := 0; j < ya.cols; j++ {
+				d.LabelNames = append(d.LabelNames, l+strconv.Itoa(j+1))
+			}
+		}
+	}
+	if opt.Qid != "" {
+		q, qa, err := read(opt.Qid)
+		if err != nil {
+			return nil, err
+		}
+		if err := sameRows(name, opt.Qid, qa, m); err != nil {
+			return nil, err
+		}
+		if qa.cols != 1 {
+			return nil, &ParseError{File: name + "[" + opt.Qid + "]", Err: fmt.Errorf("query ids of shape %v, want one per row: %w", qa.shape, ErrQid)}
+		}
+		codes := map[string]int{}
+		for i := 0; i < m; i++ {
+			v := q.At(i, 0)
+			if v != math.Trunc(v) {
+				return nil, &ParseError{File: name + "[" + opt.Qid + "]", Row: i + 1, Err: fmt.Errorf("query id %v is not an integer: %w", v, ErrQid)}
+			}
+			s := strconv.FormatFloat(v, 'f', -1, 64)
+			c, ok := codes[s]
+			if !ok {
+				c = len(d.QueryNames)
+				codes[s] = c
+				d.QueryNames = append(d.QueryNames, s)
+			}
+			d.Queries = append(d.Queries, c)
+		}
+	}
+	return d, nil
+}
+
+// sameRows checks that a label or query array has m rows.
+func sameRows(name, key string, a *npyArray, m int) error {
+	if len(a.shape) == 0 || len(a.shape) > 2 || a.rows != m {
+		return &ParseError{File: name + "[" + key + "]", Err: fmt.Errorf("shape %v, want %d rows like the features: %w", a.shape, m, ErrRagged)}
+	}
+	return nil
+}
+
+// appendCols returns [a b] (b when a is nil).
+func appendCols(a, b *mat.Dense) *mat.Dense {
+	if a == nil {
+		return b
+	}
+	m, ca := a.Dims()
+	_, cb := b.Dims()
+	out := mat.NewDense(m, ca+cb, nil)
+	out.Slice(0, m, 0, ca).(*mat.Dense).Copy(a)
+	out.Slice(0, m, ca, ca+cb).(*mat.Dense).Copy(b)
+	return out
+}
+
+// ReadNpyFiles reads a data set from a .npy file of features (2-D) and,
+// unless yPath is "", a .npy file of labels (1-D, or 2-D for several
+// outputs) with as many rows; either may be gzip-compressed. Label names are
+// "label" (or "label1", "label2", … for several). See ReadNpy.
+func ReadNpyFiles(xPath, yPath string) (*Data, error) {
+	x, xa, err := readNpyFile(xPath)
+	if err != nil {
+		return nil, err
+	}
+	if len(xa.shape) != 2 {
+		return nil, &ParseError{File: xPath, Err: fmt.Errorf("the features are a %d-dimensional array, want 2 (rows × features): %w", len(xa.shape), ErrSyntax)}
+	}
+	if xa.rows == 0 || xa.cols == 0 {
+		return nil, &ParseError{File: xPath, Err: fmt.Errorf("shape %v: no data: %w", xa.shape, ErrEmpty)}
+	}
+	d := &Data{X: x}
+	if yPath == "" {
+		return d, nil
+	}
+	y, ya, err := readNpyFile(yPath)
+	if err != nil {
+		return nil, err
+	}
+	if len(ya.shape) == 0 || len(ya.shape) > 2 || ya.rows != xa.rows {
+		return nil, &ParseError{File: yPath, Err: fmt.Errorf("labels of shape %v for %d rows of features (%s): %w", ya.shape, xa.rows, xPath, ErrRagged)}
+	}
+	d.Y, d.LabelNames = y, labelNames(ya.cols)
+	return d, nil
+}
+
+// readNpyFile reads the .npy file at path, or standard input for "-".
+func readNpyFile(path string) (*mat.Dense, *npyArray, error) {
+	var (
+		r    io.Reader = os.Stdin
+		size int64     = -1
+		name           = "<stdin>"
+	)
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return nil, nil, err
+		}
+		r, size, name = f, st.Size(), path
+	}
+	br, gz, err := openText(r)
+	if err != nil {
+		return nil, nil, readErr(name, 0, err)
+	}
+	if gz {
+		size = -1
+	}
+	a, err := readNpyHeader(br, name, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err := readNpyData(br, name, size, a)
+	return x, a, err
+}
