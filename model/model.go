@@ -19,8 +19,11 @@ import (
 	"github.com/rlskit/rlskit/matrix"
 )
 
-// Version is the model file format version this build writes and reads.
-const Version = 1
+// Version is the model file format version this build writes. It reads
+// every version from 1 to Version (docs/model-format.md: version 2 added
+// "zero_based" and the scaler's "centered"); a file of a newer version is
+// refused, never guessed at.
+const Version = 2
 
 var (
 	// ErrWidth is returned when data to predict has another number of features than the model.
@@ -50,6 +53,10 @@ type Predictor struct {
 	Features []string
 	// Scaler, when set, standardizes data rows before the model sees them.
 	Scaler *Scaler
+	// ZeroBased records that the training data were svmlight with 0-based
+	// feature indices (as scikit-learn writes them): prediction data in
+	// svmlight are read the same way, so feature 0 is column 0.
+	ZeroBased bool
 	// Classes, for a one-vs-all model, are the class labels of the outputs (in
 	// order); ClassLabel names the label column they came from.
 	Classes    []float64
@@ -201,6 +208,7 @@ type file struct {
 	Outputs    []string    `json:"outputs"`
 	Features   []string    `json:"features,omitempty"`
 	Scaler     *Scaler     `json:"scaler,omitempty"`
+	ZeroBased  bool        `json:"zero_based"`
 	Classes    []float64   `json:"classes,omitempty"`
 	ClassLabel string      `json:"class_label,omitempty"`
 	Type       string      `json:"type"` // "linear" | "kernel"
@@ -229,7 +237,7 @@ const formatName = "rlskit-model"
 func (p *Predictor) Save(w io.Writer) error {
 	f := file{Format: formatName, Version: Version, Learner: p.Learner, Kernel: p.Kernel,
 		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs, Features: p.Features, Scaler: p.Scaler,
-		Classes: p.Classes, ClassLabel: p.ClassLabel}
+		ZeroBased: p.ZeroBased, Classes: p.Classes, ClassLabel: p.ClassLabel}
 	if p.IsLinear() {
 		f.Type = "linear"
 		f.W = rows(p.W)
@@ -280,7 +288,8 @@ const predictionBound = math.MaxFloat64 / 16
 // refuses:
 //   - anything but one JSON object (and white space) in r: trailing bytes and
 //     two concatenated models are corrupt;
-//   - unknown fields, a wrong format name or version, no outputs, a negative
+//   - unknown fields, a wrong format name, a version outside 1..Version (a
+//     newer build's file), no outputs, a negative
 //     width, λ not positive and finite, an invalid kernel;
 //   - a linear model whose kernel is not linear, a kernel model with weights,
 //     a linear model with points, classes that are not finite and increasing;
@@ -312,8 +321,8 @@ func Load(r io.Reader) (*Predictor, error) {
 	if f.Format != formatName {
 		return bad("format %q, want %q", f.Format, formatName)
 	}
-	if f.Version != Version {
-		return bad("version %d, this build reads version %d", f.Version, Version)
+	if f.Version < 1 || f.Version > Version {
+		return bad("version %d: this build reads versions 1 to %d (a newer rlskit wrote it? upgrade)", f.Version, Version)
 	}
 	t := len(f.Outputs)
 	if t == 0 {
@@ -347,7 +356,7 @@ func Load(r io.Reader) (*Predictor, error) {
 		}
 	}
 	p := &Predictor{Learner: f.Learner, Kernel: f.Kernel, Lambda: f.Lambda, Width: f.Width, Outputs: f.Outputs,
-		Features: f.Features, Scaler: f.Scaler, Classes: f.Classes, ClassLabel: f.ClassLabel}
+		Features: f.Features, Scaler: f.Scaler, ZeroBased: f.ZeroBased, Classes: f.Classes, ClassLabel: f.ClassLabel}
 	switch f.Type {
 	case "linear":
 		if f.Kernel.Name != "linear" {

@@ -12,11 +12,14 @@ import (
 	"github.com/rlskit/rlskit/matrix"
 )
 
-// Scaler standardizes features, x'_j = (x_j − Mean_j)/Scale_j. For sparse data
-// Mean is nil (centering would fill in the zeros) and Scale is the root mean
-// square of the column. A constant column gets Scale 1, and so does a column
-// whose spread is below the smallest normal float64 (≈2.2e-308), where the
-// division would overflow.
+// Scaler standardizes features, x'_j = (x_j − Mean_j)/Scale_j. Dense data,
+// and sparse data that store most of their entries (CentersSparse), are
+// centred: Mean is the column mean and Scale the (population) standard
+// deviation. Other sparse data are not centred — centring would fill in the
+// zeros —: Mean is nil and Scale is the root mean square of the column. A
+// constant column gets Scale 1, and so does a column whose spread is below
+// the smallest normal float64 (≈2.2e-308), where the division would overflow.
+// Centered reports which was done; the model file records it.
 //
 // Index, when set (FitScaler on a *matrix.CSR), lists the features Scale
 // holds, strictly increasing: Scale[k] belongs to feature Index[k], and every
@@ -32,28 +35,46 @@ type Scaler struct {
 // scalerJSON is the file form of a Scaler; Index is a pointer so that an empty
 // index (sparse data without entries) is kept apart from none.
 type scalerJSON struct {
-	Mean  []float64 `json:"mean,omitempty"`
-	Scale []float64 `json:"scale"`
-	Index *[]int    `json:"index,omitempty"`
+	Centered *bool     `json:"centered,omitempty"`
+	Mean     []float64 `json:"mean,omitempty"`
+	Scale    []float64 `json:"scale"`
+	Index    *[]int    `json:"index,omitempty"`
 }
 
-// MarshalJSON writes {"mean": …, "scale": …, "index": …}, mean and index
-// only when set.
+// Centered reports whether the scaler subtracts column means (Mean is set).
+func (s *Scaler) Centered() bool { return s.Mean != nil }
+
+// CentersSparse reports whether FitScaler centres a sparse m×d matrix that
+// stores the given number of entries: when it stores at least half of them
+// (svmlight rows that list most features), the dense matrix costs no more
+// memory than the sparse one and is standardized like dense data.
+func CentersSparse(stored, m, d int) bool {
+	return m > 0 && d > 0 && int64(stored)*2 >= int64(m)*int64(d)
+}
+
+// MarshalJSON writes {"centered": …, "mean": …, "scale": …, "index": …},
+// mean and index only when set.
 func (s *Scaler) MarshalJSON() ([]byte, error) {
-	j := scalerJSON{Mean: s.Mean, Scale: s.Scale}
+	c := s.Centered()
+	j := scalerJSON{Centered: &c, Mean: s.Mean, Scale: s.Scale}
 	if s.Index != nil {
 		j.Index = &s.Index
 	}
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads what MarshalJSON writes, refusing unknown fields.
+// UnmarshalJSON reads what MarshalJSON writes, refusing unknown fields and a
+// "centered" that disagrees with the presence of "mean" (a file written
+// before "centered" existed centres exactly when it has a mean).
 func (s *Scaler) UnmarshalJSON(b []byte) error {
 	var j scalerJSON
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
 		return fmt.Errorf("scaler: %w", err)
+	}
+	if j.Centered != nil && *j.Centered != (j.Mean != nil) {
+		return fmt.Errorf("scaler: centered is %v, but the scaler has %d means", *j.Centered, len(j.Mean))
 	}
 	s.Mean, s.Scale, s.Index = j.Mean, j.Scale, nil
 	if j.Index != nil {
@@ -65,17 +86,23 @@ func (s *Scaler) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// FitScaler computes the column means and standard deviations of X (dense), or
-// the column root mean squares of the features a CSR X uses (with Index). The
+// FitScaler computes the column means and standard deviations of X (dense,
+// or a CSR X that stores at least half of its entries: CentersSparse), or
+// else the column root mean squares of the features a CSR X uses (with
+// Index). The
 // sums are formed on values scaled by a power of two per column (exactly, so
 // ordinary data gives the same bits as the plain formulas), so that neither
 // values near 1e-160, whose squares underflow, nor values near 1e308, whose
 // sums overflow, lose their scale. X must be finite. O(m·d) dense,
-// O(nnz log nnz) sparse; never O(d) memory for CSR data.
+// O(nnz log nnz) sparse; never O(d) memory for CSR data it does not centre
+// (one it centres costs m·d ≤ 2·nnz values, like its dense copy).
 func FitScaler(x mat.Matrix) *Scaler {
 	m, d := x.Dims()
 	if xx, ok := x.(*matrix.CSR); ok {
-		return fitSparse(xx)
+		if !CentersSparse(len(xx.Values), m, d) {
+			return fitSparse(xx)
+		}
+		x = xx.ToDense()
 	}
 	s := &Scaler{Scale: make([]float64, d), Mean: make([]float64, d)}
 	if m == 0 {

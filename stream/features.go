@@ -15,13 +15,17 @@ import (
 
 // ScaleStats accumulate what standardization needs, in one pass: per feature
 // the sums of (x − x₀) and (x − x₀)² about the pilot's value x₀ for dense data
-// (mean and standard deviation, as model.FitScaler computes them), or of x²
-// over the stored values for sparse data (root mean square, no centring —
-// centring would fill in the zeros). Double-double sums; O(d) memory.
+// (mean and standard deviation, as model.FitScaler computes them), or of x
+// and x² over the stored values for sparse data, with the number of stored
+// values: sparse data that store most of their entries are centred like dense
+// data (model.CentersSparse), others scaled by the root mean square without
+// centring — centring would fill in the zeros. Double-double sums; O(d)
+// memory.
 type ScaleStats struct {
 	Sparse bool
 	N      float64
 	Width  int
+	Stored float64 // sparse: values stored
 	shift  []float64
 	s1, s2 acc
 }
@@ -51,8 +55,10 @@ func (s *ScaleStats) add(x mat.Matrix) {
 	s.grow(d)
 	switch xx := x.(type) {
 	case *matrix.CSR:
+		s.Stored += float64(len(xx.Values))
 		for k, j := range xx.Indices {
 			v := xx.Values[k]
+			s.s1.addF(j, v)
 			p, e := twoProd(v, v)
 			s.s2.addDD(j, dd{p, e})
 		}
@@ -75,6 +81,7 @@ func (s *ScaleStats) add(x mat.Matrix) {
 // Merge adds other's rows.
 func (s *ScaleStats) Merge(o *ScaleStats) {
 	s.N += o.N
+	s.Stored += o.Stored
 	s.Width = max(s.Width, o.Width)
 	s.grow(o.s2.len())
 	s.s1.merge(o.s1)
@@ -92,24 +99,26 @@ func (s *ScaleStats) MarshalBinary() ([]byte, error) {
 	out = binary.LittleEndian.AppendUint64(out, math.Float64bits(s.N))
 	out = binary.LittleEndian.AppendUint64(out, uint64(s.Width))
 	out = binary.LittleEndian.AppendUint64(out, uint64(s.s2.len()))
+	out = binary.LittleEndian.AppendUint64(out, math.Float64bits(s.Stored))
 	out = appendAcc(out, s.s1)
 	return appendAcc(out, s.s2), nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
 func (s *ScaleStats) UnmarshalBinary(b []byte) error {
-	if len(b) < 32 {
+	if len(b) < 40 {
 		return errCorrupt
 	}
 	n := binary.LittleEndian.Uint64(b[24:])
-	if n > 1<<28 || uint64(len(b)) != 32+32*n {
+	if n > 1<<28 || uint64(len(b)) != 40+32*n {
 		return errCorrupt
 	}
 	s.Sparse = binary.LittleEndian.Uint64(b) == 1
 	s.N = math.Float64frombits(binary.LittleEndian.Uint64(b[8:]))
 	s.Width = int(binary.LittleEndian.Uint64(b[16:]))
+	s.Stored = math.Float64frombits(binary.LittleEndian.Uint64(b[32:]))
 	s.s1, s.s2 = newAcc(int(n)), newAcc(int(n))
-	off := readAcc(b, 32, s.s1)
+	off := readAcc(b, 40, s.s1)
 	readAcc(b, off, s.s2)
 	return nil
 }
@@ -124,15 +133,37 @@ func usable(v float64) float64 {
 }
 
 // Scaler returns the standardization of the rows seen — model.FitScaler's
-// result for the same data to rounding: dense, x' = (x − mean)/sd with the
-// population standard deviation (a column whose variance is below 10⁻²⁴ of its
-// mean square, a constant one, scales by 1); sparse, x' = x/rms over the
-// features that hold values, listed in Index.
+// result for the same data to rounding: dense (and sparse data storing most
+// entries), x' = (x − mean)/sd with the population standard deviation (a
+// column whose variance is below 10⁻²⁴ of its mean square, a constant one,
+// scales by 1); other sparse data, x' = x/rms over the features that hold
+// values, listed in Index.
 func (s *ScaleStats) Scaler() *model.Scaler {
 	if s.N == 0 {
 		return nil
 	}
 	n := ddOf(s.N)
+	if s.Sparse && s.Stored*2 >= s.N*float64(s.Width) && s.Width > 0 {
+		// centred like dense data (model.CentersSparse): the sums over the
+		// stored values are the sums over all, zeros adding nothing
+		d := s.Width
+		sc := &model.Scaler{Mean: make([]float64, d), Scale: make([]float64, d)}
+		for j := 0; j < d; j++ {
+			if j >= s.s1.len() {
+				sc.Scale[j] = 1
+				continue
+			}
+			m1 := s.s1.at(j).div(n)
+			sc.Mean[j] = m1.float()
+			v := s.s2.at(j).div(n).sub(m1.mul(m1))
+			if v.hi <= 1e-24*sc.Mean[j]*sc.Mean[j] {
+				sc.Scale[j] = 1
+				continue
+			}
+			sc.Scale[j] = usable(math.Sqrt(v.float()))
+		}
+		return sc
+	}
 	if s.Sparse {
 		sc := &model.Scaler{Index: []int{}, Scale: []float64{}}
 		for j := 0; j < s.s2.len(); j++ {

@@ -417,6 +417,12 @@ func (p *Plan) matrixFeatures(x mat.Matrix, pad int) (*mat.Dense, error) {
 			x = &wide
 		}
 	}
+	if xc, ok := x.(*matrix.CSR); ok && p.fmap.scaler != nil && xc.C < len(p.fmap.scaler.Mean) {
+		// sparse rows centred (they store most entries): zero beyond their last index
+		wide := *xc
+		wide.C = len(p.fmap.scaler.Mean)
+		x = &wide
+	}
 	if p.fmap.scaler != nil && p.fmap.scaler.Mean != nil {
 		// a centring scaler has the data's width: narrower dense rows cannot occur
 		if _, d := x.Dims(); d != len(p.fmap.scaler.Mean) {
