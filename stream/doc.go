@@ -20,8 +20,9 @@
 // double-double; one eigendecomposition per training set gives every λ
 // (O(K·p³) in all, then O(p²t) per fold and λ). Measures other than the
 // squared error, and leave-one-out (whose predictions need each row's
-// leverage z_iᵀ(S + λI)⁻¹z_i, from the one eigendecomposition of S), take a
-// second pass that applies the per-fold solutions to the rows; leave-group-out
+// leverage z_iᵀ(S + λI)⁻¹z_i, from the one eigendecomposition of S; for
+// query ranking a rank-one downdate per row of H minus its query's scatter),
+// take a second pass that applies the per-fold solutions to the rows; leave-group-out
 // with many groups, and query ranking, hand the accumulators whole groups,
 // wherever their rows lie.
 //
