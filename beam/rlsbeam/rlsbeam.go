@@ -67,6 +67,9 @@ type Source struct {
 	Patterns []string
 	Format   string // "svmlight" or "csv"
 	CSV      dataset.CSVOptions
+	// SVM: svmlight options; only Base is used (AutoBase is refused: shards
+	// are read apart, and each could decide differently).
+	SVM dataset.SVMLightOptions
 }
 
 // Config says where the pipelines run.
@@ -157,6 +160,9 @@ func Fit(ctx context.Context, opt stream.Options, src Source, cfg Config) (*Resu
 	if cfg.ChunkRows <= 0 {
 		cfg.ChunkRows = 2048
 	}
+	if src.SVM.Base == dataset.AutoBase {
+		return nil, fmt.Errorf("%w: svmlight shards are read apart: give their index base (one- or zero-based), not automatic", stream.ErrOptions)
+	}
 	files, err := match(ctx, src.Patterns)
 	if err != nil {
 		return nil, err
@@ -165,7 +171,7 @@ func Fit(ctx context.Context, opt stream.Options, src Source, cfg Config) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	ssrc := stream.Source{Files: files, Format: src.Format, CSV: src.CSV, Open: open}
+	ssrc := stream.Source{Files: files, Format: src.Format, CSV: src.CSV, SVM: dataset.SVMLightOptions{Base: src.SVM.Base}, Open: open}
 	pilot, header, labels, err := stream.FirstRows(ssrc, plan.PilotRows())
 	if err != nil {
 		return nil, err
@@ -186,7 +192,8 @@ func Fit(ctx context.Context, opt stream.Options, src Source, cfg Config) (*Resu
 		}
 		defer os.RemoveAll(temp)
 	}
-	ws := workerSource{Format: src.Format, Labels: src.CSV.Labels, Qid: src.CSV.Qid, Comma: src.CSV.Comma, ChunkRows: cfg.ChunkRows}
+	ws := workerSource{Format: src.Format, Labels: src.CSV.Labels, Qid: src.CSV.Qid, Comma: src.CSV.Comma, ChunkRows: cfg.ChunkRows,
+		ZeroBased: src.SVM.Base == dataset.ZeroBased}
 	if src.Format == "csv" {
 		ws.Header, ws.HasHeader = header, true
 	}
@@ -216,10 +223,14 @@ type workerSource struct {
 	Header    []string
 	HasHeader bool
 	ChunkRows int
+	ZeroBased bool
 }
 
 func (w workerSource) source() stream.Source {
 	s := stream.Source{Format: w.Format, CSV: dataset.CSVOptions{Labels: w.Labels, Qid: w.Qid, Comma: w.Comma}, Open: open}
+	if w.ZeroBased {
+		s.SVM.Base = dataset.ZeroBased
+	}
 	if w.HasHeader {
 		s.Header = w.Header
 		if s.Header == nil {

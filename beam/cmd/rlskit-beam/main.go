@@ -48,6 +48,7 @@ type flags struct {
 	standardize, normalize    bool
 	quiet                     bool
 	chunkRows                 int
+	zeroBased                 bool
 	changedBias, changedLamda bool
 }
 
@@ -107,6 +108,7 @@ func define(fs *flag.FlagSet, f *flags) {
 	fs.BoolVar(&f.normalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/n_q")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress or Beam logs on stderr")
 	fs.IntVar(&f.chunkRows, "chunk-rows", 2048, "rows a worker parses at a time")
+	fs.BoolVar(&f.zeroBased, "zero-based", false, "svmlight feature indices start at 0 (scikit-learn's dump_svmlight_file), not 1")
 }
 
 // options turns the flags into stream.Options (the defaults of rlskit fit).
@@ -241,6 +243,9 @@ func run(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 	} else if f.label != "" || f.qid != "" {
 		return errors.New("--label and --qid apply to CSV data; svmlight files carry their labels and qid: fields")
 	}
+	if f.zeroBased {
+		src.SVM.Base = dataset.ZeroBased
+	}
 	cfg := rlsbeam.Config{Run: beamx.Run, TempLocation: f.tempLocation, ChunkRows: f.chunkRows}
 	if !f.quiet {
 		cfg.Progress = func(p stream.Pass, n int) { fmt.Fprintf(stderr, "rlskit-beam: pass %d: %s\n", n, p.Kind) }
@@ -250,6 +255,7 @@ func run(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 		return err
 	}
 	res.Predictor.Features = res.FeatureNames
+	res.Predictor.ZeroBased = f.zeroBased
 	out := summary{Learner: f.learner, Kernel: opt.Kernel, Form: "linear", Lambda: res.Best.Lambda, NTrain: res.Rows,
 		NFeatures: res.Width, Outputs: res.Predictor.Outputs, NBasis: len(res.Basis),
 		Timing: map[string]float64{"total_s": time.Since(start).Seconds()}, Beam: beamSummary{Files: res.Files, BasisRows: res.Basis}}
