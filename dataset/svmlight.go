@@ -282,7 +282,7 @@ func (p *svmParser) checkIndex(idx, prev, line, col int, tok string) error {
 			"index 0, but the rows before were read as 1-based (their chunk had no index 0): give the base explicitly (--zero-based true)")
 	case idx == 0 && p.base == OneBased:
 		return perr(name, line, col, tok, ErrIndex,
-			"index 0: indices start at 1 (a 0-based file, as scikit-learn's dump_svmlight_file writes: --zero-based auto or true)")
+			"index 0: indices start at 1 (a 0-based file, as scikit-learn's dump_svmlight_file writes: read it with --zero-based true)")
 	case idx == prev:
 		return perr(name, line, col, tok, ErrIndex, "duplicate index %d", idx)
 	case idx < prev:

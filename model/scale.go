@@ -49,7 +49,7 @@ func (s *Scaler) Centered() bool { return s.Mean != nil }
 // (svmlight rows that list most features), the dense matrix costs no more
 // memory than the sparse one and is standardized like dense data.
 func CentersSparse(stored, m, d int) bool {
-	return m > 0 && d > 0 && int64(stored)*2 >= int64(m)*int64(d)
+	return m > 0 && d > 0 && int64(d) <= 2*int64(stored)/int64(m) // m·d ≤ 2·stored, without overflow
 }
 
 // MarshalJSON writes {"centered": …, "mean": …, "scale": …, "index": …},

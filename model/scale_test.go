@@ -33,7 +33,7 @@ func TestScalerCentresDenseLookingSparse(t *testing.T) {
 			d := mat.NewDense(3, 4, c.dense)
 			sp := csrOf(d)
 			s := FitScaler(sp)
-			if s.Centered() != c.centred || CentersSparse(len(sp.Values), 3, 4) != c.centred {
+			if s.Centered() != c.centred || CentersSparse(len(sp.Values), 3, 4) != c.centred || CentersSparse(len(sp.Values), 3, 1<<62) {
 				t.Fatalf("centred %v, want %v (%d stored)", s.Centered(), c.centred, len(sp.Values))
 			}
 			if c.centred {

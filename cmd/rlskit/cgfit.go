@@ -53,7 +53,7 @@ func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.
 	}
 	train := time.Since(t0)
 	pred = res.Predictor()
-	pred.Features = d.FeatureNames
+	pred.Features, pred.ZeroBased = d.FeatureNames, d.ZeroBased
 	if err := outs.Commit(); err != nil {
 		return err
 	}

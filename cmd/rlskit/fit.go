@@ -49,7 +49,8 @@ type fitFlags struct {
 	queryNormalize             bool
 	foldScore                  string
 	selectK, outerFolds        int
-	stream                     bool // cmd/rlskit/stream.go
+	stream                     bool       // cmd/rlskit/stream.go
+	in                         inputFlags // --zero-based, --delimiter, --labels (input.go)
 	// pairwise learners (cmd/rlskit/pairwise.go)
 	rows, cols, pairs, colKernel string
 	colGamma, colBias, colCoef0  float64
@@ -79,10 +80,11 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runFit(cmd, e, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.data, "data", "", "training data file (svmlight or CSV; - for standard input)")
-	fl.StringVar(&f.format, "format", "", "data format: svmlight or csv (default: from the file extension)")
-	fl.StringVar(&f.label, "label", "", "CSV label column(s), comma-separated (several give a multi-output model)")
-	fl.StringVar(&f.qid, "qid", "", "CSV query/group column")
+	fl.StringVar(&f.data, "data", "", "training data file (svmlight, CSV, .npy, .npz or Parquet, any of them gzipped; - for standard input)")
+	fl.StringVar(&f.format, "format", "", "data format: svmlight, csv, npy, npz or parquet (default: from the file name, .csv/.tsv, .npy, .npz, .parquet/.pq, else svmlight; .gz looked through)")
+	addInputFlags(fl, &f.in, false)
+	fl.StringVar(&f.label, "label", "", "CSV or Parquet label column(s), or .npz label array(s) (default y), comma-separated (several give a multi-output model)")
+	fl.StringVar(&f.qid, "qid", "", "CSV or Parquet query/group column, or .npz array")
 	fl.StringVar(&f.learner, "learner", "rls", learnerHelp())
 	fl.StringVar(&f.preferences, "preferences", "", "prefrank: file of preferences \"i j [magnitude [weight]]\", 0-based rows, i preferred over j")
 	fl.StringVar(&f.cost, "cost", "magnitude", "prefrank cost: unit (20), magnitude (21) or inverse (22)")
@@ -108,7 +110,7 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.StringVar(&f.measure, "measure", "", "measure: "+strings.Join(measure.Names(), ", ")+" (default: rls mse, auc with lpo; queryrank disagreement; other rankers cindex)")
 	fl.StringVar(&f.modelOut, "model", "", "write the model selected to this file (JSON)")
 	fl.StringVar(&f.cvPredictionsOut, "cv-predictions", "", "write the CV predictions at the best λ to this file")
-	fl.BoolVar(&f.standardize, "standardize", false, "standardize features (mean 0, sd 1; sparse data: scale only); stored in the model")
+	fl.BoolVar(&f.standardize, "standardize", false, "standardize features: dense data (CSV, NumPy, Parquet, and svmlight whose rows store at least half of all features) to mean 0 and sd 1 per feature; sparser svmlight data divided by each feature's root mean square, not centred (keeps the zeros); stored in the model (scaler.centered)")
 	fl.StringVar(&f.solver, "solver", "direct", "direct (factor once: exact λ path and CV) or cg (matrix-free conjugate gradient for the linear kernel on large sparse data; --cv none, one --lambda)")
 	fl.IntVar(&f.maxIter, "max-iter", 1000, "cg: iteration cap")
 	fl.Float64Var(&f.tol, "tol", 1e-6, "cg: relative residual at which to stop")
@@ -173,7 +175,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if err := outs.CheckInputs(f.data, f.folds, f.basisRows, f.preferences); err != nil {
 		return err
 	}
-	d, err := readData(e, f.data, f.format, f.label, f.qid, 0)
+	d, err := readData(e, f.data, f.format, f.label, f.qid, 0, f.in)
 	if err != nil {
 		return err
 	}
@@ -214,7 +216,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 			res.Kernel, res.Lambda, p.meas.Name)
 	}
 	pred := res.Predictor
-	pred.Features = d.FeatureNames
+	pred.Features, pred.ZeroBased = d.FeatureNames, d.ZeroBased
 	if classes != nil {
 		pred.Classes, pred.ClassLabel = classes.labels, classes.column
 	}

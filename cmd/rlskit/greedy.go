@@ -112,7 +112,7 @@ func runGreedy(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 	if err := outs.CheckInputs(f.data, f.folds); err != nil {
 		return err
 	}
-	d, err := readData(e, f.data, f.format, f.label, f.qid, 0)
+	d, err := readData(e, f.data, f.format, f.label, f.qid, 0, f.in)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func runGreedy(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 	if err != nil {
 		return fmt.Errorf("--learner greedy: %w", err)
 	}
-	res.Predictor.Features = d.FeatureNames
+	res.Predictor.Features, res.Predictor.ZeroBased = d.FeatureNames, d.ZeroBased
 	t1 := time.Now()
 	var outer *greedy.OuterResult
 	if f.outerFolds > 0 {

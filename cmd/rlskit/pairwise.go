@@ -359,7 +359,7 @@ func readObjects(e *env, flag, path, format string, width int) (*dataset.Data, e
 			return nil, fmt.Errorf("%s %s: is a directory, not a data file", flag, path)
 		}
 	}
-	d, err := readData(e, path, format, "", "", width)
+	d, err := readData(e, path, format, "", "", width, inputFlags{}) // svmlight 1-based: pairwise models do not record a base
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}

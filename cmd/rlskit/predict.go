@@ -23,7 +23,8 @@ type predictFlags struct {
 	modelPath, data, format, out string
 	measure, label, qid          string
 	scores                       bool
-	pairs, rows, cols            string // pairwise models (pairwise.go)
+	pairs, rows, cols            string     // pairwise models (pairwise.go)
+	in                           inputFlags // --zero-based, --delimiter, --labels (input.go)
 }
 
 func newPredict(e *env) *cobra.Command {
@@ -35,14 +36,17 @@ func newPredict(e *env) *cobra.Command {
 With --measure it also scores the predictions against the labels and prints
 {"measure": NAME, "value": V} — to stdout when --out is given, else to stderr.
 CSV labels are the columns named by --label, or else the model's output names
-when the header has them; every other column is a feature.`,
+when the header has them; every other column is a feature. svmlight indices are
+read as the model's training data were (0-based for a model trained on 0-based
+data, as scikit-learn writes them) unless --zero-based says otherwise.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runPredict(e, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.modelPath, "model", "", "model file written by fit --model")
-	fl.StringVar(&f.data, "data", "", "data file (svmlight or CSV; - for standard input)")
-	fl.StringVar(&f.format, "format", "", "data format: svmlight or csv (default: from the file extension)")
+	fl.StringVar(&f.data, "data", "", "data file (svmlight, CSV, .npy, .npz or Parquet, any of them gzipped; - for standard input)")
+	fl.StringVar(&f.format, "format", "", "data format: svmlight, csv, npy, npz or parquet (default: from the file name, .csv/.tsv, .npy, .npz, .parquet/.pq, else svmlight; .gz looked through)")
+	addInputFlags(fl, &f.in, true)
 	fl.StringVar(&f.out, "out", "", "write predictions to this file instead of stdout")
 	fl.StringVar(&f.measure, "measure", "", "score the predictions: "+strings.Join(measure.Names(), ", "))
 	fl.StringVar(&f.label, "label", "", "CSV label column(s) (default: the model's outputs, when present)")
@@ -68,12 +72,17 @@ func runPredict(e *env, f *predictFlags) error {
 			return fmt.Errorf("--measure: %w", err)
 		}
 	}
-	if f.format != "" && f.format != "csv" && f.format != "svmlight" {
-		return fmt.Errorf("--format %q: want svmlight or csv", f.format)
+	format, err := dataFormat(f.data, f.format)
+	if err != nil {
+		return err
 	}
-	isCSV := f.format == "csv" || (f.format == "" && strings.HasSuffix(strings.ToLower(f.data), ".csv"))
-	if !isCSV && (f.label != "" || f.qid != "") {
-		return fmt.Errorf("%s: --label and --qid apply to CSV data; svmlight files carry their labels and qid: fields", f.data)
+	isCSV := format == "csv"
+	if (format == "svmlight" || format == "npy") && (f.label != "" || f.qid != "") {
+		return fmt.Errorf("%s: --label and --qid apply to CSV, npz and Parquet data; svmlight files carry their labels and qid: fields, .npy data take --labels FILE", f.data)
+	}
+	comma, err := f.in.comma()
+	if err != nil {
+		return err
 	}
 
 	// The output is checked before any work and written whole at the end.
@@ -86,7 +95,7 @@ func runPredict(e *env, f *predictFlags) error {
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	if err := outs.CheckInputs(f.data, f.modelPath); err != nil {
+	if err := outs.CheckInputs(f.data, f.modelPath, f.in.labels); err != nil {
 		return err
 	}
 	commit := func() error {
@@ -109,8 +118,12 @@ func runPredict(e *env, f *predictFlags) error {
 	if f.scores && p.Classes == nil {
 		return errors.New("--scores applies to one-vs-all models")
 	}
+	base, err := f.in.base(&p.ZeroBased)
+	if err != nil {
+		return err
+	}
 	in, name := e.stdin, "<stdin>"
-	if f.data != "-" {
+	if f.data != "-" && (format == "csv" || format == "svmlight") {
 		fh, err := os.Open(f.data)
 		if err != nil {
 			return err
@@ -118,8 +131,8 @@ func runPredict(e *env, f *predictFlags) error {
 		defer fh.Close()
 		in, name = fh, f.data
 	}
-	csvOpt := dataset.CSVOptions{Labels: splitList(f.label), Qid: f.qid}
-	if isCSV && f.label == "" {
+	csvOpt := dataset.CSVOptions{Labels: splitList(f.label), Qid: f.qid, Comma: comma}
+	if (isCSV || format == "npz" || format == "parquet") && f.label == "" {
 		// The model's outputs are the labels when the header names them all.
 		csvOpt.LabelsFromHeader = func(header []string) []string {
 			switch {
@@ -131,10 +144,9 @@ func runPredict(e *env, f *predictFlags) error {
 			return nil
 		}
 	}
-	svmOpt := dataset.SVMLightOptions{Width: p.Width}
-	format := formatOf(isCSV)
+	svmOpt := dataset.SVMLightOptions{Width: p.Width, Base: base}
 
-	if f.measure == "" {
+	if f.measure == "" && (format == "csv" || format == "svmlight") {
 		// Stream: chunk by chunk, memory independent of the number of rows.
 		write = func(w io.Writer) error {
 			rw := &recordWriter{w: w}
@@ -163,10 +175,13 @@ func runPredict(e *env, f *predictFlags) error {
 	}
 
 	var d *dataset.Data
-	if isCSV {
+	switch format {
+	case "csv":
 		d, err = dataset.ReadCSV(in, name, csvOpt)
-	} else {
+	case "svmlight":
 		d, err = dataset.ReadSVMLight(in, name, svmOpt)
+	default: // npy, npz, parquet: read whole
+		d, err = readFormat(e, f.data, format, csvOpt, svmOpt, f.in.labels)
 	}
 	if err != nil {
 		return err
@@ -179,6 +194,14 @@ func runPredict(e *env, f *predictFlags) error {
 	pred, err := p.Predict(d.X)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.data, err)
+	}
+	if meas.Name == "" {
+		// a format read whole, predictions only
+		write = func(w io.Writer) error { return dataset.WritePredictions(w, pred) }
+		if p.Classes != nil {
+			write = func(w io.Writer) error { return writeClasses(w, p.Classes, pred, f.scores) }
+		}
+		return commit()
 	}
 	if p.Classes != nil && d.Y != nil {
 		if _, t := d.Y.Dims(); t != 1 {
@@ -273,13 +296,6 @@ func writeClasses(w io.Writer, classes []float64, pred *mat.Dense, scores bool) 
 		lw.printf("\n")
 	}
 	return lw.flush()
-}
-
-func formatOf(isCSV bool) string {
-	if isCSV {
-		return "csv"
-	}
-	return "svmlight"
 }
 
 func containsAll(have, want []string) bool {

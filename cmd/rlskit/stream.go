@@ -124,6 +124,7 @@ func runStream(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 		return err
 	}
 	res.Predictor.Features = res.FeatureNames
+	res.Predictor.ZeroBased = src.SVM.Base == dataset.ZeroBased
 	var passes []passInfo
 	var passTime float64
 	for n, ps := range res.Passes {
@@ -179,6 +180,18 @@ func streamSource(f *fitFlags, files []string) (stream.Source, error) {
 		}
 	}
 	src := stream.Source{Files: files, Format: format}
+	// shards are read independently: an automatic base could differ between
+	// them, so svmlight is 1-based unless --zero-based true says otherwise
+	if f.in.zeroBased == "true" {
+		src.SVM.Base = dataset.ZeroBased
+	} else if _, err := f.in.base(nil); err != nil {
+		return src, err
+	}
+	comma, err := f.in.comma()
+	if err != nil {
+		return src, err
+	}
+	src.CSV.Comma = comma
 	if format == "csv" {
 		for _, l := range strings.Split(f.label, ",") {
 			if l = strings.TrimSpace(l); l != "" {
