@@ -114,6 +114,7 @@ type closeBoth struct {
 	fs io.Closer
 }
 
+// Close closes the file and its filesystem.
 func (c *closeBoth) Close() error {
 	err := c.ReadCloser.Close()
 	c.fs.Close()
@@ -352,12 +353,15 @@ type chunkFn struct {
 	plan        *stream.Plan
 }
 
+// Setup rebuilds the driver's plan from the checkpoint, once per worker instance.
 func (fn *chunkFn) Setup() error {
 	var err error
 	fn.plan, err = resume(fn.Checkpoint)
 	return err
 }
 
+// ProcessElement reads one shard, accumulates its rows and emits the pieces
+// (and, for rank measures, the hold-out predictions). O(rows·p²).
 func (fn *chunkFn) ProcessElement(ctx context.Context, file string, emit func(string, []byte), emitPred func(string)) error {
 	a, err := fn.plan.NewAccumulator()
 	if err != nil {
@@ -393,6 +397,7 @@ type rowsFn struct {
 	Source workerSource
 }
 
+// ProcessElement emits every row of one shard keyed by its query id.
 func (fn *rowsFn) ProcessElement(ctx context.Context, file string, emit func(string, []byte)) error {
 	return stream.ReadShard(fn.Source.source(), file, fn.Source.ChunkRows, nil, func(d *dataset.Data, off int) error {
 		if d.Queries == nil {
@@ -413,12 +418,14 @@ type groupFn struct {
 	acc         *stream.Accumulator
 }
 
+// Setup rebuilds the driver's plan from the checkpoint, once per worker instance.
 func (fn *groupFn) Setup() error {
 	var err error
 	fn.plan, err = resume(fn.Checkpoint)
 	return err
 }
 
+// ProcessElement accumulates one whole group and emits its pieces (and predictions).
 func (fn *groupFn) ProcessElement(ctx context.Context, key string, rows func(*[]byte) bool, emit func(string, []byte), emitPred func(string)) error {
 	if fn.acc == nil {
 		var err error
@@ -460,6 +467,7 @@ func (fn *groupFn) ProcessElement(ctx context.Context, key string, rows func(*[]
 // packed statistics.
 type pieceCombineFn struct{}
 
+// MergeAccumulators merges two packed pieces of one key (stream.MergePieces).
 func (pieceCombineFn) MergeAccumulators(a, b []byte) ([]byte, error) { return stream.MergePieces(a, b) }
 
 func formatPiece(key string, b []byte) string {
