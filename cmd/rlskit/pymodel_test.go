@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// pyLoader is the pure-Python model loader of docs/model-format.md.
+const pyLoader = "../../docs/rlskit_model.py"
+
+// TestPythonModelLoader runs docs/rlskit_model.py (json and math only) on
+// linear and kernel models — linear, gaussian and polynomial kernels, dense
+// and sparse points, centring and sparse scalers, sparse weight_index, a
+// 0-based svmlight model, two outputs — and holds its predictions to
+// rlskit predict's on the same data, to 1e-12 relative.
+func TestPythonModelLoader(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on PATH: the pure-Python model loader docs/rlskit_model.py is not checked against rlskit predict")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 7))
+	// dense rows (5 features, all stored) and sparse rows (40 features, 4 stored)
+	var denseCSV, denseSVM, denseSVM0, sparseSVM strings.Builder
+	denseCSV.WriteString("a,b,c,d,e,y1,y2\n")
+	for i := 0; i < 40; i++ {
+		x := make([]float64, 5)
+		for j := range x {
+			x[j] = float64(j) + rng.NormFloat64()
+		}
+		y1 := 3 + x[0] - 0.5*x[1] + math.Sin(x[2]) + 0.1*rng.NormFloat64()
+		y2 := 2 - x[3] + 0.2*x[4]*x[4]
+		var f []string
+		for _, v := range x {
+			f = append(f, ftoaT(v))
+		}
+		fmt.Fprintf(&denseCSV, "%s,%s,%s\n", strings.Join(f, ","), ftoaT(y1), ftoaT(y2))
+		denseSVM.WriteString(ftoaT(y1))
+		denseSVM0.WriteString(ftoaT(y1))
+		for j, v := range x {
+			fmt.Fprintf(&denseSVM, " %d:%s", j+1, ftoaT(v))
+			fmt.Fprintf(&denseSVM0, " %d:%s", j, ftoaT(v))
+		}
+		denseSVM.WriteString("\n")
+		denseSVM0.WriteString("\n")
+		cols := rng.Perm(40)[:4]
+		slices.Sort(cols)
+		y := 2.0
+		var pairs []string
+		for _, j := range cols {
+			v := 1 + rng.Float64()
+			y += v * float64(j%5) / 5
+			pairs = append(pairs, fmt.Sprintf("%d:%s", j+1, ftoaT(v)))
+		}
+		fmt.Fprintf(&sparseSVM, "%s %s\n", ftoaT(y), strings.Join(pairs, " "))
+	}
+	files := map[string]string{"dense.csv": denseCSV.String(), "dense.svm": denseSVM.String(), "dense0.svm": denseSVM0.String(), "sparse.svm": sparseSVM.String()}
+	for name, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := func(name string) string { return filepath.Join(dir, name) }
+	cases := []struct {
+		name     string
+		train    string
+		args     []string
+		data     string // svmlight, read by both
+		contains string // in the model file
+	}{
+		{"linear sparse weight_index, sparse scaler", "sparse.svm", []string{"--standardize"}, "sparse.svm", `"weight_index"`},
+		{"linear dense, centring scaler, two outputs", "dense.csv", []string{"--label", "y1,y2", "--standardize"}, "dense.svm", `"centered":true`},
+		{"gaussian sparse model over 10 basis rows", "dense.csv", []string{"--label", "y1", "--kernel", "gaussian", "--gamma", "0.2", "--basis", "10", "--standardize"}, "dense.svm", `"rows":10`},
+		{"gaussian dense points, centred svmlight", "dense.svm", []string{"--kernel", "gaussian", "--gamma", "0.1", "--standardize"}, "dense.svm", `"kind":"dense"`},
+		{"gaussian 0-based svmlight", "dense0.svm", []string{"--kernel", "gaussian", "--gamma", "0.05"}, "dense0.svm", `"zero_based":true`},
+		{"gaussian sparse points, sparse scaler", "sparse.svm", []string{"--kernel", "gaussian", "--gamma", "0.3", "--standardize"}, "sparse.svm", `"index"`},
+		{"polynomial csr points", "sparse.svm", []string{"--kernel", "polynomial", "--gamma", "0.5", "--coef0", "1", "--degree", "3"}, "sparse.svm", `"polynomial"`},
+		{"polynomial dense, two outputs", "dense.csv", []string{"--label", "y1,y2", "--kernel", "polynomial", "--degree", "2", "--gamma", "0.1", "--standardize"}, "dense.svm", `"degree":2`},
+	}
+	for n, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			model := filepath.Join(dir, fmt.Sprintf("m%d.json", n))
+			args := append([]string{"fit", "--data", at(c.train), "--lambda", "0.5", "--cv", "none", "--quiet", "--model", model}, c.args...)
+			if _, stderr, err := run(t, "", args...); err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			if m := readFileT(t, model); !strings.Contains(m, c.contains) {
+				t.Fatalf("the model lacks %s: %s", c.contains, m)
+			}
+			goOut, stderr, err := run(t, "", "predict", "--model", model, "--data", at(c.data))
+			if err != nil {
+				t.Fatalf("predict: %v\n%s", err, stderr)
+			}
+			out, err := exec.Command(py, pyLoader, model, at(c.data)).CombinedOutput()
+			if err != nil {
+				t.Fatalf("python3 %s: %v\n%s", pyLoader, err, out)
+			}
+			goLines, pyLines := strings.Split(strings.TrimSpace(goOut), "\n"), strings.Split(strings.TrimSpace(string(out)), "\n")
+			if len(goLines) != len(pyLines) {
+				t.Fatalf("%d lines from Python, %d from rlskit", len(pyLines), len(goLines))
+			}
+			worst := 0.0
+			for i := range goLines {
+				g, p := strings.Fields(goLines[i]), strings.Fields(pyLines[i])
+				if len(g) != len(p) {
+					t.Fatalf("row %d: %d outputs from Python, %d from rlskit", i+1, len(p), len(g))
+				}
+				for k := range g {
+					a, _ := strconv.ParseFloat(g[k], 64)
+					b, err := strconv.ParseFloat(p[k], 64)
+					if err != nil {
+						t.Fatalf("row %d: Python printed %q", i+1, p[k])
+					}
+					rel := math.Abs(a-b) / math.Abs(a)
+					worst = math.Max(worst, rel)
+					if !(rel <= 1e-12) {
+						t.Errorf("row %d output %d: rlskit %v, Python %v (relative %.1e)", i+1, k+1, a, b, rel)
+					}
+				}
+			}
+			t.Logf("largest relative difference %.1e over %d rows", worst, len(goLines))
+		})
+	}
+}
