@@ -568,3 +568,40 @@ func TestParquetColumns(t *testing.T) {
 }
 
 func bufioOf(s string) *bufio.Reader { return bufio.NewReaderSize(strings.NewReader(s), 64<<10) }
+
+// TestGzipEveryReader: fold, index, pair and preference files read gzip as
+// plain text, and a truncated stream is an error on the line it ends in.
+func TestGzipEveryReader(t *testing.T) {
+	var long strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&long, "%d %d 1.5\n", i%50, (i+1)%50)
+	}
+	readers := []struct {
+		name string
+		in   string
+		read func(r io.Reader) (any, error)
+	}{
+		{"folds", "0 1\n2 3\n", func(r io.Reader) (any, error) { return ReadFolds(r, "f", 4) }},
+		{"indices", "3 1\n0\n", func(r io.Reader) (any, error) { return ReadIndices(r, "f", 4) }},
+		{"pairs", "0 1 2.5\n1 0 -1\n", func(r io.Reader) (any, error) { return ReadPairs(r, "f", PairsOptions{Rows: 2, Cols: 2}) }},
+		{"preferences", "0 1\n1 2 0.5 2\n", func(r io.Reader) (any, error) { return ReadPreferences(r, "f", 3) }},
+	}
+	for _, c := range readers {
+		t.Run(c.name, func(t *testing.T) {
+			plain, err := c.read(strings.NewReader(c.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			zipped, err := c.read(bytes.NewReader(gz([]byte(c.in))))
+			if err != nil || !reflect.DeepEqual(plain, zipped) {
+				t.Errorf("gzip: %v %v, plain %v", zipped, err, plain)
+			}
+		})
+	}
+	cut := gz([]byte(long.String()))
+	_, err := ReadPreferences(bytes.NewReader(cut[:len(cut)/2]), "p.gz", 50)
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line < 2 || !strings.Contains(err.Error(), "gzip: the compressed data end early") {
+		t.Errorf("truncated preferences: %v", err)
+	}
+}

@@ -279,7 +279,8 @@ func sameErr(a, b error) bool {
 }
 
 func FuzzReadFolds(f *testing.F) {
-	for _, s := range []string{"0 1\n2\n", "0 0\n", "-1\n", "x\n", "", "0 # c\n\n1 2\n", "1_0\n", "0x1\n", "+1\n"} {
+	for _, s := range []string{"0 1\n2\n", "0 0\n", "-1\n", "x\n", "", "0 # c\n\n1 2\n", "1_0\n", "0x1\n", "+1\n",
+		string(gzipString("0 1\n2\n")), string(gzipString("0 1\n2\n")[:15]), "\x1f\x8b\x08"} {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, in string, m int) {
@@ -312,7 +313,8 @@ func FuzzReadFolds(f *testing.F) {
 }
 
 func FuzzReadIndices(f *testing.F) {
-	for _, s := range []string{"0 1\n2\n", "0 0\n", "-1\n", "x\n", "", "3\n", "1_0\n", "0x1\n"} {
+	for _, s := range []string{"0 1\n2\n", "0 0\n", "-1\n", "x\n", "", "3\n", "1_0\n", "0x1\n",
+		string(gzipString("0 1\n2\n")), string(gzipString("2\n0 1\n")[:18])} {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, in string, m int) {
@@ -340,7 +342,8 @@ func FuzzReadIndices(f *testing.F) {
 }
 
 func FuzzReadPreferences(f *testing.F) {
-	for _, s := range []string{"0 1\n", "0 1 2.5\n1 2 0 3\n", "0 0\n", "0 1 -1\n", "0 1 1 0\n", "0 1 1 1 1\n", "0\n", "", "0 1 1_0\n", "0 1 0x1p-3\n", "0 1 inf\n"} {
+	for _, s := range []string{"0 1\n", "0 1 2.5\n1 2 0 3\n", "0 0\n", "0 1 -1\n", "0 1 1 0\n", "0 1 1 1 1\n", "0\n", "", "0 1 1_0\n", "0 1 0x1p-3\n", "0 1 inf\n",
+		string(gzipString("0 1 2.5\n1 2\n")), string(gzipString("0 1 2.5\n1 2\n")[:20])} {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, in string, m int) {
