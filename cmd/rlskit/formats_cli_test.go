@@ -303,3 +303,49 @@ func TestFormatHintsAndFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamZeroBased: fit --stream reads 0-based shards with --zero-based
+// true as the in-memory fit reads them by itself, records the base in the
+// model, and without it names the first index 0 and the flag.
+func TestStreamZeroBased(t *testing.T) {
+	dir := t.TempDir()
+	rows := newFormatRows(80, 6, false)
+	lines := strings.SplitAfter(strings.TrimSpace(string(rows.svmlight(true))), "\n")
+	var body []string
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "#") {
+			body = append(body, strings.TrimSuffix(l, "\n")+"\n")
+		}
+	}
+	whole := filepath.Join(dir, "whole.svm")
+	os.WriteFile(whole, []byte(strings.Join(body, "")), 0o644)
+	for s := 0; s < 2; s++ {
+		part := strings.Join(body[s*40:(s+1)*40], "")
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.svm.gz", s)), gzipT([]byte(part)), 0o644)
+	}
+	common := []string{"fit", "--cv", "loo", "--lambda-grid", "2^-4..2^4", "--quiet"}
+	model := filepath.Join(dir, "m.json")
+	out, stderr, err := run(t, "", append(common, "--stream", "--data", filepath.Join(dir, "part-*"), "--zero-based", "true", "--model", model)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var streamed struct {
+		CV struct{ Best curvePoint } `json:"cv"`
+	}
+	json.Unmarshal([]byte(out), &streamed)
+	mem, stderr, err := run(t, "", append(common, "--data", whole)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	fo := decodeFit(t, mem)
+	if b := fo.CV.Best; math.Abs(b.Value-streamed.CV.Best.Value) > 1e-9*math.Abs(b.Value) || b.Lambda != streamed.CV.Best.Lambda {
+		t.Errorf("streamed best %+v, in memory %+v", streamed.CV.Best, b)
+	}
+	if !strings.Contains(readFileT(t, model), `"zero_based":true`) {
+		t.Errorf("the streamed model does not record the base")
+	}
+	_, _, err = run(t, "", append(common, "--stream", "--data", filepath.Join(dir, "part-*"))...)
+	if err == nil || !strings.Contains(err.Error(), "index 0: indices start at 1") || !strings.Contains(err.Error(), "--zero-based true") {
+		t.Errorf("1-based stream of 0-based shards: %v", err)
+	}
+}
