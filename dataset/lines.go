@@ -56,6 +56,21 @@ func isSpace(c byte) bool {
 
 // nextField returns the next whitespace-delimited field of s at or after byte
 // i, and the index just past it. The field is "" when there is none.
+// fields returns the whitespace-separated fields of the next line, comments
+// stripped (none for a blank or comment line); false at the end of the input.
+func (lr *lineReader) fields() ([]string, bool) {
+	s, ok := lr.next()
+	if !ok {
+		return nil, false
+	}
+	s = stripComment(s)
+	var out []string
+	for tok, i := nextField(s, 0); tok != ""; tok, i = nextField(s, i) {
+		out = append(out, tok)
+	}
+	return out, true
+}
+
 func nextField(s string, i int) (string, int) {
 	for i < len(s) && isSpace(s[i]) {
 		i++

@@ -51,14 +51,9 @@ func ReadPairs(r io.Reader, name string, opt PairsOptions) (*Pairs, error) {
 	seen := make(map[int64]int) // row·Cols + col → line
 	labelled := -1              // unknown, 0 no, 1 yes
 	for {
-		s, ok := lr.next()
+		fields, ok := lr.fields()
 		if !ok {
 			break
-		}
-		s = stripComment(s)
-		var fields []string
-		for tok, i := nextField(s, 0); tok != ""; tok, i = nextField(s, i) {
-			fields = append(fields, tok)
 		}
 		if len(fields) == 0 {
 			continue

@@ -26,14 +26,9 @@ func ReadPreferences(r io.Reader, name string, m int) ([]Preference, error) {
 	lr := newLineReader(r)
 	var out []Preference
 	for {
-		s, ok := lr.next()
+		fields, ok := lr.fields()
 		if !ok {
 			break
-		}
-		s = stripComment(s)
-		var fields []string
-		for tok, i := nextField(s, 0); tok != ""; tok, i = nextField(s, i) {
-			fields = append(fields, tok)
 		}
 		if len(fields) == 0 {
 			continue

@@ -204,9 +204,30 @@ func NewSparse(kmb, kbb *mat.Dense) (*Factor, error) {
 	if err := checkSymmetric(kbb); err != nil {
 		return nil, err
 	}
+	w, g, err := BasisMap(kbb)
+	if err != nil {
+		return nil, err
+	}
+	phi := linalg.Mul(false, false, kmb, w)
+	u, s, v, err := linalg.SVD(phi)
+	if err != nil {
+		return nil, fmt.Errorf("factor: SVD of the basis features: %w", err)
+	}
+	f := lowRank(Sparse, u, s, linalg.Mul(false, false, w, v))
+	f.G = linalg.Mul(true, true, v, g) // G = Vᵀ diag(√μ) Q_keepᵀ
+	return f, nil
+}
+
+// BasisMap eigendecomposes the basis kernel matrix K_BB = Q diag(μ) Qᵀ (n×n,
+// symmetric), drops the eigenvalues at or below n·ε·max μ (duplicate or
+// dependent basis vectors), and returns W = Q_keep diag(μ_keep)^{-1/2} — the
+// basis feature map z = Wᵀ k(B, x) of the subset-of-regressors model — and
+// Q_keep diag(μ_keep)^{1/2}. O(n³) through linalg.
+func BasisMap(kbb *mat.Dense) (w, wi *mat.Dense, err error) {
+	n, _ := kbb.Dims()
 	mu, q, err := linalg.EigSym(kbb)
 	if err != nil {
-		return nil, fmt.Errorf("factor: eigendecomposition of K_BB: %w", err)
+		return nil, nil, fmt.Errorf("factor: eigendecomposition of K_BB: %w", err)
 	}
 	tol := float64(n) * 2.2e-16 * math.Max(mu[n-1], 0)
 	var keep []int
@@ -216,32 +237,17 @@ func NewSparse(kmb, kbb *mat.Dense) (*Factor, error) {
 		}
 	}
 	if len(keep) == 0 {
-		return nil, fmt.Errorf("factor: the basis kernel matrix K_BB is zero")
+		return nil, nil, fmt.Errorf("factor: the basis kernel matrix K_BB is zero")
 	}
-	// W = Q_keep diag(μ_keep)^{-1/2}, n×k
-	w := mat.NewDense(n, len(keep), nil)
-	for c, j := range keep {
-		sc := 1 / math.Sqrt(mu[j])
-		for i := 0; i < n; i++ {
-			w.Set(i, c, q.At(i, j)*sc)
-		}
-	}
-	phi := linalg.Mul(false, false, kmb, w)
-	u, s, v, err := linalg.SVD(phi)
-	if err != nil {
-		return nil, fmt.Errorf("factor: SVD of the basis features: %w", err)
-	}
-	f := lowRank(Sparse, u, s, linalg.Mul(false, false, w, v))
-	// G = Vᵀ diag(√μ) Q_keepᵀ
-	wi := mat.NewDense(n, len(keep), nil)
+	w, wi = mat.NewDense(n, len(keep), nil), mat.NewDense(n, len(keep), nil)
 	for c, j := range keep {
 		sc := math.Sqrt(mu[j])
 		for i := 0; i < n; i++ {
+			w.Set(i, c, q.At(i, j)/sc)
 			wi.Set(i, c, q.At(i, j)*sc)
 		}
 	}
-	f.G = linalg.Mul(true, true, v, wi)
-	return f, nil
+	return w, wi, nil
 }
 
 func lowRank(form Form, u *mat.Dense, s []float64, t *mat.Dense) *Factor {

@@ -177,39 +177,11 @@ func cvFigure(d *Data) (figure, error) {
 		ls := draw.LineStyle{Color: palette[i%len(palette)], Width: 1.5}
 		gs := draw.GlyphStyle{Color: palette[i%len(palette)], Radius: 2.5, Shape: shapes[i%len(shapes)]}
 		points += len(c.Lambdas)
-		// Split at NaN: each run of numbers is its own line.
-		var run plotter.XYs
-		flush := func() error {
-			if len(run) == 0 {
-				return nil
-			}
-			if len(run) > 1 {
-				l, err := plotter.NewLine(run)
-				if err != nil {
-					return err
-				}
-				l.LineStyle = ls
-				p.Add(l)
-			}
-			s, err := plotter.NewScatter(run)
-			if err != nil {
-				return err
-			}
-			s.GlyphStyle = gs
-			p.Add(s)
-			run = nil
-			return nil
-		}
+		xs := make([]float64, len(c.Lambdas))
 		for j, l := range c.Lambdas {
-			if math.IsNaN(c.Values[j]) {
-				if err := flush(); err != nil {
-					return figure{}, fmt.Errorf("report: CV curve %d: %w", i, err)
-				}
-				continue
-			}
-			run = append(run, plotter.XY{X: math.Log2(l), Y: c.Values[j]})
+			xs[j] = math.Log2(l)
 		}
-		if err := flush(); err != nil {
+		if err := addRuns(p, xs, c.Values, ls, gs); err != nil {
 			return figure{}, fmt.Errorf("report: CV curve %d: %w", i, err)
 		}
 		if several {
@@ -426,4 +398,41 @@ func disagreementFigure(d *Data) (figure, error) {
 		return figure{}, err
 	}
 	return figure{ID: "query-disagreement", Heading: "Per-query disagreement", SVG: svg, Caption: caption}, nil
+}
+
+// addRuns draws the points (x, y) as lines with markers, split at NaN values
+// of y: each run of numbers is its own line (a lone point only its marker).
+func addRuns(p *plot.Plot, x, y []float64, ls draw.LineStyle, gs draw.GlyphStyle) error {
+	var run plotter.XYs
+	flush := func() error {
+		if len(run) == 0 {
+			return nil
+		}
+		if len(run) > 1 {
+			l, err := plotter.NewLine(run)
+			if err != nil {
+				return err
+			}
+			l.LineStyle = ls
+			p.Add(l)
+		}
+		s, err := plotter.NewScatter(run)
+		if err != nil {
+			return err
+		}
+		s.GlyphStyle = gs
+		p.Add(s)
+		run = nil
+		return nil
+	}
+	for j, v := range y {
+		if math.IsNaN(v) {
+			if err := flush(); err != nil {
+				return err
+			}
+			continue
+		}
+		run = append(run, plotter.XY{X: x[j], Y: v})
+	}
+	return flush()
 }

@@ -76,38 +76,11 @@ func stepsFigure(d *Data) (figure, error) {
 	for i, c := range d.Steps {
 		ls := draw.LineStyle{Color: palette[i%len(palette)], Width: 1.5}
 		gs := draw.GlyphStyle{Color: palette[i%len(palette)], Radius: 2, Shape: shapes[i%len(shapes)]}
-		var run plotter.XYs
-		flush := func() error {
-			if len(run) == 0 {
-				return nil
-			}
-			if len(run) > 1 {
-				l, err := plotter.NewLine(run)
-				if err != nil {
-					return err
-				}
-				l.LineStyle = ls
-				p.Add(l)
-			}
-			s, err := plotter.NewScatter(run)
-			if err != nil {
-				return err
-			}
-			s.GlyphStyle = gs
-			p.Add(s)
-			run = nil
-			return nil
+		xs := make([]float64, len(c.Values))
+		for k := range xs {
+			xs[k] = float64(k + 1)
 		}
-		for k, v := range c.Values {
-			if math.IsNaN(v) {
-				if err := flush(); err != nil {
-					return figure{}, fmt.Errorf("report: step curve %d: %w", i, err)
-				}
-				continue
-			}
-			run = append(run, plotter.XY{X: float64(k + 1), Y: v})
-		}
-		if err := flush(); err != nil {
+		if err := addRuns(p, xs, c.Values, ls, gs); err != nil {
 			return figure{}, fmt.Errorf("report: step curve %d: %w", i, err)
 		}
 		if several {

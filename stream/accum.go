@@ -904,51 +904,46 @@ func MergePieces(x, y []byte) ([]byte, error) {
 	}
 	switch a.Kind {
 	case "fold", "group":
-		var m, n Moments
-		if err := m.UnmarshalBinary(a.Data); err != nil {
-			return nil, err
-		}
-		if err := n.UnmarshalBinary(b.Data); err != nil {
-			return nil, err
-		}
-		if err := m.Merge(&n); err != nil {
-			return nil, err
-		}
-		a.Data, _ = m.MarshalBinary()
+		a.Data, err = mergeEncoded[Moments](a.Data, b.Data)
 	case "rank":
-		var m, n RankMoments
-		if err := m.UnmarshalBinary(a.Data); err != nil {
-			return nil, err
-		}
-		if err := n.UnmarshalBinary(b.Data); err != nil {
-			return nil, err
-		}
-		if err := m.Merge(&n); err != nil {
-			return nil, err
-		}
-		a.Data, _ = m.MarshalBinary()
+		a.Data, err = mergeEncoded[RankMoments](a.Data, b.Data)
 	case "meta":
-		m, n := &Accumulator{}, &Accumulator{}
-		if err := m.UnmarshalBinary(a.Data); err != nil {
-			return nil, err
-		}
-		if err := n.UnmarshalBinary(b.Data); err != nil {
-			return nil, err
-		}
-		if err := m.Merge(n); err != nil {
-			return nil, err
-		}
-		if a.Data, err = m.MarshalBinary(); err != nil {
-			return nil, err
-		}
+		a.Data, err = mergeEncoded[Accumulator](a.Data, b.Data)
 	default:
 		return nil, fmt.Errorf("%w: unknown piece %q", ErrOptions, a.Kind)
+	}
+	if err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(a); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// mergeable is a statistic that merges with another of its type and travels encoded.
+type mergeable[T any] interface {
+	*T
+	MarshalBinary() ([]byte, error)
+	UnmarshalBinary([]byte) error
+	Merge(*T) error
+}
+
+// mergeEncoded decodes two encoded statistics of type T, merges them and
+// encodes the sum.
+func mergeEncoded[T any, P mergeable[T]](a, b []byte) ([]byte, error) {
+	m, n := P(new(T)), P(new(T))
+	if err := m.UnmarshalBinary(a); err != nil {
+		return nil, err
+	}
+	if err := n.UnmarshalBinary(b); err != nil {
+		return nil, err
+	}
+	if err := m.Merge((*T)(n)); err != nil {
+		return nil, err
+	}
+	return m.MarshalBinary()
 }
 
 // Join assembles the accumulator of the pass Next returned from its pieces

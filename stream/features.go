@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/matrix"
@@ -220,27 +221,9 @@ func newBasisMap(k kernel.Kernel, points mat.Matrix) (*mat.Dense, error) {
 		return nil, err
 	}
 	linalg.Symmetrize(kbb)
-	mu, q, err := linalg.EigSym(kbb)
+	w, _, err := factor.BasisMap(kbb)
 	if err != nil {
-		return nil, fmt.Errorf("stream: eigendecomposition of K_BB: %w", err)
-	}
-	n := len(mu)
-	tol := float64(n) * 2.2e-16 * math.Max(mu[n-1], 0)
-	var keep []int
-	for j, v := range mu {
-		if v > tol {
-			keep = append(keep, j)
-		}
-	}
-	if len(keep) == 0 {
-		return nil, fmt.Errorf("stream: the basis kernel matrix K_BB is zero")
-	}
-	w := mat.NewDense(n, len(keep), nil)
-	for c, j := range keep {
-		sc := 1 / math.Sqrt(mu[j])
-		for i := 0; i < n; i++ {
-			w.Set(i, c, q.At(i, j)*sc)
-		}
+		return nil, fmt.Errorf("stream: %w", err)
 	}
 	return w, nil
 }
