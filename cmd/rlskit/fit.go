@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
@@ -59,6 +60,9 @@ type fitFlags struct {
 	colLambda                    float64
 	colFolds, validationPairs    string
 	symmetry                     string
+	// command is the command line as parsed (the flags given, in order of
+	// definition), recorded in the report's provenance.
+	command string
 }
 
 func newFit(e *env) *cobra.Command {
@@ -144,6 +148,7 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 // runFit orchestrates fit: plan (flags) → read → search → write.
 func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	start := time.Now()
+	f.command = commandLine(cmd)
 	p, err := planFit(f, cmd.Flags().Changed)
 	if err != nil {
 		return err
@@ -250,7 +255,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		Total: time.Since(start).Seconds()}
 
 	if f.reportOut != "" {
-		rd = reportData(f, d, &out, p.meas, res)
+		rd = reportData(f, d, &out, p.meas, res, scheme, classes)
 	}
 	return finish(e, f, &outs, prog, out)
 }
@@ -375,4 +380,24 @@ func basisOf(l any) []int {
 		return b.Basis()
 	}
 	return nil
+}
+
+// commandLine renders the command as parsed: its path and every flag given,
+// shell-quoted where needed.
+func commandLine(cmd *cobra.Command) string {
+	parts := []string{cmd.CommandPath()}
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		parts = append(parts, "--"+fl.Name, shellQuote(fl.Value.String()))
+	})
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell unless it needs no quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:,^=+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

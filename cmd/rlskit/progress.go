@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // progress reports long work on stderr: nothing for the first two seconds, then
@@ -18,13 +20,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, quiet bool) *progress {
-	tty := false
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
-	}
-	return &progress{w: w, tty: tty, quiet: quiet, start: time.Now()}
+	return &progress{w: w, tty: isTerminal(w), quiet: quiet, start: time.Now()}
 }
 
 // step reports that done of total units of the named stage are finished.
@@ -46,4 +42,11 @@ func (p *progress) done() {
 	if p.shown && p.tty {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// isTerminal reports whether w is a terminal (golang.org/x/term: /dev/null
+// and other character devices are not).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

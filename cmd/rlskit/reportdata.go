@@ -18,7 +18,7 @@ import (
 // and — from the CV predictions at the best λ, first output — the prediction
 // scatter (regression), the ROC curve (two classes) or the per-query
 // disagreement (queries).
-func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measure, res *selection.SearchResult) report.Data {
+func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measure, res *selection.SearchResult, scheme selection.Scheme, classes *classInfo) report.Data {
 	curves, best := res.Curves, res.Curves[res.Best].Result
 	r := report.Data{
 		Title:          "rlskit fit: " + f.data,
