@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/report"
@@ -97,4 +98,60 @@ func specLabel(s kernel.Spec) string {
 		return fmt.Sprintf("gamma=%g coef0=%g degree=%d", s.Gamma, s.Coef0, s.Degree)
 	}
 	return s.String()
+}
+
+// greedyReport is the HTML report of a selection: the CV curve over λ (best
+// over k), the curves over k, and the CV predictions of the chosen model.
+func greedyReport(f *fitFlags, d *dataset.Data, out *fitOutput, p *fitPlan, res *greedy.Result) (report.Data, error) {
+	lc := lambdaCurve(res, p.meas)
+	r := report.Data{
+		Title: "rlskit fit --learner greedy: " + f.data, Measure: p.meas.Name, HigherIsBetter: p.meas.HigherIsBetter,
+		BestLambda: res.Lambda, BestValue: res.Value, BestStep: res.K,
+	}
+	rc := report.Curve{}
+	for _, pt := range lc {
+		rc.Lambdas, rc.Values = append(rc.Lambdas, pt.Lambda), append(rc.Values, pt.Value)
+	}
+	r.Curves = []report.Curve{rc}
+	// the chosen λ's path and, of a long grid, six others spread over it
+	show := func(l int) bool {
+		n := len(res.Paths)
+		return n <= 6 || l == res.Best || (l*5)%(n-1) < 5
+	}
+	for l, path := range res.Paths {
+		if !show(l) {
+			continue
+		}
+		sc := report.StepCurve{}
+		if len(res.Paths) > 1 {
+			sc.Label = fmt.Sprintf("lambda=%g", path.Lambda)
+		}
+		for _, st := range path.Steps {
+			sc.Values = append(sc.Values, st.Value)
+		}
+		r.Steps = append(r.Steps, sc)
+		if l == res.Best {
+			r.BestSteps = len(r.Steps) - 1
+		}
+	}
+	names := out.Selection.Names
+	if names == nil {
+		names = make([]string, len(res.Selected))
+		for n, j := range res.Selected {
+			names[n] = fmt.Sprint(j)
+		}
+	}
+	r.Summary = [][2]string{
+		{"data", fmt.Sprintf("%s: %d rows × %d features, outputs %v", f.data, out.NTrain, out.NFeatures, out.Outputs)},
+		{"learner", fmt.Sprintf("greedy RLS, linear kernel (bias %g), %d of %d features", f.bias, res.K, out.NFeatures)},
+		{"features", fmt.Sprintf("%v", names)},
+		{"λ", fmt.Sprintf("%g", res.Lambda)},
+		{"selection criterion", fmt.Sprintf("%s, %s = %.6g (optimistic: it chose the features)", out.CV.Strategy, p.meas.Name, res.Value)},
+	}
+	if out.Outer != nil {
+		r.Summary = append(r.Summary, [2]string{"outer cross-validation", fmt.Sprintf("%d folds, %s = %.6g", out.Outer.Folds, p.meas.Name, out.Outer.Value)})
+	}
+	r.Summary = append(r.Summary, [2]string{"time", fmt.Sprintf("load %.2f s, selection %.2f s, outer %.2f s", out.Timing.Load, out.Timing.Train, out.Timing.CV)})
+	addPredictionPlots(&r, d, res.Predictions, out.NTrain)
+	return r, nil
 }
