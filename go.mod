@@ -3,6 +3,7 @@ module github.com/rlskit/rlskit
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/ebitengine/purego v0.11.3
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/sbinet/npyio v0.6.0

@@ -230,6 +230,9 @@ type Options struct {
 	// (sparse data: root mean square 1, no centring) before training; the
 	// predictor applies the same scaling to new data.
 	Standardize bool
+	// Observe, when set, is told of each long step of training before it
+	// starts (kernel matrix, eigendecomposition, …), for progress reports.
+	Observe func(factor.Phase)
 }
 
 // Build standardizes X when asked and factors its kernel matrix as Options
@@ -243,6 +246,7 @@ func (o Options) Build(x mat.Matrix) (*factor.Data, *model.Scaler, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	req.Observe = o.Observe
 	x, sc, err := o.Prepare(x)
 	if err != nil {
 		return nil, nil, err

@@ -62,7 +62,7 @@ func fitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options, normalized
 			return nil, fmt.Errorf("rank: %w", err)
 		}
 		meta.Scaler = sc
-		gm, err := newQueryDual(xs, opt.Kernel, qg, meta)
+		gm, err := newQueryDual(xs, opt.Kernel, qg, meta, opt.Observe)
 		if err != nil {
 			return nil, err
 		}
@@ -93,11 +93,12 @@ const queryDualPeak = 4
 // within queries, which S annihilates — never enters. Eigenvalues at or below
 // m·ε·max Λ are dropped. Cost: the kernel matrix, O(m²) for SKS, one O(m³)
 // eigendecomposition and one m×m×k gemm (Pahikkala et al. 2009, sect. 3.2).
-func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta) (*graphModel, error) {
-	rows, _ := x.Dims()
+func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta, observe func(factor.Phase)) (*graphModel, error) {
+	rows, width := x.Dims()
 	if err := factor.CheckMemory(rows, queryDualPeak); err != nil {
 		return nil, fmt.Errorf("rank: %w", err)
 	}
+	factor.Announce(observe, factor.KernelPhase(rows, rows, width))
 	d, km, err := factor.KernelOnly(x, k)
 	if err != nil {
 		return nil, err
@@ -106,6 +107,7 @@ func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta
 	mm := qg.mulSqrtL(mat.DenseCopyOf(sk.T()))
 	sk = nil // K, SKS and the eigensolver's workspace from here on
 	linalg.Symmetrize(mm)
+	factor.Announce(observe, factor.EigPhase(rows))
 	lam, err := linalg.EigSymInPlace(mm)
 	v := mm
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -54,9 +53,6 @@ func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.
 	train := time.Since(t0)
 	pred = res.Predictor()
 	pred.Features, pred.ZeroBased = d.FeatureNames, d.ZeroBased
-	if err := outs.Commit(); err != nil {
-		return err
-	}
 	m, _ := x.Dims()
 	out := fitOutput{Learner: f.learner, Kernel: kernel.Spec{Name: "linear", Bias: f.bias}, Form: "cg", Lambda: lambda,
 		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend(),
@@ -65,7 +61,7 @@ func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.
 		out.Queries = queryStats(d)
 	}
 	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: train.Seconds(), Total: time.Since(start).Seconds()}
-	return json.NewEncoder(e.stdout).Encode(out)
+	return finish(e, f, &outs, nil, out)
 }
 
 // cgMaxSparseWidth is the width up to which --solver cg takes sparse data

@@ -31,7 +31,9 @@ into 342 training and 100 test rows, standardizes the features, trains gaussian
 kernel RLS once per kernel width (gamma 2^-12..2^-2), selects λ from 2^-10..2^10 and
 the width by exact leave-one-out, and reports the LOO curves and the error on the
 held-out test rows.`,
-		Args: cobra.NoArgs,
+		Example: `  rlskit demo
+  RLSKIT_LAPACK=gonum rlskit demo    # the same on the pure-Go fallback`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runDemo(e) },
 	}
 }

@@ -63,6 +63,9 @@ type fitFlags struct {
 	// command is the command line as parsed (the flags given, in order of
 	// definition), recorded in the report's provenance.
 	command string
+	// pretty prints the summary as a table; prettySet says --pretty was given
+	// (else the table is printed when standard output is a terminal).
+	pretty, prettySet bool
 }
 
 func newFit(e *env) *cobra.Command {
@@ -80,7 +83,23 @@ SPEC is comma-separated values (0.1,1,10) or a base-2 range 2^a..2^b.
 --cv is none, loo, kfold:K (seeded by --seed), lgo (leave-group-out over the
 query/group ids) or lpo (leave-pair-out: positive–negative pairs for auc, all
 pairs with different labels for cindex); --folds FILE reads one fold per line.`,
-		Args: cobra.NoArgs,
+		Example: `  # gaussian kernel ridge regression: γ and λ by exact leave-one-out, model and report
+  rlskit fit --data train.csv --label y --kernel gaussian --gamma-grid 2^-12..2^-2 \
+      --lambda-grid 2^-10..2^10 --cv loo --standardize --model m.json --report r.html
+
+  # learning to rank within queries (svmlight qid:), leave-query-out
+  rlskit fit --data letor.svm.gz --learner queryrank --cv lqo
+
+  # AUC by leave-pair-out, 10-fold as RLScore scores it, multi-class one-vs-all
+  rlskit fit --data d.csv --label cls --cv lpo --measure auc
+  rlskit fit --data d.csv --label y --cv kfold:10 --fold-score mean
+  rlskit fit --data iris.csv --label species --one-vs-all --kernel gaussian --gamma 0.5
+
+  # larger than memory, greedy feature selection, pairwise (Kronecker) learning
+  rlskit fit --stream --data 'shards/part-*.svm.gz' --cv kfold:10
+  rlskit fit --data d.csv --label y --learner greedy --select 20
+  rlskit fit --learner kronrls --rows drugs.csv --cols targets.csv --pairs pairs.txt --kernel gaussian`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runFit(cmd, e, f) },
 	}
 	fl := cmd.Flags()
@@ -94,7 +113,8 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.StringVar(&f.cost, "cost", "magnitude", "prefrank cost: unit (20), magnitude (21) or inverse (22)")
 	fl.StringVar(&f.kernel, "kernel", "linear", "kernel: linear, gaussian, polynomial or precomputed")
 	fl.Float64Var(&f.gamma, "gamma", 1, "gamma of the gaussian and polynomial kernels")
-	fl.Float64Var(&f.bias, "bias", 1, "bias of the linear kernel, k(x,z) = x·z + bias (default 1 for rls, 0 for the rankers)")
+	fl.Float64Var(&f.bias, "bias", 1, "bias of the linear kernel, k(x,z) = x·z + bias")
+	fl.Lookup("bias").DefValue = "1 for rls and greedy, 0 for the rankers" // one default, stated once
 	fl.Float64Var(&f.coef0, "coef0", 0, "coef0 of the polynomial kernel")
 	fl.IntVar(&f.degree, "degree", 2, "degree of the polynomial kernel")
 	fl.StringVar(&f.gammaGrid, "gamma-grid", "", "grid SPEC of gamma values searched with λ")
@@ -122,6 +142,8 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.BoolVar(&f.oneVsAll, "one-vs-all", false, "multi-class: turn the class-label column into one ±1 output per class, learned together (default measure multiclass-accuracy)")
 	fl.StringVar(&f.reportOut, "report", "", "write an HTML report (CV curve, predictions or ROC, per-query disagreement, summary) to this file")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	fl.BoolVar(&f.pretty, "pretty", false, "print the summary as a table for people instead of JSON (--pretty=false forces JSON)")
+	fl.Lookup("pretty").DefValue = "true on a terminal, else false"
 	fl.BoolVar(&f.queryNormalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/(its size), RLScore's convention (default: every pair weighs 1)")
 	fl.IntVar(&f.selectK, "select", 0, "greedy: the number K of features to select forward (the model keeps the best k ≤ K by the CV criterion)")
 	fl.IntVar(&f.outerFolds, "outer-folds", 0, "greedy: estimate the whole selection by an outer K-fold cross-validation (seeded by --seed)")
@@ -142,6 +164,16 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 	fl.StringVar(&f.validationPairs, "validation-pairs", "", "kronrls on incomplete data: labelled pairs scored during conjugate gradients; the best iterate is kept and training stops when --patience iterations bring no improvement")
 	fl.IntVar(&f.patience, "patience", 30, "iterations without improvement on --validation-pairs before stopping")
 	fl.StringVar(&f.symmetry, "symmetry", "", "--cols same: symmetric (default) or antisymmetric Kronecker kernel")
+	completeValues(cmd, map[string][]string{
+		"learner": learnerValues(), "kernel": kernelValues(), "col-kernel": kernelValues(), "measure": measureValues(),
+		"cv":     {"none", "loo", "kfold:5", "kfold:10", "lgo", "lqo", "lpo", "rows", "cols", "both", "vertices"},
+		"format": formatValues, "zero-based": zeroBasedValues, "delimiter": delimiterValues,
+		"cost": {"unit", "magnitude", "inverse"}, "solver": {"direct", "cg"},
+		"basis-select": {"random", "greedy", "per-group"}, "basis-holdout": {"remove", "keep", "skip"},
+		"basis-design": {"1", "2", "3"}, "fold-score": {"pooled", "mean"}, "symmetry": {"symmetric", "antisymmetric"},
+	})
+	markFiles(cmd, "data", "labels", "folds", "basis-rows", "preferences", "model", "cv-predictions", "report",
+		"rows", "cols", "pairs", "col-folds", "validation-pairs")
 	return cmd
 }
 
@@ -149,9 +181,10 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	start := time.Now()
 	f.command = commandLine(cmd)
+	f.prettySet = cmd.Flags().Changed("pretty")
 	p, err := planFit(f, cmd.Flags().Changed)
 	if err != nil {
-		return err
+		return usage(err)
 	}
 	if p.pairwise != nil {
 		return runPairwise(e, f, p.pairwise, start)
@@ -200,6 +233,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 
 	prog := newProgress(e.stderr, f.quiet)
 	defer prog.done()
+	in.observe = prog.phase
 	prob := selection.Problem{X: d.X, Method: p.learner.method(in), Standardize: f.standardize}
 	if f.basisDesign == 3 {
 		prob.Retrain = func(x mat.Matrix, k kernel.Kernel) selection.Retrainer {
@@ -260,17 +294,22 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	return finish(e, f, &outs, prog, out)
 }
 
-// finish commits the outputs and prints the summary JSON: on standard output,
-// or on stderr when an output file is written to standard output ("-").
+// finish commits the outputs and prints the summary — JSON, or with --pretty
+// (the default when it goes to a terminal) a table — on standard output, or on
+// stderr when an output file is written to standard output ("-").
 func finish(e *env, f *fitFlags, outs *dataset.Outputs, prog *progress, summary any) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
 	prog.done()
+	w := e.stdout
 	if f.modelOut == "-" || f.cvPredictionsOut == "-" || f.reportOut == "-" {
-		return json.NewEncoder(e.stderr).Encode(summary)
+		w = e.stderr
 	}
-	return json.NewEncoder(e.stdout).Encode(summary)
+	if prettyChoice(f.prettySet, f.pretty, w) {
+		return writeTable(w, summary)
+	}
+	return json.NewEncoder(w).Encode(summary)
 }
 
 // classInfo records a one-vs-all model's classes.

@@ -10,6 +10,7 @@ import (
 	"github.com/rlskit/rlskit/basis"
 	"github.com/rlskit/rlskit/cg"
 	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
@@ -28,6 +29,8 @@ type trainInput struct {
 	cost   rank.Cost
 	// normalized weighs each query's pairs by 1/n_q (RLScore's convention).
 	normalized bool
+	// observe is told of each factorization phase (progress).
+	observe func(factor.Phase)
 }
 
 // greedyBasis asks for n basis vectors chosen by the randomized greedy
@@ -40,7 +43,7 @@ type greedyBasis struct {
 
 // options returns the learners' options for one kernel setting on X.
 func (in *trainInput) options(x mat.Matrix, k kernel.Kernel) (learn.Options, error) {
-	opt := learn.Options{Kernel: k, Basis: in.basis, Outputs: in.d.LabelNames}
+	opt := learn.Options{Kernel: k, Basis: in.basis, Outputs: in.d.LabelNames, Observe: in.observe}
 	if in.greedy != nil {
 		b, err := basis.Greedy(x, in.d.Y, k, in.greedy.n, basis.GreedyOptions{Lambda: in.greedy.lambda, Seed: in.greedy.seed})
 		if err != nil {

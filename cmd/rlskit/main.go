@@ -58,10 +58,22 @@ func buildVersion() string {
 }
 
 func main() {
-	if err := newRoot(os.Stdin, os.Stdout, os.Stderr).Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "rlskit:", err)
-		os.Exit(1)
+	os.Exit(execute(newRoot(os.Stdin, os.Stdout, os.Stderr), os.Stderr))
+}
+
+// execute runs the command line and returns the exit status: 0, 1 for a
+// failure while working, 2 for a usage error (which also points at --help).
+func execute(root *cobra.Command, stderr io.Writer) int {
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return 0
 	}
+	fmt.Fprintln(stderr, "rlskit:", err)
+	code := exitCode(err)
+	if code == exitUsage && cmd != nil {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+	return code
 }
 
 // env carries the streams a command uses, so tests can run commands in-process.
@@ -79,12 +91,28 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 scores, queries or preference graphs) in dual, linear and sparse forms. One
 factorization of the kernel matrix gives the whole regularization path and exact
 leave-one-out, k-fold, leave-group-out, leave-query-out and leave-pair-out
-cross-validation, including sparse hold-outs that remove held-out basis vectors.`,
+cross-validation, including sparse hold-outs that remove held-out basis vectors.
+
+Exit status: 0 on success, 1 when the work fails (a file that cannot be read,
+bad data, a numerical failure), 2 for a usage error (an unknown command or
+flag, a bad flag value, flags that do not go together).`,
+		Example: `  rlskit demo
+  rlskit fit --data train.csv --label y --kernel gaussian --gamma-grid 2^-12..2^-2 --cv loo --model m.json --report r.html
+  rlskit predict --model m.json --data test.csv --measure mse
+  rlskit completion bash > /etc/bash_completion.d/rlskit`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usage(fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath()))
+			}
+			return nil
+		},
+		RunE:          func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildVersion(),
 	}
 	root.SetVersionTemplate("rlskit {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	// an O(m³) step in pure Go says so once (fit and predict --quiet silence it)
 	linalg.SetNotice(stderr)
 	var threads int
@@ -92,7 +120,7 @@ cross-validation, including sparse hold-outs that remove held-out basis vectors.
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		if cmd.Flags().Changed("threads") {
 			if threads < 1 {
-				return fmt.Errorf("--threads %d: must be ≥ 1", threads)
+				return usage(fmt.Errorf("--threads %d: must be ≥ 1", threads))
 			}
 			linalg.SetThreads(threads)
 		}
@@ -105,9 +133,10 @@ cross-validation, including sparse hold-outs that remove held-out basis vectors.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(&cobra.Command{
-		Use:   "version",
-		Short: "Print the version and the numerical backend",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print the version and the numerical backend",
+		Example: "  rlskit version\n  RLSKIT_LAPACK=gonum rlskit version   # the pure-Go fallback",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			info := linalg.Info()
 			_, err := fmt.Fprintf(e.stdout, "rlskit %s\nbackend %s\n", buildVersion(), info)

@@ -519,14 +519,7 @@ func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
 		}
 	}
 	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: train.Seconds(), CV: cvTime.Seconds(), Total: time.Since(start).Seconds()}
-	if err := outs.Commit(); err != nil {
-		return err
-	}
-	prog.done()
-	if f.modelOut == "-" || f.cvPredictionsOut == "-" {
-		return json.NewEncoder(e.stderr).Encode(out)
-	}
-	return json.NewEncoder(e.stdout).Encode(out)
+	return finish(e, f, &outs, prog, out)
 }
 
 // incompleteOK checks what incomplete data allows: Kronecker RLS by CG at one
@@ -566,7 +559,7 @@ func (p *pairPlan) runCG(e *env, f *fitFlags, rows, cols *dataset.Data, pairs []
 	}
 	opt := pairwise.CGOptions{Tol: p.tol, MaxIter: f.maxIter, Patience: p.patience,
 		Progress: func(it int, r float64) {
-			prog.step(fmt.Sprintf("conjugate gradients (residual %.2g)", r), it, f.maxIter)
+			prog.stepDetail("conjugate gradients", fmt.Sprintf("residual %.2g", r), it, f.maxIter)
 		}}
 	if f.validationPairs != "" {
 		vp, err := readPairsFile("--validation-pairs", f.validationPairs, m, q, false)

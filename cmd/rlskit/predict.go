@@ -39,7 +39,11 @@ CSV labels are the columns named by --label, or else the model's output names
 when the header has them; every other column is a feature. svmlight indices are
 read as the model's training data were (0-based for a model trained on 0-based
 data, as scikit-learn writes them) unless --zero-based says otherwise.`,
-		Args: cobra.NoArgs,
+		Example: `  rlskit predict --model m.json --data test.csv --out pred.txt
+  rlskit predict --model m.json --data test.svm --measure mse      # score against the file's labels
+  rlskit predict --model classes.json --data new.csv --scores       # one-vs-all: class, then per-class outputs
+  rlskit predict --model kron.json --pairs new-pairs.txt --rows new-drugs.csv`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runPredict(e, f) },
 	}
 	fl := cmd.Flags()
@@ -55,6 +59,9 @@ data, as scikit-learn writes them) unless --zero-based says otherwise.`,
 	fl.StringVar(&f.pairs, "pairs", "", "pairwise models: the pairs to predict, \"row col [label]\" per line (0-based; the training objects, or those of --rows and --cols)")
 	fl.StringVar(&f.rows, "rows", "", "pairwise models: new row objects the pairs index (default: the training rows)")
 	fl.StringVar(&f.cols, "cols", "", "pairwise models: new column objects the pairs index (default: the training columns)")
+	completeValues(cmd, map[string][]string{"measure": measureValues(), "format": formatValues,
+		"zero-based": zeroBasedValues, "delimiter": delimiterValues})
+	markFiles(cmd, "model", "data", "labels", "out", "pairs", "rows", "cols")
 	return cmd
 }
 
@@ -63,26 +70,26 @@ func runPredict(e *env, f *predictFlags) error {
 		return runPredictPairs(e, f)
 	}
 	if f.modelPath == "" || f.data == "" {
-		return errors.New("--model and --data are required")
+		return usage(errors.New("--model and --data are required"))
 	}
 	var meas measure.Measure
 	if f.measure != "" {
 		var err error
 		if meas, err = measure.ByName(f.measure); err != nil {
-			return fmt.Errorf("--measure: %w", err)
+			return usage(fmt.Errorf("--measure: %w", err))
 		}
 	}
 	format, err := dataFormat(f.data, f.format)
 	if err != nil {
-		return err
+		return usage(err)
 	}
 	isCSV := format == "csv"
 	if (format == "svmlight" || format == "npy") && (f.label != "" || f.qid != "") {
-		return fmt.Errorf("%s: --label and --qid apply to CSV, npz and Parquet data; svmlight files carry their labels and qid: fields, .npy data take --labels FILE", f.data)
+		return usage(fmt.Errorf("%s: --label and --qid apply to CSV, npz and Parquet data; svmlight files carry their labels and qid: fields, .npy data take --labels FILE", f.data))
 	}
 	comma, err := f.in.comma()
 	if err != nil {
-		return err
+		return usage(err)
 	}
 
 	// The output is checked before any work and written whole at the end.

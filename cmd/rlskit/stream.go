@@ -240,7 +240,7 @@ func (b *byteProgress) update(pass int, kind string, done, total int64) {
 	if total > 0 {
 		pct = 100 * float64(done) / float64(total)
 	}
-	b.p.step(fmt.Sprintf("pass %d (%s): %.0f%% of %.1f MB, %.0f MB/s", pass, kind, pct, float64(total)/1e6, rate), int(done>>20), int(total>>20))
+	b.p.stepDetail(fmt.Sprintf("pass %d (%s)", pass, kind), fmt.Sprintf("%.0f%% of %.1f MB, %.0f MB/s", pct, float64(total)/1e6, rate), int(done>>20), int(total>>20))
 }
 
 func (b *byteProgress) done() { b.p.done() }
