@@ -107,8 +107,8 @@ func TestFitPredictRoundTrip(t *testing.T) {
 				t.Errorf("strategy %q", o.CV.Strategy)
 			}
 			cvLines := strings.Split(strings.TrimSpace(readFileT(t, cvPath)), "\n")
-			if len(cvLines) != 80 {
-				t.Errorf("%d CV prediction lines, want 80", len(cvLines))
+			if len(cvLines) != 81 || cvLines[0] != "y" {
+				t.Errorf("%d CV prediction lines (header %q), want the header y and 80 rows", len(cvLines), cvLines[0])
 			}
 			// predictions to stdout, the measure on stderr
 			pout, perr, err := run(t, "", "predict", "--model", modelPath, "--data", test, "--measure", "mse")
@@ -221,7 +221,10 @@ func TestFitSchemes(t *testing.T) {
 			pos++
 		}
 	}
-	if len(lines) != pos*(30-pos) || len(strings.Fields(lines[0])) != 4 {
+	if lines[0] != "i\tj\tpred_i\tpred_j" {
+		t.Errorf("header %q", lines[0])
+	}
+	if lines = lines[1:]; len(lines) != pos*(30-pos) || len(strings.Fields(lines[0])) != 4 {
 		t.Errorf("%d pair lines (first %q), want %d", len(lines), lines[0], pos*(30-pos))
 	}
 }

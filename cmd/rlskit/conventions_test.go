@@ -285,3 +285,44 @@ func TestProgressTerminal(t *testing.T) {
 		t.Errorf("terminal progress %q", s)
 	}
 }
+
+// TestCVPredictionsHeader: every --cv-predictions file starts with a header
+// line naming its columns.
+func TestCVPredictionsHeader(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 24, 15)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		header string
+		rows   int
+	}{
+		{"one output", []string{"--label", "y"}, "y", 24},
+		{"two outputs", []string{"--label", "y,cls"}, "y\tcls", 24},
+		{"one-vs-all", []string{"--label", "cls", "--one-vs-all"}, "cls=-1\tcls=1", 24},
+		{"leave-pair-out", []string{"--label", "cls", "--cv", "lpo", "--measure", "auc"}, "i\tj\tpred_i\tpred_j", -1},
+		{"leave-pair-out, two outputs", []string{"--label", "cls,y", "--cv", "lpo", "--measure", "cindex"}, "output\ti\tj\tpred_i\tpred_j", -1},
+		{"greedy", []string{"--label", "y", "--learner", "greedy", "--select", "2"}, "y", 24},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".tsv")
+			args := append([]string{"fit", "--data", data, "--quiet", "--cv-predictions", path}, tc.args...)
+			if _, _, err := run(t, "", args...); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(readFileT(t, path)), "\n")
+			if lines[0] != tc.header {
+				t.Errorf("header %q, want %q", lines[0], tc.header)
+			}
+			if tc.rows > 0 && len(lines) != tc.rows+1 {
+				t.Errorf("%d lines, want the header and %d rows", len(lines), tc.rows)
+			}
+			cols := len(strings.Split(tc.header, "\t"))
+			for i, l := range lines[1:] {
+				if n := len(strings.Split(l, "\t")); n != cols {
+					t.Fatalf("line %d has %d columns, the header %d: %q", i+2, n, cols, l)
+				}
+			}
+		})
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/rank"
 	"github.com/rlskit/rlskit/report"
 	"github.com/rlskit/rlskit/selection"
@@ -204,7 +205,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	)
 	outs.Add("--model", f.modelOut, func(w io.Writer) error { return res.Predictor.Save(w) })
 	outs.Add("--cv-predictions", f.cvPredictionsOut, func(w io.Writer) error {
-		return writeCVPredictions(w, res.Curves[res.Best].Result, res.Learner.Labels())
+		return writeCVPredictions(w, res.Curves[res.Best].Result, res.Learner.Labels(), outputColumns(res.Predictor))
 	})
 	outs.Add("--report", f.reportOut, func(w io.Writer) error { return report.Write(w, rd) })
 	if err := outs.Check(); err != nil {
@@ -310,6 +311,19 @@ func finish(e *env, f *fitFlags, outs *dataset.Outputs, prog *progress, summary 
 		return writeTable(w, summary)
 	}
 	return json.NewEncoder(w).Encode(summary)
+}
+
+// outputColumns names the CV prediction columns: the outputs, and for a
+// one-vs-all model "label=class" (the one-vs-rest score of each class).
+func outputColumns(p *model.Predictor) []string {
+	if p.ClassLabel == "" {
+		return p.Outputs
+	}
+	out := make([]string, len(p.Outputs))
+	for i, o := range p.Outputs {
+		out[i] = p.ClassLabel + "=" + o
+	}
+	return out
 }
 
 // classInfo records a one-vs-all model's classes.

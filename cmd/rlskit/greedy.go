@@ -104,7 +104,7 @@ func runGreedy(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 		outs = dataset.Outputs{Stdout: e.stdout}
 	)
 	outs.Add("--model", f.modelOut, func(w io.Writer) error { return res.Predictor.Save(w) })
-	outs.Add("--cv-predictions", f.cvPredictionsOut, func(w io.Writer) error { return dataset.WritePredictions(w, res.Predictions) })
+	outs.Add("--cv-predictions", f.cvPredictionsOut, func(w io.Writer) error { return writeRowPredictions(w, res.Predictions, res.Predictor.Outputs) })
 	outs.Add("--report", f.reportOut, func(w io.Writer) error { return report.Write(w, rd) })
 	if err := outs.Check(); err != nil {
 		return err

@@ -161,8 +161,9 @@ func TestFitGreedyReport(t *testing.T) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if lines := strings.Count(mustRead(t, filepath.Join(dir, "cv.tsv")), "\n"); lines != 40 {
-		t.Errorf("%d CV prediction lines, want 40", lines)
+	cv := mustRead(t, filepath.Join(dir, "cv.tsv"))
+	if lines := strings.Count(cv, "\n"); lines != 41 || !strings.HasPrefix(cv, "y\n") {
+		t.Errorf("%d CV prediction lines, want the header y and 40 rows:\n%.40s", lines, cv)
 	}
 }
 

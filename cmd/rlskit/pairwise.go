@@ -424,6 +424,7 @@ func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
 	outs.Add("--model", f.modelOut, func(w io.Writer) error { return best.PairModel().Save(w) })
 	outs.Add("--cv-predictions", f.cvPredictionsOut, func(w io.Writer) error {
 		lw := newLineWriter(w)
+		lw.printf("row\tcol\tprediction\n")
 		for i, pr := range bestPairs {
 			lw.printf("%d\t%d\t%s\n", pr.Row, pr.Col, ftoa(bestCV[i]))
 		}

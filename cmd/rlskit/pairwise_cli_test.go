@@ -178,9 +178,10 @@ func TestPairwisePredict(t *testing.T) {
 	b, _ := os.ReadFile(cvpath)
 	ho, _ := s.HoldOutRows(nil)
 	cvl := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(cvl) != 2400 {
-		t.Fatalf("%d CV lines", len(cvl))
+	if len(cvl) != 2401 || cvl[0] != "row\tcol\tprediction" {
+		t.Fatalf("%d CV lines, header %q", len(cvl), cvl[0])
 	}
+	cvl = cvl[1:]
 	for i, l := range cvl {
 		f := strings.Fields(l)
 		v, _ := strconv.ParseFloat(f[2], 64)
