@@ -326,6 +326,19 @@ func outputColumns(p *model.Predictor) []string {
 	return out
 }
 
+// labelHint says how to give labels for data in this format.
+func labelHint(path, format string) string {
+	switch fm, _ := dataFormat(path, format); fm {
+	case "npy":
+		return "give them as a .npy file with --labels y.npy"
+	case "npz":
+		return "name the label array(s) with --label, or give --labels y.npy"
+	case "svmlight":
+		return "an svmlight line starts with its label"
+	}
+	return "name the label column(s) with --label"
+}
+
 // classInfo records a one-vs-all model's classes.
 type classInfo struct {
 	labels []float64
@@ -338,7 +351,7 @@ type classInfo struct {
 func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*trainInput, *classInfo, error) {
 	le := p.learner
 	if d.Y == nil && (!le.graph || p.cvSpec != "none") {
-		return nil, nil, fmt.Errorf("%s: no labels (name the label column(s) with --label)", f.data)
+		return nil, nil, fmt.Errorf("%s: no labels (%s)", f.data, labelHint(f.data, f.format))
 	}
 	var classes *classInfo
 	if f.oneVsAll {

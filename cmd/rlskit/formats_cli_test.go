@@ -288,7 +288,7 @@ func TestFormatHintsAndFlags(t *testing.T) {
 		{"bad delimiter", []string{"--data", csvTxt, "--format", "csv", "--delimiter", "ab", "--label", "y"}, `--delimiter "ab"`},
 		{"bad format", []string{"--data", csvTxt, "--format", "xls"}, `--format "xls": want svmlight, csv, npy, npz or parquet`},
 		{"labels without npy", []string{"--data", svm0, "--labels", npyX}, "--labels " + npyX + " applies to .npy data"},
-		{"npy without labels", []string{"--data", npyX}, "no labels"},
+		{"npy without labels", []string{"--data", npyX}, "no labels (give them as a .npy file with --labels y.npy)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

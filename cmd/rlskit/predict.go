@@ -219,7 +219,7 @@ func runPredict(e *env, f *predictFlags) error {
 		}
 	}
 	if d.Y == nil {
-		return fmt.Errorf("--measure %s: %s has no labels (name them with --label)", meas.Name, f.data)
+		return fmt.Errorf("--measure %s: %s has no labels (%s)", meas.Name, f.data, labelHint(f.data, f.format))
 	}
 	if _, t := d.Y.Dims(); t != len(p.Outputs) {
 		return fmt.Errorf("--measure %s: %d label columns for a model of %d outputs", meas.Name, t, len(p.Outputs))
