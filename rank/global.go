@@ -321,15 +321,23 @@ type qCache struct {
 // LeavePairOut returns, for every pair, the predictions for both rows of the
 // model retrained without them. After the O(m²r) set-up (39) — Q_2 by one gemm —
 // each pair costs O(t) (Pahikkala et al. 2009, sect. 3.4; Pahikkala et al. 2008, Theorem 2). With few
-// pairs (< m²/8) each is computed from the factor in O(r·t) instead.
+// pairs (< m²/8), or when the memory available cannot hold the m×m Q_2
+// (factor.CheckMemory), each is computed from the factor in O(r·t) instead.
 func (s *GlobalSolution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.g.y.Dims()
 	if err := learn.CheckPairs(pairs, m, 4); err != nil {
 		return nil, nil, fmt.Errorf("rank: %w", err)
 	}
 	pi, pj = mat.NewDense(len(pairs), t, nil), mat.NewDense(len(pairs), t, nil)
+	// the m×m cache only when the memory available holds it; else O(r) per pair
 	if len(pairs) >= m*m/8 {
-		s.pairOnce.Do(s.setupPairs)
+		s.pairOnce.Do(func() {
+			if factor.CheckMemory(m, 1) == nil {
+				s.setupPairs()
+			}
+		})
+	}
+	if len(pairs) >= m*m/8 && s.pair != nil {
 		for n, p := range pairs {
 			if err := s.pair.holdOutPair(s.g, p.I, p.J, pi.RawRowView(n), pj.RawRowView(n)); err != nil {
 				return nil, nil, fmt.Errorf("rank: pair (%d, %d) at lambda %g: %w", p.I, p.J, s.Lambda, err)

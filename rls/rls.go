@@ -281,7 +281,9 @@ func solveSPD(a, b *mat.Dense) (*mat.Dense, error) {
 // the model retrained without both (p×t each): the 2×2 case of HoldOut. When the
 // pairs are many (≥ m²/8) the matrix A is formed once per solution with one gemm,
 // O(m²r), after which each pair costs O(t) (Pahikkala et al. 2008, Theorem 2); otherwise each
-// pair costs O(r + t). Safe for concurrent use.
+// pair costs O(r + t). The m×m matrix is only formed when the memory available
+// holds it (factor.CheckMemory); otherwise the O(r + t) path is taken for any
+// number of pairs — the same values, more time. Safe for concurrent use.
 func (s *Solution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.r.y.Dims()
 	if err := learn.CheckPairs(pairs, m, 3); err != nil {
@@ -289,9 +291,16 @@ func (s *Solution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err erro
 	}
 	u := s.r.f.U
 	var offDiag func(i, j int) float64
+	var a *mat.Dense
 	if len(pairs) >= m*m/8 {
-		s.fullOnce.Do(func() { s.full = linalg.Mul(false, true, linalg.ScaleCols(u, s.g), u) })
-		a := s.full
+		s.fullOnce.Do(func() {
+			if factor.CheckMemory(m, 1) == nil {
+				s.full = linalg.Mul(false, true, linalg.ScaleCols(u, s.g), u)
+			}
+		})
+		a = s.full
+	}
+	if a != nil {
 		offDiag = func(i, j int) float64 { return a.At(i, j) }
 	} else {
 		offDiag = func(i, j int) float64 {
