@@ -44,6 +44,7 @@ func TestExitCodes(t *testing.T) {
 		{"--threads 0", []string{"fit", "--data", data, "--label", "y", "--threads", "0"}, 2, "--threads 0"},
 		{"predict without --model", []string{"predict", "--data", data}, 2, "--model and --data are required"},
 		{"predict unknown measure", []string{"predict", "--model", "m.json", "--data", data, "--measure", "r2x"}, 2, "--measure"},
+		{"pairwise predict without --model", []string{"predict", "--pairs", "p.txt"}, 2, "--model is required"},
 		{"missing file", []string{"fit", "--data", filepath.Join(dir, "none.csv"), "--label", "y"}, 1, "none.csv"},
 		{"bad data", []string{"fit", "--data", bad, "--label", "y"}, 1, "bad.csv:3: column 2"},
 		{"missing model", []string{"predict", "--model", filepath.Join(dir, "none.json"), "--data", data}, 1, "none.json"},

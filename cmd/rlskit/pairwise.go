@@ -821,19 +821,19 @@ func pairwiseHint(path string, err error) error {
 func runPredictPairs(e *env, f *predictFlags) error {
 	switch {
 	case f.modelPath == "":
-		return errors.New("--model is required")
+		return usage(errors.New("--model is required"))
 	case f.pairs == "":
-		return errors.New("--rows and --cols go with --pairs FILE (pairwise models)")
+		return usage(errors.New("--rows and --cols go with --pairs FILE (pairwise models)"))
 	case f.data != "":
-		return errors.New("--data and --pairs: a pairwise model predicts the pairs of --pairs (objects from --rows and --cols)")
+		return usage(errors.New("--data and --pairs: a pairwise model predicts the pairs of --pairs (objects from --rows and --cols)"))
 	case f.label != "" || f.qid != "" || f.scores:
-		return errors.New("--label, --qid and --scores do not apply to pairwise models (labels are the third field of --pairs)")
+		return usage(errors.New("--label, --qid and --scores do not apply to pairwise models (labels are the third field of --pairs)"))
 	}
 	var meas pairwise.Measure
 	if f.measure != "" {
 		var err error
 		if meas, err = pairwise.MeasureByName(f.measure); err != nil {
-			return fmt.Errorf("--measure: %w", err)
+			return usage(fmt.Errorf("--measure: %w", err))
 		}
 	}
 	var pred []float64
