@@ -95,16 +95,49 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	return p
 }
 
+// legendGap separates the plot from the legend beside it.
+const legendGap = 8 * vg.Inch / 72
+
 // renderSVG draws p on an SVG canvas of the report's plot size and returns
 // the <svg> element (without the XML prolog), labelled for screen readers.
+// A legend is drawn beside the plotting area, never over it: the canvas is
+// widened by the legend's width.
 func renderSVG(p *plot.Plot, label string) (svg template.HTML, err error) {
+	lg := p.Legend
+	w := lg.Rectangle(draw.Canvas{}).Size().X
+	if w <= 0 {
+		return renderCanvas(plotWidth, label, func(dc draw.Canvas) { p.Draw(dc) })
+	}
+	p.Legend = plot.NewLegend() // empty: the entries are drawn beside
+	p.Legend.TextStyle = lg.TextStyle
+	lg.Top, lg.Left = true, true
+	lg.XOffs, lg.YOffs = 0, 0
+	return renderCanvas(plotWidth+legendGap+w, label, func(dc draw.Canvas) {
+		p.Draw(draw.Crop(dc, 0, -(legendGap + w), 0, 0))
+		lg.Draw(draw.Crop(dc, plotWidth+legendGap, 0, 0, -(p.Title.TextStyle.Height(p.Title.Text) + p.Title.Padding + 4)))
+	})
+}
+
+// renderSide draws p with side (a colour bar) in a strip of the given width
+// beside it.
+func renderSide(p, side *plot.Plot, width vg.Length, label string) (template.HTML, error) {
+	return renderCanvas(plotWidth+width, label, func(dc draw.Canvas) {
+		p.Draw(draw.Crop(dc, 0, -width, 0, 0))
+		top := p.Title.TextStyle.Height(p.Title.Text) + p.Title.Padding + 4
+		side.Draw(draw.Crop(dc, plotWidth+legendGap, 0, 30, -top))
+	})
+}
+
+// renderCanvas draws on an SVG canvas of the given width and the plot
+// height, and returns the <svg> element.
+func renderCanvas(width vg.Length, label string, paint func(draw.Canvas)) (svg template.HTML, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("report: drawing %q: %v", label, r)
 		}
 	}()
-	c := vgsvg.New(plotWidth, plotHeight)
-	p.Draw(draw.New(c))
+	c := vgsvg.New(width, plotHeight)
+	paint(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return "", fmt.Errorf("report: writing SVG: %w", err)
@@ -123,6 +156,24 @@ func renderSVG(p *plot.Plot, label string) (svg template.HTML, err error) {
 		return "", fmt.Errorf("report: SVG of %q contains an external URL", label)
 	}
 	return template.HTML(s), nil
+}
+
+// logScale reports whether values are best shown on a log axis: all the
+// numbers positive and spanning more than a decade.
+func logScale(values [][]float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, vs := range values {
+		for _, v := range vs {
+			if math.IsNaN(v) {
+				continue
+			}
+			if v <= 0 {
+				return false
+			}
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	return lo > 0 && hi > 10*lo
 }
 
 // log2Ticks places major ticks at integer exponents of a log₂ axis (whose
@@ -160,21 +211,27 @@ func (log2Ticks) Ticks(lo, hi float64) []plot.Tick {
 
 // cvFigure draws the CV curves over log₂ λ and marks the chosen point.
 func cvFigure(d *Data) (figure, error) {
-	measure := d.Measure
-	if measure == "" {
-		measure = "value"
-	}
+	measure := measureName(d)
 	better := "lower is better"
 	if d.HigherIsBetter {
 		better = "higher is better"
 	}
 	p := newPlot("Cross-validated "+measure, "log₂ λ", measure+" ("+better+")")
 	p.X.Tick.Marker = log2Ticks{}
+	var all [][]float64
+	for _, c := range d.Curves {
+		all = append(all, c.Values)
+	}
+	logY := logScale(all)
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
 	several := len(d.Curves) > 1
 
 	points := 0
 	for i, c := range d.Curves {
-		ls := draw.LineStyle{Color: palette[i%len(palette)], Width: 1.5}
+		ls := draw.LineStyle{Color: palette[i%len(palette)], Width: 1.5, Dashes: dashes(i)}
 		gs := draw.GlyphStyle{Color: palette[i%len(palette)], Radius: 2.5, Shape: shapes[i%len(shapes)]}
 		points += len(c.Lambdas)
 		xs := make([]float64, len(c.Lambdas))
@@ -197,12 +254,23 @@ func cvFigure(d *Data) (figure, error) {
 	p.Add(best)
 	if several {
 		p.Legend.Add("chosen", best)
-		// Headroom above the data for the legend (about 11 pt per entry
-		// on a data area of about 250 pt), so that it rarely covers a curve.
-		p.Y.Max += (p.Y.Max - p.Y.Min) * min(0.045*float64(len(d.Curves)+1), 0.6)
+	}
+	if len(d.OnEdge) > 0 {
+		l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: math.Log2(d.BestLambda), Y: d.BestValue}},
+			Labels: []string{"chosen at the grid's edge"}})
+		if err != nil {
+			return figure{}, err
+		}
+		l.TextStyle[0].Font = sans(9)
+		l.TextStyle[0].Color = palette[3]
+		l.Offset = vg.Point{X: -40, Y: 9}
+		if math.Log2(d.BestLambda) <= (math.Log2(d.Curves[0].Lambdas[0])+math.Log2(d.Curves[0].Lambdas[len(d.Curves[0].Lambdas)-1]))/2 {
+			l.Offset.X = 4
+		}
+		p.Add(l)
 	}
 
-	chosen := fmt.Sprintf("λ = %s (log₂ λ = %s)", num(d.BestLambda), num(math.Log2(d.BestLambda)))
+	chosen := fmt.Sprintf("λ = %s", Pow2(d.BestLambda))
 	if several {
 		chosen += ", " + curveLabel(d.Curves, d.BestCurve)
 	} else if l := d.Curves[0].Label; l != "" {
@@ -210,6 +278,12 @@ func cvFigure(d *Data) (figure, error) {
 	}
 	caption := fmt.Sprintf("Chosen (ringed): %s, %s = %s. %s, %s in all; a gap marks λ values without a %s.",
 		chosen, measure, num(d.BestValue), plural(len(d.Curves), "curve", "curves"), plural(points, "point", "points"), measure)
+	if logY {
+		caption += " The y axis is logarithmic: the values span more than a decade."
+	}
+	for _, e := range d.OnEdge {
+		caption += " Warning: " + e + "."
+	}
 	svg, err := renderSVG(p, "Cross-validated "+measure+" over log2 lambda")
 	if err != nil {
 		return figure{}, err
@@ -246,20 +320,20 @@ func (thickRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	c.Stroke(p)
 }
 
-// scatterFigure draws the CV predictions against the true labels with the
-// y = x line, on equal axis ranges.
-func scatterFigure(d *Data) (figure, error) {
-	n := len(d.True)
+// scatterFigure draws an output's CV predictions against the true labels
+// with the y = x line, on equal axis ranges.
+func scatterFigure(o Output, name, id string) (figure, error) {
+	n := len(o.True)
 	m := min(n, maxScatterPoints)
 	pts := make(plotter.XYs, m)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for k := range m {
 		i := k * n / m // evenly strided; all points when m == n
-		pts[k] = plotter.XY{X: d.True[i], Y: d.Predicted[i]}
+		pts[k] = plotter.XY{X: o.True[i], Y: o.Predicted[i]}
 	}
 	for i := range n {
-		lo = min(lo, d.True[i], d.Predicted[i])
-		hi = max(hi, d.True[i], d.Predicted[i])
+		lo = min(lo, o.True[i], o.Predicted[i])
+		hi = max(hi, o.True[i], o.Predicted[i])
 	}
 	if hi == lo {
 		lo, hi = lo-1, hi+1
@@ -267,7 +341,7 @@ func scatterFigure(d *Data) (figure, error) {
 	pad := (hi - lo) * 0.03
 	lo, hi = lo-pad, hi+pad
 
-	p := newPlot("CV prediction vs. true label", "true label", "CV prediction")
+	p := newPlot("CV prediction vs. true label: "+name, "true label", "CV prediction")
 	diag, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
 	if err != nil {
 		return figure{}, fmt.Errorf("report: y = x line: %w", err)
@@ -277,23 +351,17 @@ func scatterFigure(d *Data) (figure, error) {
 	if err != nil {
 		return figure{}, fmt.Errorf("report: scatter: %w", err)
 	}
-	c := palette[0].(color.RGBA)
-	s.GlyphStyle = draw.GlyphStyle{Color: color.NRGBA{R: c.R, G: c.G, B: c.B, A: 0xb0}, Radius: 2, Shape: draw.CircleGlyph{}}
+	s.GlyphStyle = draw.GlyphStyle{Color: palette1(0), Radius: 2, Shape: draw.CircleGlyph{}}
 	p.Add(diag, s)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
-	p.Legend.Left = true
-	p.Legend.Add("y = x", diag)
 
-	caption := plural(n, "point", "points")
-	if m < n {
-		caption = fmt.Sprintf("%d of %d points shown (evenly strided)", m, n)
-	}
-	caption += fmt.Sprintf("; dashed line y = x; mean squared error %s.", num(mse(d.True, d.Predicted)))
-	svg, err := renderSVG(p, "CV prediction versus true label")
+	caption := fmt.Sprintf("%s of %s; dashed line y = x. Mean squared error of %s over these %d CV predictions: %s.",
+		shown(m, n), name, name, n, num(mse(o.True, o.Predicted)))
+	svg, err := renderSVG(p, "CV prediction versus true label of "+name)
 	if err != nil {
 		return figure{}, err
 	}
-	return figure{ID: "prediction-scatter", Heading: "Predictions vs. true labels", SVG: svg, Caption: caption}, nil
+	return figure{ID: id, Heading: "Predictions vs. true labels — " + name, SVG: svg, Caption: caption}, nil
 }
 
 // mse is the mean squared difference of a and b (equal lengths, n ≥ 1).
@@ -306,17 +374,17 @@ func mse(a, b []float64) float64 {
 	return s / float64(len(a))
 }
 
-// rocFigure draws the ROC curve with the diagonal reference and the AUC in
-// the title.
-func rocFigure(d *Data) (figure, error) {
-	r := computeROC(d.ROCLabels, d.ROCScores)
+// rocFigure draws a binary output's ROC curve with the diagonal reference
+// and the AUC in the title.
+func rocFigure(o Output, name, id string) (figure, error) {
+	r := computeROC(o.True, o.Predicted)
 	fpr, tpr := thinCurve(r.FPR, r.TPR, 1e-3)
 	pts := make(plotter.XYs, len(fpr))
 	for i := range fpr {
 		pts[i] = plotter.XY{X: fpr[i], Y: tpr[i]}
 	}
 	auc := formatAUC(r.AUC)
-	p := newPlot("ROC curve (AUC = "+auc+")", "false positive rate", "true positive rate")
+	p := newPlot("ROC curve of "+name+" (AUC = "+auc+")", "false positive rate", "true positive rate")
 	diag, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
 	if err != nil {
 		return figure{}, fmt.Errorf("report: ROC diagonal: %w", err)
@@ -329,17 +397,16 @@ func rocFigure(d *Data) (figure, error) {
 	line.LineStyle = draw.LineStyle{Color: palette[0], Width: 2}
 	p.Add(diag, line)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-	p.Legend.Top = false
 	p.Legend.Add("CV predictions", line)
 	p.Legend.Add("chance", diag)
 
-	caption := fmt.Sprintf("%d positive and %d negative examples (label > 0 is positive); AUC = %s, ties counted ½; dashed diagonal: chance.",
-		r.Pos, r.Neg, auc)
-	svg, err := renderSVG(p, "ROC curve, AUC "+auc)
+	caption := fmt.Sprintf("%s: %d positive and %d negative examples (label > 0 is positive); AUC of these pooled CV predictions = %s, ties counted ½; dashed diagonal: chance.",
+		name, r.Pos, r.Neg, auc)
+	svg, err := renderSVG(p, "ROC curve of "+name+", AUC "+auc)
 	if err != nil {
 		return figure{}, err
 	}
-	return figure{ID: "roc", Heading: "ROC curve", SVG: svg, Caption: caption}, nil
+	return figure{ID: id, Heading: "ROC curve — " + name, SVG: svg, Caption: caption}, nil
 }
 
 // formatAUC is the AUC as printed in the ROC title and caption.

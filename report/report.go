@@ -1,7 +1,12 @@
 // Package report renders a cross-validated fit as one self-contained HTML
-// document: a summary table followed by plots (the cross-validation curve
-// over λ, and, when the data are given, a prediction-versus-truth scatter,
-// a ROC curve and a histogram of per-query ranking disagreement).
+// document: a summary table, then plots — the cross-validation curve over λ
+// (log axis when it spans more than a decade, legend beside the plot), a
+// kernel-parameter × λ heatmap when a kernel grid was searched, one named
+// panel per output (CV prediction vs. truth and residuals, or a ROC curve),
+// for one-vs-all a confusion matrix and per-class ROC curves, the per-fold
+// spread of the CV value, the permutation test's null distribution, a
+// histogram of per-query ranking disagreement — and the provenance (command
+// line, version, backend, data file and its SHA-256, date).
 //
 // The plots are drawn with gonum/plot on its SVG canvas (vg/vgsvg) and
 // inlined as <svg> elements. The document references nothing outside
@@ -72,17 +77,42 @@ type Data struct {
 	Steps               []StepCurve
 	BestSteps, BestStep int
 
-	// True and Predicted are the true labels and the cross-validated
-	// predictions (first output) for regression, equal lengths, all
-	// finite. Empty (nil) omits the scatter plot. When there are more
-	// than 5000 points an evenly strided subset of 5000 is drawn.
-	True, Predicted []float64
+	// Outputs holds the cross-validated predictions of each output, drawn as
+	// one named panel per output: for a regression output the CV prediction
+	// against the true label and the residuals against the prediction, for
+	// a binary output (Binary) a ROC curve. Empty omits them.
+	Outputs []Output
 
-	// ROCLabels and ROCScores give a ROC curve of the cross-validated
-	// predictions for binary labels (label > 0 is positive), equal
-	// lengths, all finite, both classes present. Empty (nil) omits the
-	// ROC plot. Its AUC is computed here with ties counted ½.
-	ROCLabels, ROCScores []float64
+	// Classes names the classes of a one-vs-all model; with ClassTrue (the
+	// index of each row's true class) and ClassScores (per row, the CV
+	// output of every class) it draws the confusion matrix (predicted class
+	// = the largest output) and one-vs-rest ROC curves per class.
+	Classes     []string
+	ClassTrue   []int
+	ClassScores [][]float64
+
+	// FoldValues holds the measure's value on each fold at the chosen point
+	// (k-fold, group and fold-file schemes), drawn as a strip with the CV
+	// value (BestValue) marked; FoldNote says how BestValue relates to them
+	// (e.g. "pooled over all folds"). Empty omits the panel.
+	FoldValues []float64
+	FoldNote   string
+
+	// Null holds the permutation test's best CV values of the permuted
+	// labellings, drawn as a histogram with Observed (the real labels'
+	// value) marked and PValue in the caption. Empty omits the panel.
+	Null             []float64
+	Observed, PValue float64
+
+	// OnEdge lists the parameters chosen at an end of their grid, e.g.
+	// "λ at the lower end of its grid"; each is a warning above the plots
+	// and a note on the CV plot.
+	OnEdge []string
+
+	// Provenance holds (key, value) rows of where the report comes from:
+	// command line, version, backend, seed, data file, its size and SHA-256,
+	// date. Empty omits the section.
+	Provenance [][2]string
 
 	// QueryDisagreement holds, for ranking, the per-query disagreement
 	// (1 − c-index, in [0, 1]) of the CV predictions. NaN marks a query
@@ -94,13 +124,16 @@ type Data struct {
 
 // Write renders the report as one HTML document and writes it to w.
 //
-// Sections, in order: the title, the summary table, the CV curve (λ on a
-// log₂ axis, one line per Curve with a legend when there are several, the
-// chosen point marked), the feature-selection curves over the number of
-// features when Steps are given, then whichever of the prediction scatter (with the
-// y = x line), the ROC curve (AUC in its title, diagonal reference line)
-// and the per-query disagreement histogram have data. Every plot is an
-// inline <svg> of 640×400 CSS pixels. All text is HTML-escaped.
+// Sections, in order: the title, the on-edge warnings, the summary table,
+// the CV curve (λ on a log₂ axis, y on a log axis when every value is
+// positive and they span more than a decade, one line per Curve with the
+// legend beside the plot, the chosen point ringed), the heatmap of every
+// Curve × λ when there are several curves on one λ grid, the
+// feature-selection curves when Steps are given, the per-output panels, the
+// confusion matrix and per-class ROC curves, the per-fold spread, the
+// permutation null distribution, the per-query disagreement histogram, and
+// the provenance table. Every plot is an inline <svg>. All text is
+// HTML-escaped.
 //
 // The data are checked first; on an error wrapping ErrData nothing is
 // written. The document is rendered completely in memory and written with
@@ -109,46 +142,46 @@ func Write(w io.Writer, d Data) error {
 	if err := validate(&d); err != nil {
 		return err
 	}
-	page := pageData{Title: d.Title, Summary: d.Summary}
+	page := pageData{Title: d.Title, Summary: d.Summary, Warnings: d.OnEdge, Provenance: d.Provenance}
 	if page.Title == "" {
 		page.Title = "Cross-validation report"
 	}
-
-	fig, err := cvFigure(&d)
-	if err != nil {
-		return err
+	type maker func(*Data) ([]figure, error)
+	one := func(f func(*Data) (figure, error)) maker {
+		return func(d *Data) ([]figure, error) {
+			fig, err := f(d)
+			return []figure{fig}, err
+		}
 	}
-	page.Figures = append(page.Figures, fig)
-	if len(d.Steps) > 0 {
-		if fig, err = stepsFigure(&d); err != nil {
+	steps := []struct {
+		present bool
+		make    maker
+	}{
+		{true, one(cvFigure)},
+		{heatmapPossible(&d), one(heatmapFigure)},
+		{len(d.Steps) > 0, one(stepsFigure)},
+		{len(d.Outputs) > 0, outputFigures},
+		{len(d.Classes) > 0, classFigures},
+		{len(d.FoldValues) > 0, one(foldFigure)},
+		{len(d.Null) > 0, one(nullFigure)},
+		{len(d.QueryDisagreement) > 0, one(disagreementFigure)},
+	}
+	for _, st := range steps {
+		if !st.present {
+			continue
+		}
+		figs, err := st.make(&d)
+		if err != nil {
 			return err
 		}
-		page.Figures = append(page.Figures, fig)
-	}
-	if len(d.True) > 0 {
-		if fig, err = scatterFigure(&d); err != nil {
-			return err
-		}
-		page.Figures = append(page.Figures, fig)
-	}
-	if len(d.ROCLabels) > 0 {
-		if fig, err = rocFigure(&d); err != nil {
-			return err
-		}
-		page.Figures = append(page.Figures, fig)
-	}
-	if len(d.QueryDisagreement) > 0 {
-		if fig, err = disagreementFigure(&d); err != nil {
-			return err
-		}
-		page.Figures = append(page.Figures, fig)
+		page.Figures = append(page.Figures, figs...)
 	}
 
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, page); err != nil {
 		return fmt.Errorf("report: rendering HTML: %w", err)
 	}
-	_, err = w.Write(buf.Bytes())
+	_, err := w.Write(buf.Bytes())
 	return err
 }
 
@@ -162,9 +195,11 @@ type figure struct {
 
 // pageData is what pageTemplate renders.
 type pageData struct {
-	Title   string
-	Summary [][2]string
-	Figures []figure
+	Title      string
+	Warnings   []string
+	Summary    [][2]string
+	Figures    []figure
+	Provenance [][2]string
 }
 
 // pageTemplate is the whole document. html/template escapes every string
@@ -190,11 +225,15 @@ td { font-family: monospace; white-space: pre-wrap; word-break: break-word; }
 figure { margin: 0; }
 figure svg { display: block; max-width: 100%; height: auto; }
 figcaption { font-size: 0.9em; color: #555; margin-top: 0.3em; }
+.warning { border: 1px solid #999; background: #f4f4f4; padding: 6px 10px; margin: 0.5em 0; font-weight: 600; }
 </style>
 </head>
 <body>
 <main>
 <h1>{{.Title}}</h1>
+{{- range .Warnings}}
+<p class="warning" role="alert">Warning: {{.}} — the best value may lie beyond the grid: widen it.</p>
+{{- end}}
 {{- if .Summary}}
 <section id="summary">
 <h2>Summary</h2>
@@ -212,6 +251,16 @@ figcaption { font-size: 0.9em; color: #555; margin-top: 0.3em; }
 {{.SVG}}
 <figcaption>{{.Caption}}</figcaption>
 </figure>
+</section>
+{{- end}}
+{{- if .Provenance}}
+<section id="provenance">
+<h2>Provenance</h2>
+<table>
+{{- range .Provenance}}
+<tr><th scope="row">{{index . 0}}</th><td>{{index . 1}}</td></tr>
+{{- end}}
+</table>
 </section>
 {{- end}}
 </main>
@@ -258,35 +307,28 @@ func validate(d *Data) error {
 		return err
 	}
 
-	if len(d.True) != len(d.Predicted) {
-		return fmt.Errorf("%w: %d true labels but %d predictions", ErrData, len(d.True), len(d.Predicted))
+	if err := validateOutputs(d); err != nil {
+		return err
 	}
-	for i := range d.True {
-		if !finite(d.True[i]) || !finite(d.Predicted[i]) {
-			return fmt.Errorf("%w: true/predicted pair %d is not finite", ErrData, i)
+	if err := validateClasses(d); err != nil {
+		return err
+	}
+	for i, v := range d.FoldValues {
+		if math.IsInf(v, 0) {
+			return fmt.Errorf("%w: fold value %d is infinite", ErrData, i)
 		}
 	}
-
-	if len(d.ROCLabels) != len(d.ROCScores) {
-		return fmt.Errorf("%w: %d ROC labels but %d scores", ErrData, len(d.ROCLabels), len(d.ROCScores))
+	if len(d.FoldValues) > 0 && countFinite(d.FoldValues) == 0 {
+		return fmt.Errorf("%w: no fold value is a number", ErrData)
 	}
-	if len(d.ROCLabels) > 0 {
-		pos, neg := 0, 0
-		for i := range d.ROCLabels {
-			if !finite(d.ROCLabels[i]) || !finite(d.ROCScores[i]) {
-				return fmt.Errorf("%w: ROC label/score pair %d is not finite", ErrData, i)
-			}
-			if d.ROCLabels[i] > 0 {
-				pos++
-			} else {
-				neg++
-			}
-		}
-		if pos == 0 || neg == 0 {
-			return fmt.Errorf("%w: ROC needs both classes (%d positive, %d negative)", ErrData, pos, neg)
+	for i, v := range d.Null {
+		if !finite(v) {
+			return fmt.Errorf("%w: permutation null value %d is not finite", ErrData, i)
 		}
 	}
-
+	if len(d.Null) > 0 && (!finite(d.Observed) || !(d.PValue > 0 && d.PValue <= 1)) {
+		return fmt.Errorf("%w: permutation test: observed %g, p-value %g", ErrData, d.Observed, d.PValue)
+	}
 	if len(d.QueryDisagreement) > 0 {
 		numbers := 0
 		for i, v := range d.QueryDisagreement {

@@ -61,8 +61,8 @@ type fitFlags struct {
 	colLambda                    float64
 	colFolds, validationPairs    string
 	symmetry                     string
-	// command is the command line as parsed (the flags given, in order of
-	// definition), recorded in the report's provenance.
+	// command is the command line as parsed (the flags given, sorted by
+	// name), recorded in the report's provenance.
 	command string
 	// pretty prints the summary as a table; prettySet says --pretty was given
 	// (else the table is printed when standard output is a terminal).
@@ -448,12 +448,19 @@ func basisOf(l any) []int {
 	return nil
 }
 
-// commandLine renders the command as parsed: its path and every flag given,
-// shell-quoted where needed.
+// commandLine renders the command as parsed: its path and every flag given
+// (sorted by name, values shell-quoted where needed): the same command again.
 func commandLine(cmd *cobra.Command) string {
 	parts := []string{cmd.CommandPath()}
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		parts = append(parts, "--"+fl.Name, shellQuote(fl.Value.String()))
+		switch v := fl.Value.String(); {
+		case fl.Value.Type() == "bool" && v == "true":
+			parts = append(parts, "--"+fl.Name)
+		case fl.Value.Type() == "bool":
+			parts = append(parts, "--"+fl.Name+"="+v)
+		default:
+			parts = append(parts, "--"+fl.Name, shellQuote(v))
+		}
 	})
 	return strings.Join(parts, " ")
 }

@@ -1,24 +1,32 @@
 package main
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"runtime"
 	"slices"
+	"strconv"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/greedy"
+	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/report"
 	"github.com/rlskit/rlskit/selection"
 )
 
-// reportData gathers what the HTML report shows: the curves, the chosen point,
-// and — from the CV predictions at the best λ, first output — the prediction
-// scatter (regression), the ROC curve (two classes) or the per-query
-// disagreement (queries).
+// reportData gathers what the HTML report shows: the curves and the chosen
+// point (with its on-edge warnings), and — from the CV predictions at the
+// chosen point — one named panel per output (or, one-vs-all, the confusion
+// matrix and per-class ROC; with queries, the per-query disagreement), the
+// per-fold values, the permutation null distribution and the provenance.
 func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measure, res *selection.SearchResult, scheme selection.Scheme, classes *classInfo) report.Data {
 	curves, best := res.Curves, res.Curves[res.Best].Result
 	r := report.Data{
@@ -32,17 +40,23 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 	r.Summary = [][2]string{
 		{"data", fmt.Sprintf("%s: %d rows × %d features, outputs %v", f.data, out.NTrain, out.NFeatures, out.Outputs)},
 		{"learner", fmt.Sprintf("%s (%s form)", out.Learner, out.Form)},
-		{"kernel", out.Kernel.String()},
-		{"λ", fmt.Sprintf("%g", out.Lambda)},
+		{"kernel", specLabel(out.Kernel)},
+		{"λ", report.Pow2(out.Lambda)},
 		{"cross-validation", fmt.Sprintf("%s, %s = %.6g", out.CV.Strategy, meas.Name, best.Best.Value)},
 		{"time", fmt.Sprintf("load %.2f s, training %.2f s, cross-validation %.2f s", out.Timing.Load, out.Timing.Train, out.Timing.CV)},
+	}
+	if _, t := d.Y.Dims(); t > 1 && classes == nil {
+		r.Summary[4][1] += fmt.Sprintf(" (the mean over the %d outputs)", t)
 	}
 	if out.NBasis > 0 {
 		r.Summary = append(r.Summary, [2]string{"basis", fmt.Sprintf("%d vectors, held-out basis vectors: %s", out.NBasis, out.CV.BasisHoldOut)})
 	}
-	if out.Perm != nil {
-		r.Summary = append(r.Summary, [2]string{"permutation test", fmt.Sprintf("p = %.4g over %d permutations (null mean %.4g, sd %.4g)",
-			out.Perm.PValue, out.Perm.Permutations, out.Perm.NullMean, out.Perm.NullSD)})
+	for _, e := range res.OnEdge {
+		name := map[string]string{"lambda": "λ"}[e.Parameter]
+		if name == "" {
+			name = e.Parameter
+		}
+		r.OnEdge = append(r.OnEdge, fmt.Sprintf("the chosen %s is at the %s end of its grid", name, map[string]string{"low": "lower", "high": "upper"}[e.Side]))
 	}
 	for _, c := range curves {
 		rc := report.Curve{}
@@ -55,47 +69,156 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 		}
 		r.Curves = append(r.Curves, rc)
 	}
-	addPredictionPlots(&r, d, best.Predictions, out.NTrain)
+	addPredictionPlots(&r, d, best.Predictions, out.NTrain, classes)
+	if scheme.Kind == selection.Folds && best.Predictions != nil {
+		r.FoldValues = foldValues(d, best.Predictions, scheme.Folds, meas)
+		r.FoldNote = "the predictions of all folds scored together"
+		if scheme.FoldMean {
+			r.FoldNote = "the mean of the folds' values"
+		}
+	}
+	if pr := res.Permutation; pr != nil {
+		r.Null, r.Observed, r.PValue = pr.Null, pr.Real, pr.PValue
+	}
+	r.Provenance = provenance(f)
 	return r
 }
 
-// addPredictionPlots adds, from the CV predictions (first output; NaN rows
-// skipped), the per-query disagreement (queries), the ROC curve (two classes)
-// or the prediction scatter.
-func addPredictionPlots(r *report.Data, d *dataset.Data, pred *mat.Dense, n int) {
-	if pred == nil || d.Y == nil {
-		return
-	}
-	var y, p []float64
-	var q []int
-	for i := 0; i < n; i++ {
-		if v := pred.At(i, 0); !math.IsNaN(v) {
-			y, p = append(y, d.Y.At(i, 0)), append(p, v)
-			if d.Queries != nil {
+// foldValues scores each fold's CV predictions on its own (NaN where the
+// measure is undefined, e.g. AUC on a one-class fold).
+func foldValues(d *dataset.Data, pred *mat.Dense, folds [][]int, meas measure.Measure) []float64 {
+	out := make([]float64, len(folds))
+	for k, fold := range folds {
+		y := mat.DenseCopyOf(kernel.Rows(d.Y, fold))
+		p := mat.DenseCopyOf(kernel.Rows(pred, fold))
+		var q []int
+		if d.Queries != nil {
+			for _, i := range fold {
 				q = append(q, d.Queries[i])
 			}
 		}
-	}
-	classes := slices.Compact(slices.Sorted(slices.Values(y)))
-	switch {
-	case d.Queries != nil:
-		r.QueryDisagreement = measure.QueryDisagreements(y, p, q)
-	case len(classes) == 2:
-		for _, v := range y {
-			r.ROCLabels = append(r.ROCLabels, math.Copysign(1, v-(classes[0]+classes[1])/2))
+		v, err := meas.Score(y, p, q)
+		if err != nil {
+			v = math.NaN()
 		}
-		r.ROCScores = p
-	default:
-		r.True, r.Predicted = y, p
+		out[k] = v
+	}
+	return out
+}
+
+// provenance records where a report comes from.
+func provenance(f *fitFlags) [][2]string {
+	rows := [][2]string{
+		{"command", f.command},
+		{"rlskit", buildVersion() + " (" + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")"},
+		{"backend", linalg.Info().String()},
+		{"seed", strconv.FormatUint(f.seed, 10)},
+		{"data", dataProvenance(f.data)},
+		{"date", time.Now().UTC().Format(time.RFC3339)},
+	}
+	return rows
+}
+
+// dataProvenance names a data file with its size and SHA-256 (standard input
+// and shard patterns cannot be hashed again).
+func dataProvenance(path string) string {
+	if path == "-" {
+		return "standard input"
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return path + " (not readable again: " + err.Error() + ")"
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return path + " (not a regular file)"
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, fh); err != nil {
+		return path + " (read error: " + err.Error() + ")"
+	}
+	return fmt.Sprintf("%s, %d bytes, SHA-256 %x", path, st.Size(), h.Sum(nil))
+}
+
+// addPredictionPlots adds, from the CV predictions (NaN rows skipped): the
+// per-query disagreement of the first output (queries); for a one-vs-all
+// model the classes' scores; otherwise one named output panel per output — a
+// ROC curve for two-valued labels, else the scatter and residuals.
+func addPredictionPlots(r *report.Data, d *dataset.Data, pred *mat.Dense, n int, classes *classInfo) {
+	if pred == nil || d.Y == nil {
+		return
+	}
+	_, t := pred.Dims()
+	if classes != nil {
+		for _, c := range d.LabelNames {
+			r.Classes = append(r.Classes, classes.column+"="+c)
+		}
+		for i := 0; i < n; i++ {
+			row := pred.RawRowView(i)
+			if math.IsNaN(row[0]) {
+				continue
+			}
+			r.ClassTrue = append(r.ClassTrue, argmax(d.Y.RawRowView(i)))
+			r.ClassScores = append(r.ClassScores, slices.Clone(row))
+		}
+		return
+	}
+	for j := 0; j < t; j++ {
+		var y, p []float64
+		var q []int
+		for i := 0; i < n; i++ {
+			if v := pred.At(i, j); !math.IsNaN(v) {
+				y, p = append(y, d.Y.At(i, j)), append(p, v)
+				if d.Queries != nil {
+					q = append(q, d.Queries[i])
+				}
+			}
+		}
+		if len(y) == 0 {
+			continue
+		}
+		if d.Queries != nil {
+			if j == 0 {
+				r.QueryDisagreement = measure.QueryDisagreements(y, p, q)
+			}
+			continue
+		}
+		o := report.Output{Predicted: p}
+		if j < len(d.LabelNames) {
+			o.Name = d.LabelNames[j]
+		}
+		if classes := slices.Compact(slices.Sorted(slices.Values(y))); len(classes) == 2 {
+			o.Binary = true
+			for _, v := range y {
+				o.True = append(o.True, math.Copysign(1, v-(classes[0]+classes[1])/2))
+			}
+		} else {
+			o.True = y
+		}
+		r.Outputs = append(r.Outputs, o)
 	}
 }
 
+func argmax(v []float64) int {
+	k := 0
+	for i, x := range v {
+		if x > v[k] {
+			k = i
+		}
+	}
+	return k
+}
+
+// specLabel names a kernel setting, parameters that are powers of two as 2^k.
 func specLabel(s kernel.Spec) string {
 	switch s.Name {
 	case "gaussian":
-		return fmt.Sprintf("gamma=%g", s.Gamma)
+		return "gamma=" + report.Pow2(s.Gamma)
 	case "polynomial":
-		return fmt.Sprintf("gamma=%g coef0=%g degree=%d", s.Gamma, s.Coef0, s.Degree)
+		return fmt.Sprintf("gamma=%s coef0=%s degree=%d", report.Pow2(s.Gamma), report.Pow2(s.Coef0), s.Degree)
+	case "linear":
+		return "linear, bias=" + report.Pow2(s.Bias)
 	}
 	return s.String()
 }
@@ -152,6 +275,7 @@ func greedyReport(f *fitFlags, d *dataset.Data, out *fitOutput, p *fitPlan, res 
 		r.Summary = append(r.Summary, [2]string{"outer cross-validation", fmt.Sprintf("%d folds, %s = %.6g", out.Outer.Folds, p.meas.Name, out.Outer.Value)})
 	}
 	r.Summary = append(r.Summary, [2]string{"time", fmt.Sprintf("load %.2f s, selection %.2f s, outer %.2f s", out.Timing.Load, out.Timing.Train, out.Timing.CV)})
-	addPredictionPlots(&r, d, res.Predictions, out.NTrain)
+	addPredictionPlots(&r, d, res.Predictions, out.NTrain, nil)
+	r.Provenance = provenance(f)
 	return r, nil
 }
