@@ -142,13 +142,9 @@ func outputFigures(d *Data) ([]figure, error) {
 // prediction with the zero line.
 func residualFigure(o Output, name, id string) (figure, error) {
 	n := len(o.True)
-	m := min(n, maxScatterPoints)
-	pts := make(plotter.XYs, m)
+	pts := strided(n, func(i int) plotter.XY { return plotter.XY{X: o.Predicted[i], Y: o.True[i] - o.Predicted[i]} })
+	m := len(pts)
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for k := range m {
-		i := k * n / m
-		pts[k] = plotter.XY{X: o.Predicted[i], Y: o.True[i] - o.Predicted[i]}
-	}
 	for i := range n {
 		lo, hi = min(lo, o.Predicted[i]), max(hi, o.Predicted[i])
 	}
@@ -176,6 +172,17 @@ func residualFigure(o Output, name, id string) (figure, error) {
 		return figure{}, err
 	}
 	return figure{ID: id, Heading: "Residuals — " + name, SVG: svg, Caption: caption}, nil
+}
+
+// strided returns at most maxScatterPoints of the n points at(i), evenly
+// strided (all of them when n is at most that).
+func strided(n int, at func(i int) plotter.XY) plotter.XYs {
+	m := min(n, maxScatterPoints)
+	pts := make(plotter.XYs, m)
+	for k := range m {
+		pts[k] = at(k * n / m)
+	}
+	return pts
 }
 
 // residuals returns true − predicted.

@@ -324,13 +324,9 @@ func (thickRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 // with the y = x line, on equal axis ranges.
 func scatterFigure(o Output, name, id string) (figure, error) {
 	n := len(o.True)
-	m := min(n, maxScatterPoints)
-	pts := make(plotter.XYs, m)
+	pts := strided(n, func(i int) plotter.XY { return plotter.XY{X: o.True[i], Y: o.Predicted[i]} })
+	m := len(pts)
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for k := range m {
-		i := k * n / m // evenly strided; all points when m == n
-		pts[k] = plotter.XY{X: o.True[i], Y: o.Predicted[i]}
-	}
 	for i := range n {
 		lo = min(lo, o.True[i], o.Predicted[i])
 		hi = max(hi, o.True[i], o.Predicted[i])
