@@ -234,7 +234,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 
 	prog := newProgress(e.stderr, f.quiet)
 	defer prog.done()
-	in.observe = prog.phase
+	if !f.quiet { // the phases' estimates cost a calibration run: only when shown
+		in.observe = prog.phase
+	}
 	prob := selection.Problem{X: d.X, Method: p.learner.method(in), Standardize: f.standardize}
 	if f.basisDesign == 3 {
 		prob.Retrain = func(x mat.Matrix, k kernel.Kernel) selection.Retrainer {
