@@ -27,7 +27,11 @@ type PairSide struct {
 	Kernel   kernel.Spec
 	Width    int
 	Features []string
-	Scaler   *Scaler
+	// ZeroBased records that the side's svmlight objects were read with
+	// 0-based feature indices (scikit-learn's dump_svmlight_file), so that
+	// new objects are read the same way.
+	ZeroBased bool
+	Scaler    *Scaler
 	// Points are the (standardized) training objects: *mat.Dense,
 	// *matrix.CSR, or the unit rows of a precomputed kernel.
 	Points mat.Matrix
@@ -230,8 +234,11 @@ type pairSide struct {
 	Kernel   kernel.Spec `json:"kernel"`
 	Width    int         `json:"width"`
 	Features []string    `json:"features,omitempty"`
-	Scaler   *Scaler     `json:"scaler,omitempty"`
-	Points   *points     `json:"points"`
+	// ZeroBased is written only when true: a file without it is read as
+	// before, and a reader that does not know the field refuses the file.
+	ZeroBased bool    `json:"zero_based,omitempty"`
+	Scaler    *Scaler `json:"scaler,omitempty"`
+	Points    *points `json:"points"`
 }
 
 type pairEntries struct {
@@ -241,7 +248,7 @@ type pairEntries struct {
 }
 
 func encodeSide(s *PairSide) *pairSide {
-	out := &pairSide{Kernel: s.Kernel, Width: s.Width, Features: s.Features, Scaler: s.Scaler, Points: &points{}}
+	out := &pairSide{Kernel: s.Kernel, Width: s.Width, Features: s.Features, ZeroBased: s.ZeroBased, Scaler: s.Scaler, Points: &points{}}
 	switch q := s.Points.(type) {
 	case *matrix.CSR:
 		out.Points.Kind, out.Points.Rows, out.Points.Indptr, out.Points.Indices, out.Points.Values = "csr", q.R, q.Indptr, q.Indices, q.Values
@@ -393,7 +400,7 @@ func decodeSide(s *pairSide) (*PairSide, error) {
 			return nil, err
 		}
 	}
-	out := &PairSide{Kernel: s.Kernel, Width: s.Width, Features: s.Features, Scaler: s.Scaler}
+	out := &PairSide{Kernel: s.Kernel, Width: s.Width, Features: s.Features, ZeroBased: s.ZeroBased, Scaler: s.Scaler}
 	n := s.Points.Rows
 	if n <= 0 {
 		return nil, fmt.Errorf("%d points", n)

@@ -349,7 +349,9 @@ type pairInputs struct {
 
 // readObjects reads a --rows or --cols file: features (CSV with a header and
 // no label column, or svmlight with its labels ignored), or a kernel matrix.
-func readObjects(e *env, flag, path, format string, width int) (*dataset.Data, error) {
+// in gives --zero-based (fit: auto by default); modelZero is the base a
+// model's side records (predict), used when --zero-based is not given.
+func readObjects(e *env, flag, path, format string, width int, in inputFlags, modelZero *bool) (*dataset.Data, error) {
 	if path != "-" {
 		st, err := os.Stat(path)
 		if err != nil {
@@ -359,7 +361,10 @@ func readObjects(e *env, flag, path, format string, width int) (*dataset.Data, e
 			return nil, fmt.Errorf("%s %s: is a directory, not a data file", flag, path)
 		}
 	}
-	d, err := readData(e, path, format, "", "", width, inputFlags{}) // svmlight 1-based: pairwise models do not record a base
+	if in.zeroBased == "" && modelZero != nil && *modelZero {
+		in.zeroBased = "true"
+	}
+	d, err := readData(e, path, format, "", "", width, inputFlags{zeroBased: in.zeroBased, delimiter: in.delimiter})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
@@ -440,13 +445,13 @@ func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
 	if err := outs.CheckInputs(inputs...); err != nil {
 		return err
 	}
-	rows, err := readObjects(e, "--rows", f.rows, f.format, 0)
+	rows, err := readObjects(e, "--rows", f.rows, f.format, 0, f.in, nil)
 	if err != nil {
 		return err
 	}
 	cols := rows
 	if !p.homogeneous {
-		if cols, err = readObjects(e, "--cols", f.cols, f.format, 0); err != nil {
+		if cols, err = readObjects(e, "--cols", f.cols, f.format, 0, f.in, nil); err != nil {
 			return err
 		}
 	}
@@ -792,6 +797,7 @@ type namedModel struct {
 
 func (n *namedModel) PairModel() *model.PairPredictor {
 	pm := n.pairSolution.PairModel()
+	pm.Rows.ZeroBased, pm.Cols.ZeroBased = n.rows.ZeroBased, n.cols.ZeroBased
 	if n.rows.FeatureNames != nil && len(n.rows.FeatureNames) == pm.Rows.Width {
 		pm.Rows.Features = n.rows.FeatureNames
 	}
@@ -855,7 +861,7 @@ func runPredictPairs(e *env, f *predictFlags) error {
 	var rx, cx mat.Matrix
 	m, q := pm.Rows.Len(), pm.Cols.Len()
 	if f.rows != "" {
-		d, err := readObjects(e, "--rows", f.rows, f.format, pm.Rows.Width)
+		d, err := readObjects(e, "--rows", f.rows, f.format, pm.Rows.Width, f.in, &pm.Rows.ZeroBased)
 		if err != nil {
 			return err
 		}
@@ -869,7 +875,7 @@ func runPredictPairs(e *env, f *predictFlags) error {
 		}
 	}
 	if f.cols != "" && !pm.Homogeneous() {
-		d, err := readObjects(e, "--cols", f.cols, f.format, pm.Cols.Width)
+		d, err := readObjects(e, "--cols", f.cols, f.format, pm.Cols.Width, f.in, &pm.Cols.ZeroBased)
 		if err != nil {
 			return err
 		}

@@ -432,3 +432,66 @@ func TestPairwiseSVMLight(t *testing.T) {
 		t.Errorf("CSV %v, svmlight %v", x, y)
 	}
 }
+
+// TestPairwiseZeroBased: --rows/--cols in svmlight written 0-based (as
+// scikit-learn writes them) fit the same model as the CSV objects; the model
+// records the base, and predict reads new 0-based objects with it.
+func TestPairwiseZeroBased(t *testing.T) {
+	dir := t.TempDir()
+	toSVM := func(csvPath string, base int) string {
+		b, err := os.ReadFile(csvPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		for n, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if n == 0 {
+				continue // header
+			}
+			out.WriteString("0")
+			for j, v := range strings.Split(line, ",") {
+				if v != "0" {
+					fmt.Fprintf(&out, " %d:%s", j+base, v)
+				}
+			}
+			out.WriteString("\n")
+		}
+		p := filepath.Join(dir, fmt.Sprintf("%s.%d.svm", filepath.Base(csvPath), base))
+		if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	fit := func(rows, cols, model string) string {
+		args := []string{"fit", "--learner", "kronrls", "--rows", rows, "--cols", cols, "--pairs", dti("dti-pairs.txt"),
+			"--kernel", "gaussian", "--gamma", "0.015625", "--col-gamma", "0.05", "--lambda", "1", "--cv", "none", "--quiet", "--model", model}
+		if _, stderr, err := run(t, "", args...); err != nil {
+			t.Fatalf("%v: %s", err, stderr)
+		}
+		return readFileT(t, model)
+	}
+	csvModel := fit(dti("dti-drugs.csv"), dti("dti-targets.csv"), filepath.Join(dir, "csv.json"))
+	zeroModel := fit(toSVM(dti("dti-drugs.csv"), 0), toSVM(dti("dti-targets.csv"), 0), filepath.Join(dir, "zero.json"))
+	if strings.Count(zeroModel, `"zero_based":true`) != 2 || strings.Contains(csvModel, "zero_based") {
+		t.Fatalf("zero_based recorded %d times in the 0-based model, %v in the CSV one",
+			strings.Count(zeroModel, `"zero_based":true`), strings.Contains(csvModel, "zero_based"))
+	}
+	pairs := filepath.Join(dir, "new.txt")
+	if err := os.WriteFile(pairs, []byte("0 1\n2 3\n5 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	predict := func(model, rows string) []float64 {
+		out := filepath.Join(dir, "p.txt")
+		if _, stderr, err := run(t, "", "predict", "--model", model, "--pairs", pairs, "--rows", rows, "--out", out); err != nil {
+			t.Fatalf("%v: %s", err, stderr)
+		}
+		return readFloats(t, out)
+	}
+	want := predict(filepath.Join(dir, "csv.json"), dti("dti-drugs-new.csv"))
+	got := predict(filepath.Join(dir, "zero.json"), toSVM(dti("dti-drugs-new.csv"), 0))
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
+			t.Errorf("pair %d: 0-based svmlight %v, CSV %v", i, got[i], want[i])
+		}
+	}
+}
