@@ -57,6 +57,9 @@ func svdThinDyn(l *dynLib, a blas64.General, s []float64, u, vt blas64.General) 
 	if m == 0 || n == 0 {
 		return nil
 	}
+	if m > n {
+		return svdTallDyn(l, a, s, u, vt)
+	}
 	k := min(m, n)
 	iwork := make([]int32, 8*k)
 	var info int32
@@ -68,6 +71,52 @@ func svdThinDyn(l *dynLib, a blas64.General, s []float64, u, vt blas64.General) 
 	work := make([]float64, max(int(wq[0]), 1))
 	l.dgesdd(ch('S'), i32(n), i32(m), &a.Data[0], i32(a.Stride), &s[0], &vt.Data[0], i32(vt.Stride), &u.Data[0], i32(u.Stride), &work[0], i32(len(work)), &iwork[0], &info, 1)
 	return boolErr(info == 0)
+}
+
+// svdTallDyn is svdThinDyn for m > n. The row-major A reads as the wide
+// column-major Aᵀ, for which dgesdd factors LQ first — about twice as slow as
+// the QR it uses for a tall matrix (m = 10⁵, n = 137: 4.4 s against 2.4 s
+// with OpenBLAS). So A is handed over transposed (column-major m×n), and U and
+// Vᵀ transposed back: three O(m·n) copies, A's work array reused for U.
+func svdTallDyn(l *dynLib, a blas64.General, s []float64, u, vt blas64.General) error {
+	m, n := a.Rows, a.Cols
+	k := n
+	ac := make([]float64, m*n) // column-major m×n
+	transpose(a.Data, m, n, a.Stride, ac, m)
+	uc := a.Data[:m*k] // column-major m×k: A's work array is free now
+	vtc := make([]float64, k*n)
+	iwork := make([]int32, 8*k)
+	var info int32
+	wq := []float64{0}
+	l.dgesdd(ch('S'), i32(m), i32(n), &ac[0], i32(m), &s[0], &uc[0], i32(m), &vtc[0], i32(k), &wq[0], i32(-1), &iwork[0], &info, 1)
+	if info != 0 {
+		return ErrNoConvergence
+	}
+	work := make([]float64, max(int(wq[0]), 1))
+	l.dgesdd(ch('S'), i32(m), i32(n), &ac[0], i32(m), &s[0], &uc[0], i32(m), &vtc[0], i32(k), &work[0], i32(len(work)), &iwork[0], &info, 1)
+	if info != 0 {
+		return ErrNoConvergence
+	}
+	transpose(uc, k, m, m, u.Data, u.Stride)    // k×m row-major (Uᵀ) → U
+	transpose(vtc, n, k, k, vt.Data, vt.Stride) // n×k row-major (V) → Vᵀ
+	return nil
+}
+
+// transpose writes the rows×cols row-major src (row stride ls) transposed
+// into dst (row stride ld): dst[j·ld + i] = src[i·ls + j]. Blocked, so both
+// sides stay in cache.
+func transpose(src []float64, rows, cols, ls int, dst []float64, ld int) {
+	const b = 32
+	for i0 := 0; i0 < rows; i0 += b {
+		for j0 := 0; j0 < cols; j0 += b {
+			for i := i0; i < min(i0+b, rows); i++ {
+				row := src[i*ls : i*ls+cols]
+				for j := j0; j < min(j0+b, cols); j++ {
+					dst[j*ld+i] = row[j]
+				}
+			}
+		}
+	}
 }
 
 // potrfLowerDyn factors a = L Lᵀ into the row-major lower triangle: the
