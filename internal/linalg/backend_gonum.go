@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 )
 
 var serialMu sync.Mutex
@@ -24,6 +25,18 @@ func svdThin(a blas64.General, s []float64, u, vt blas64.General) error {
 	}
 	notice(min(a.Rows, a.Cols))
 	return svdThinGonum(a, s, u, vt)
+}
+
+// svdTall is the thin SVD of a tall A through the loaded library's tall
+// route (svdTallDyn); ok is false when there is no library or A is not tall.
+func svdTall(a *mat.Dense) (u *mat.Dense, s []float64, v *mat.Dense, ok bool, err error) {
+	m, n := a.Dims()
+	l := load()
+	if l == nil || m <= n {
+		return nil, nil, nil, false, nil
+	}
+	u, s, v, err = svdTallDyn(l, a)
+	return u, s, v, true, err
 }
 
 func potrfLower(a blas64.General) bool {

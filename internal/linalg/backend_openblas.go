@@ -13,12 +13,14 @@ import (
 	"fmt"
 	"io"
 
+	"sync"
+
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
 	blasnetlib "gonum.org/v1/netlib/blas/netlib"
 	"gonum.org/v1/netlib/lapack/lapacke"
 	lapacknetlib "gonum.org/v1/netlib/lapack/netlib"
-	"sync"
 )
 
 // Backend names the numerical backend: "openblas", linked at build time (-tags openblas).
@@ -78,6 +80,12 @@ func eigSym(a blas64.General, w []float64) error {
 		return ErrNoConvergence
 	}
 	return nil
+}
+
+// svdTall: never taken — LAPACKE's row-major dgesdd already transposes to
+// the column-major tall layout.
+func svdTall(*mat.Dense) (u *mat.Dense, s []float64, v *mat.Dense, ok bool, err error) {
+	return nil, nil, nil, false, nil
 }
 
 // svdThin: LAPACKE dgesdd with jobz 'S'.

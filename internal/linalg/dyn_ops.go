@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Our matrices are row-major; the library is column-major. A row-major m×n
@@ -57,9 +58,6 @@ func svdThinDyn(l *dynLib, a blas64.General, s []float64, u, vt blas64.General) 
 	if m == 0 || n == 0 {
 		return nil
 	}
-	if m > n {
-		return svdTallDyn(l, a, s, u, vt)
-	}
 	k := min(m, n)
 	iwork := make([]int32, 8*k)
 	var info int32
@@ -73,33 +71,36 @@ func svdThinDyn(l *dynLib, a blas64.General, s []float64, u, vt blas64.General) 
 	return boolErr(info == 0)
 }
 
-// svdTallDyn is svdThinDyn for m > n. The row-major A reads as the wide
-// column-major Aᵀ, for which dgesdd factors LQ first — about twice as slow as
-// the QR it uses for a tall matrix (m = 10⁵, n = 137: 4.4 s against 2.4 s
-// with OpenBLAS). So A is handed over transposed (column-major m×n), and U and
-// Vᵀ transposed back: three O(m·n) copies, A's work array reused for U.
-func svdTallDyn(l *dynLib, a blas64.General, s []float64, u, vt blas64.General) error {
-	m, n := a.Rows, a.Cols
-	k := n
+// svdTallDyn is the thin SVD of a tall A (m > n), A not modified. The
+// row-major A reads as the wide column-major Aᵀ, for which dgesdd factors LQ
+// first — about twice as slow as the QR it uses for a tall matrix, and far
+// slower for very tall ones (m = 10⁵, n = 137: 7.0 s against 0.9 s with
+// OpenBLAS). So A is handed over transposed (column-major m×n, one blocked
+// O(m·n) copy, which replaces the work copy the wide route makes), dgesdd
+// overwrites it with U (jobz 'O'), U is transposed back, and the column-major
+// Vᵀ read row-major is V. Peak: A, its transpose and U, as the wide route.
+func svdTallDyn(l *dynLib, a *mat.Dense) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
+	m, n := a.Dims()
+	raw := a.RawMatrix()
 	ac := make([]float64, m*n) // column-major m×n
-	transpose(a.Data, m, n, a.Stride, ac, m)
-	uc := a.Data[:m*k] // column-major m×k: A's work array is free now
-	vtc := make([]float64, k*n)
-	iwork := make([]int32, 8*k)
+	transpose(raw.Data, m, n, raw.Stride, ac, m)
+	s = make([]float64, n)
+	vtc := make([]float64, n*n) // column-major n×n
+	iwork := make([]int32, 8*n)
 	var info int32
-	wq := []float64{0}
-	l.dgesdd(ch('S'), i32(m), i32(n), &ac[0], i32(m), &s[0], &uc[0], i32(m), &vtc[0], i32(k), &wq[0], i32(-1), &iwork[0], &info, 1)
+	wq, none := []float64{0}, []float64{0}
+	l.dgesdd(ch('O'), i32(m), i32(n), &ac[0], i32(m), &s[0], &none[0], i32(1), &vtc[0], i32(n), &wq[0], i32(-1), &iwork[0], &info, 1)
 	if info != 0 {
-		return ErrNoConvergence
+		return nil, nil, nil, ErrNoConvergence
 	}
 	work := make([]float64, max(int(wq[0]), 1))
-	l.dgesdd(ch('S'), i32(m), i32(n), &ac[0], i32(m), &s[0], &uc[0], i32(m), &vtc[0], i32(k), &work[0], i32(len(work)), &iwork[0], &info, 1)
+	l.dgesdd(ch('O'), i32(m), i32(n), &ac[0], i32(m), &s[0], &none[0], i32(1), &vtc[0], i32(n), &work[0], i32(len(work)), &iwork[0], &info, 1)
 	if info != 0 {
-		return ErrNoConvergence
+		return nil, nil, nil, ErrNoConvergence
 	}
-	transpose(uc, k, m, m, u.Data, u.Stride)    // k×m row-major (Uᵀ) → U
-	transpose(vtc, n, k, k, vt.Data, vt.Stride) // n×k row-major (V) → Vᵀ
-	return nil
+	u = mat.NewDense(m, n, nil)
+	transpose(ac, n, m, m, u.RawMatrix().Data, n) // n×m row-major (Uᵀ) → U
+	return u, s, mat.NewDense(n, n, vtc), nil
 }
 
 // transpose writes the rows×cols row-major src (row stride ls) transposed

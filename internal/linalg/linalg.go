@@ -53,6 +53,9 @@ func EigSym(a *mat.Dense) (w []float64, v *mat.Dense, err error) {
 // and s (length k) is descending. A is not modified. O(m·n·k): dgesdd in the
 // openblas build, gonum's Dgesvd otherwise.
 func SVD(a *mat.Dense) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
+	if u, s, v, ok, err := svdTall(a); ok {
+		return u, s, v, err
+	}
 	m, n := a.Dims()
 	k := min(m, n)
 	work := mat.DenseCopyOf(a)
