@@ -78,7 +78,10 @@ func newFit(e *env) *cobra.Command {
 with the exact shortcuts: one factorization, then every λ and every fold is cheap.
 
 It prints one JSON object: learner, kernel, lambda, n_train and
-cv: {strategy, measure, curve: [{lambda, value}], best: {lambda, value}}.
+cv: {strategy, measure, curve: [{lambda, value}], best: {lambda, value, on_edge}}
+— as a table instead with --pretty, the default when standard output is a
+terminal. Progress goes to stderr by phases (kernel matrix, eigendecomposition,
+λ path and CV) with an ETA. Exit status 2 for a usage error, 1 for a failure.
 
 SPEC is comma-separated values (0.1,1,10) or a base-2 range 2^a..2^b.
 --cv is none, loo, kfold:K (seeded by --seed), lgo (leave-group-out over the
