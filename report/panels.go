@@ -151,6 +151,7 @@ func residualFigure(o Output, name, id string) (figure, error) {
 	if hi == lo {
 		lo, hi = lo-1, hi+1
 	}
+	lo, hi = lo-0.03*(hi-lo), hi+0.03*(hi-lo) // the outermost dots drawn whole
 	p := newPlot("Residuals of "+name, "CV prediction", "true − CV prediction")
 	zero, err := plotter.NewLine(plotter.XYs{{X: lo, Y: 0}, {X: hi, Y: 0}})
 	if err != nil {
@@ -162,8 +163,19 @@ func residualFigure(o Output, name, id string) (figure, error) {
 		return figure{}, err
 	}
 	c := palette1(1)
-	s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: 2, Shape: draw.CircleGlyph{}}
+	s.GlyphStyle = draw.GlyphStyle{Color: c, Radius: dotRadius(m), Shape: draw.CircleGlyph{}}
 	p.Add(zero, s)
+	rlo, rhi := math.Inf(1), math.Inf(-1)
+	for i := range n {
+		r := o.True[i] - o.Predicted[i]
+		rlo, rhi = min(rlo, r), max(rhi, r)
+	}
+	rlo, rhi = min(rlo, 0), max(rhi, 0)
+	if rhi == rlo {
+		rlo, rhi = rlo-1, rhi+1
+	}
+	p.X.Min, p.X.Max = lo, hi
+	p.Y.Min, p.Y.Max = rlo-0.04*(rhi-rlo), rhi+0.04*(rhi-rlo)
 	mean, sd := meanSD(residuals(o))
 	caption := fmt.Sprintf("%s of %s; dashed line: zero. Residual mean %s, standard deviation %s: a trend or a funnel shape shows what the model misses.",
 		shown(m, n), name, num(mean), num(sd))
@@ -172,6 +184,17 @@ func residualFigure(o Output, name, id string) (figure, error) {
 		return figure{}, err
 	}
 	return figure{ID: id, Heading: "Residuals — " + name, SVG: svg, Caption: caption}, nil
+}
+
+// dotRadius is the radius of a scatter's dots: larger when they are few.
+func dotRadius(n int) vg.Length {
+	switch {
+	case n <= 100:
+		return 3.2
+	case n <= 1000:
+		return 2.4
+	}
+	return 1.8
 }
 
 // strided returns at most maxScatterPoints of the n points at(i), evenly
@@ -272,21 +295,26 @@ func heatmapFigure(d *Data) (figure, error) {
 	for _, l := range d.Curves[0].Lambdas {
 		g.x = append(g.x, math.Log2(l))
 	}
+	var all []float64
+	for _, c := range d.Curves {
+		all = append(all, c.Values...)
+	}
+	sc := newColourScale(all, logScale([][]float64{all}), d.HigherIsBetter)
 	var rowTicks []plot.Tick
 	for i, c := range d.Curves {
-		g.z = append(g.z, c.Values)
+		row := make([]float64, len(c.Values))
+		for j, v := range c.Values {
+			row[j] = sc.at(v)
+		}
+		g.z = append(g.z, row)
 		rowTicks = append(rowTicks, plot.Tick{Value: float64(i), Label: curveLabel(d.Curves, i)})
 	}
-	lo, hi := g.Min(), g.Max()
-	if !(lo < hi) {
-		lo, hi = lo-0.5, hi+0.5
-	}
+	lo, hi := sc.Lo, sc.Hi
 	cm := moreland.Kindlmann()
 	cm.SetMin(lo)
 	cm.SetMax(hi + 0.15*(hi-lo)) // Kindlmann ends in white: keep the worst cells coloured
-	hi = cm.Max()
 	hm := plotter.NewHeatMap(g, cm.Palette(128))
-	hm.Min, hm.Max = lo, hi
+	hm.Min, hm.Max = lo, cm.Max()
 	hm.NaN = color.Gray{Y: 0xcc}
 	measure := measureName(d)
 	p := newPlot("Cross-validated "+measure+" over the grid", "log₂ λ", "")
@@ -300,15 +328,30 @@ func heatmapFigure(d *Data) (figure, error) {
 	best.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{0xd6, 0x27, 0x28, 0xff}, Radius: 6, Shape: thickRing{}}
 	p.Add(best)
 
-	bar, err := colorBar(cm, lo, hi, measure)
+	bar, err := colorBar(cm, lo, cm.Max(), hi, measure, barTicks{sc})
 	if err != nil {
 		return figure{}, err
 	}
 
-	better := "darker is lower"
-	caption := fmt.Sprintf("Each cell is the CV %s of one kernel setting (row) and λ (column); colour bar on the right, %s; the chosen cell is ringed (%s, λ = %s, %s = %s). Grey cells have no value.",
-		measure, better, curveLabel(d.Curves, d.BestCurve), Pow2(d.BestLambda), measure, num(d.BestValue))
-	svg, err := renderSide(p, bar, 70, "Heatmap of the cross-validated "+measure+" over kernel settings and lambda")
+	better := "darker is lower, lower is better"
+	if d.HigherIsBetter {
+		better = "darker is lower, higher is better"
+	}
+	caption := fmt.Sprintf("Each cell is the CV %s of one kernel setting (row) and λ (column); colour bar on the right, %s",
+		measure, better)
+	if sc.Log {
+		caption += ", on a log scale (the values span more than a decade)"
+	}
+	caption += "."
+	if sc.ClipHigh {
+		caption += fmt.Sprintf(" Colours stop at %s (the worst quarter of the cells): cells at or above it share the lightest colour, so that the good region is resolved.", num(sc.value(sc.Hi)))
+	}
+	if sc.ClipLow {
+		caption += fmt.Sprintf(" Colours stop at %s (the worst quarter of the cells): cells at or below it share the darkest colour, so that the good region is resolved.", num(sc.value(sc.Lo)))
+	}
+	caption += fmt.Sprintf(" The chosen cell is ringed (%s, λ = %s, %s = %s). Grey cells have no value.",
+		curveLabel(d.Curves, d.BestCurve), Pow2(d.BestLambda), measure, num(d.BestValue))
+	svg, err := renderSide(p, bar, 100, "Heatmap of the cross-validated "+measure+" over kernel settings and lambda")
 	if err != nil {
 		return figure{}, err
 	}
@@ -378,10 +421,7 @@ func confusionFigure(d *Data, counts [][]float64, correct int) (figure, error) {
 			lab.Labels = append(lab.Labels, strconv.Itoa(int(counts[i][j])))
 		}
 	}
-	cm := moreland.ExtendedBlackBody()
-	cm.SetMin(0)
-	cm.SetMax(math.Max(maxCount, 1))
-	pal := plotpalette.Reverse(cm).Palette(64)
+	pal := bluePalette(64)
 	var grid countGrid = counts
 	if k == 1 {
 		return figure{}, fmt.Errorf("%w: one class", ErrData)
@@ -548,21 +588,27 @@ func foldFigure(d *Data) (figure, error) {
 }
 
 // nullFigure draws the permutation test's null distribution with the
-// observed value.
+// observed value. The bins cover the null values only; the observed value is
+// a line on the same axis unless it lies more than the null's own range away
+// from it, when the axis keeps to the null and an arrow at its edge points to
+// the observed value (stated in the label and the caption).
 func nullFigure(d *Data) (figure, error) {
 	measure := measureName(d)
-	lo, hi := math.Min(slices.Min(d.Null), d.Observed), math.Max(slices.Max(d.Null), d.Observed)
-	if lo == hi {
-		lo, hi = lo-0.5, hi+0.5
+	nlo, nhi := slices.Min(d.Null), slices.Max(d.Null)
+	if nlo == nhi {
+		h := max(math.Abs(nlo)*0.01, 1e-6)
+		nlo, nhi = nlo-h, nhi+h
 	}
-	nb := min(max(len(d.Null)/10, 8), 40)
-	w := (hi - lo) / float64(nb)
+	width := nhi - nlo
+	near := d.Observed >= nlo-width && d.Observed <= nhi+width
+	nb := min(max(len(d.Null)/5, 8), 30)
+	w := width / float64(nb)
 	bins := make([]plotter.HistogramBin, nb)
 	for i := range bins {
-		bins[i].Min, bins[i].Max = lo+float64(i)*w, lo+float64(i+1)*w
+		bins[i].Min, bins[i].Max = nlo+float64(i)*w, nlo+float64(i+1)*w
 	}
 	for _, v := range d.Null {
-		bins[min(int((v-lo)/w), nb-1)].Weight++
+		bins[min(max(int((v-nlo)/w), 0), nb-1)].Weight++
 	}
 	p := newPlot("Permutation test: best CV "+measure+" of permuted labels", measure, "permutations")
 	h := &plotter.Histogram{Bins: bins, Width: w, FillColor: palette[0], LineStyle: draw.LineStyle{Color: color.White, Width: 0.5}}
@@ -571,19 +617,44 @@ func nullFigure(d *Data) (figure, error) {
 	for _, b := range bins {
 		ymax = max(ymax, b.Weight)
 	}
-	obs, err := plotter.NewLine(plotter.XYs{{X: d.Observed, Y: 0}, {X: d.Observed, Y: ymax}})
-	if err != nil {
-		return figure{}, err
+	lo, hi := nlo, nhi
+	if near {
+		lo, hi = min(lo, d.Observed), max(hi, d.Observed)
 	}
-	obs.LineStyle = draw.LineStyle{Color: palette[3], Width: 2.5}
-	p.Add(obs)
-	p.Legend.Add("permuted labels", h)
-	p.Legend.Add("real labels", obs)
-	pad := (hi - lo) * 0.03
+	pad := (hi - lo) * 0.04
 	p.X.Min, p.X.Max = lo-pad, hi+pad
+	p.Y.Min, p.Y.Max = 0, ymax*1.12
+	obsStyle := draw.LineStyle{Color: palette[3], Width: 2.5}
+	where := ""
+	if near {
+		obs, err := plotter.NewLine(plotter.XYs{{X: d.Observed, Y: 0}, {X: d.Observed, Y: ymax * 1.12}})
+		if err != nil {
+			return figure{}, err
+		}
+		obs.LineStyle = obsStyle
+		p.Add(obs)
+		p.Legend.Add("real labels", obs)
+	} else {
+		x, text, align := p.X.Min, "← real labels: "+num(d.Observed), draw.XLeft
+		if d.Observed > nhi {
+			x, text, align = p.X.Max, "real labels: "+num(d.Observed)+" →", draw.XRight
+		}
+		l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: ymax * 1.06}}, Labels: []string{text}})
+		if err != nil {
+			return figure{}, err
+		}
+		l.TextStyle[0].Font = sans(10)
+		l.TextStyle[0].Color = palette[3]
+		l.TextStyle[0].XAlign, l.TextStyle[0].YAlign = align, draw.YCenter
+		p.Add(l)
+		p.Legend.Add("real labels (off scale, arrow)", &plotter.Line{LineStyle: obsStyle})
+		where = " The real labels' value lies far outside the null distribution (off the axis, at the arrow)."
+	}
+	p.Legend.Add("permuted labels", h)
 	mean, sd := meanSD(d.Null)
-	caption := fmt.Sprintf("%s, each the best CV %s over the same grid; mean %s, sd %s. Real labels: %s, p = %s (the share of permutations at least as good, counting the real labelling).",
-		plural(len(d.Null), "permutation", "permutations"), measure, num(mean), num(sd), num(d.Observed), num(d.PValue))
+	caption := fmt.Sprintf("%s, each the best CV %s over the same grid; mean %s, sd %s, range %s … %s. Real labels: %s = %s, p = %s (the share of permutations at least as good, counting the real labelling).%s",
+		plural(len(d.Null), "permutation", "permutations"), measure, num(mean), num(sd), num(slices.Min(d.Null)), num(slices.Max(d.Null)),
+		measure, num(d.Observed), num(d.PValue), where)
 	svg, err := renderSVG(p, "Histogram of the permutation null distribution")
 	if err != nil {
 		return figure{}, err
@@ -603,13 +674,14 @@ func (g barGrid) Z(c, r int) float64 { return g.Y(r) }
 func (g barGrid) X(c int) float64    { return float64(c) }
 func (g barGrid) Y(r int) float64    { return g.lo + (float64(r)+0.5)*g.step }
 
-// colorBar is a vertical colour scale from lo to hi, drawn with vector cells
-// (gonum's ColorBar draws an embedded image, which the report avoids).
-func colorBar(cm plotpalette.ColorMap, lo, hi float64, label string) (*plot.Plot, error) {
+// colorBar is a vertical colour scale from lo to hi (the colour map cm
+// spread over [lo, cmax]), its axis labelled by ticks, drawn with vector
+// cells (gonum's ColorBar draws an embedded image, which the report avoids).
+func colorBar(cm plotpalette.ColorMap, lo, cmax, hi float64, label string, ticks plot.Ticker) (*plot.Plot, error) {
 	const n = 64
 	g := barGrid{lo: lo, step: (hi - lo) / n, n: n}
-	hm := plotter.NewHeatMap(g, cm.Palette(n))
-	hm.Min, hm.Max = lo, hi
+	hm := plotter.NewHeatMap(g, cm.Palette(128))
+	hm.Min, hm.Max = lo, cmax
 	bar := plot.New()
 	bar.Add(hm)
 	bar.HideX()
@@ -617,5 +689,6 @@ func colorBar(cm plotpalette.ColorMap, lo, hi float64, label string) (*plot.Plot
 	bar.Y.Label.TextStyle.Font = sans(10)
 	bar.Y.Tick.Label.Font = sans(9)
 	bar.Y.Min, bar.Y.Max = lo, hi
+	bar.Y.Tick.Marker = ticks
 	return bar, nil
 }

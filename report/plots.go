@@ -225,7 +225,7 @@ func cvFigure(d *Data) (figure, error) {
 	logY := logScale(all)
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
 	}
 	several := len(d.Curves) > 1
 
@@ -278,8 +278,14 @@ func cvFigure(d *Data) (figure, error) {
 	}
 	caption := fmt.Sprintf("Chosen (ringed): %s, %s = %s. %s, %s in all; a gap marks λ values without a %s.",
 		chosen, measure, num(d.BestValue), plural(len(d.Curves), "curve", "curves"), plural(points, "point", "points"), measure)
+	if d.ValueNote != "" {
+		caption += " The " + measure + " is " + d.ValueNote + "."
+	}
 	if logY {
 		caption += " The y axis is logarithmic: the values span more than a decade."
+	}
+	if len(d.FoldValues) == 0 && d.NoFoldNote != "" {
+		caption += " " + d.NoFoldNote
 	}
 	for _, e := range d.OnEdge {
 		caption += " Warning: " + e + "."
@@ -347,7 +353,7 @@ func scatterFigure(o Output, name, id string) (figure, error) {
 	if err != nil {
 		return figure{}, fmt.Errorf("report: scatter: %w", err)
 	}
-	s.GlyphStyle = draw.GlyphStyle{Color: palette1(0), Radius: 2, Shape: draw.CircleGlyph{}}
+	s.GlyphStyle = draw.GlyphStyle{Color: palette1(0), Radius: dotRadius(m), Shape: draw.CircleGlyph{}}
 	p.Add(diag, s)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
 

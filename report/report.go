@@ -70,6 +70,11 @@ type Data struct {
 	// BestLambda (positive, finite) and BestValue (finite) locate the
 	// chosen point, marked on the CV plot.
 	BestLambda, BestValue float64
+	// ValueNote says what the CV values are computed over, completing
+	// "The <measure> is …", e.g. "the mean over the 3 outputs of each
+	// output's mse over the 20 leave-one-out predictions"; it is printed in
+	// the CV plot's caption. Empty omits it.
+	ValueNote string
 
 	// Steps are feature-selection curves over the number of features (one
 	// per λ); empty omits the plot. BestSteps indexes the chosen curve and
@@ -97,6 +102,10 @@ type Data struct {
 	// (e.g. "pooled over all folds"). Empty omits the panel.
 	FoldValues []float64
 	FoldNote   string
+	// NoFoldNote, when FoldValues is empty, says why there is no per-fold
+	// panel (e.g. "Leave-one-out: each fold is one row, ..."); it is a
+	// sentence of the CV plot's caption. Empty omits it.
+	NoFoldNote string
 
 	// Null holds the permutation test's best CV values of the permuted
 	// labellings, drawn as a histogram with Observed (the real labels'

@@ -47,6 +47,8 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 	}
 	if _, t := d.Y.Dims(); t > 1 && classes == nil {
 		r.Summary[4][1] += fmt.Sprintf(" (the mean over the %d outputs)", t)
+	} else if classes != nil {
+		r.Summary[4][1] += fmt.Sprintf(" (one-vs-all over the %d classes)", t)
 	}
 	if out.NBasis > 0 {
 		r.Summary = append(r.Summary, [2]string{"basis", fmt.Sprintf("%d vectors, held-out basis vectors: %s", out.NBasis, out.CV.BasisHoldOut)})
@@ -70,6 +72,8 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 		r.Curves = append(r.Curves, rc)
 	}
 	addPredictionPlots(&r, d, best.Predictions, out.NTrain, classes)
+	_, t := d.Y.Dims()
+	r.ValueNote = valueNote(scheme, predictedRows(best.Predictions), t, classes != nil)
 	if scheme.Kind == selection.Folds && best.Predictions != nil {
 		r.FoldValues = foldValues(d, best.Predictions, scheme.Folds, meas)
 		r.FoldNote = "the predictions of all folds scored together"
@@ -77,11 +81,63 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 			r.FoldNote = "the mean of the folds' values"
 		}
 	}
+	switch scheme.Kind {
+	case selection.LOO:
+		r.NoFoldNote = "No per-fold panel: leave-one-out holds out one row at a time, and a single row has no spread to show"
+		if len(r.Outputs) > 0 && !r.Outputs[0].Binary {
+			r.NoFoldNote += " — each row's own error is in the residual plots below."
+		} else {
+			r.NoFoldNote += " (nor, for a ranking measure, a value)."
+		}
+	case selection.LPO:
+		r.NoFoldNote = "No per-fold panel: leave-pair-out holds out one pair at a time, which has no value of its own to spread."
+	}
 	if pr := res.Permutation; pr != nil {
 		r.Null, r.Observed, r.PValue = pr.Null, pr.Real, pr.PValue
 	}
 	r.Provenance = provenance(f)
 	return r
+}
+
+// predictedRows counts the rows with a CV prediction (NaN rows were in no
+// fold).
+func predictedRows(pred *mat.Dense) int {
+	if pred == nil {
+		return 0
+	}
+	m, _ := pred.Dims()
+	n := 0
+	for i := range m {
+		if !math.IsNaN(pred.At(i, 0)) {
+			n++
+		}
+	}
+	return n
+}
+
+// valueNote says what the CV value is computed over (see report.Data's
+// ValueNote): the scheme's predictions, and for several outputs (not one-vs-
+// all, whose measure scores the classes together) the mean over them.
+func valueNote(scheme selection.Scheme, rows, outputs int, oneVsAll bool) string {
+	var over string
+	switch scheme.Kind {
+	case selection.LOO:
+		over = fmt.Sprintf("the %d leave-one-out predictions", rows)
+	case selection.Folds:
+		if scheme.FoldMean {
+			over = fmt.Sprintf("the %d folds, each fold scored on its own and the folds' values averaged", len(scheme.Folds))
+		} else {
+			over = fmt.Sprintf("the %d CV predictions of the %d folds, pooled", rows, len(scheme.Folds))
+		}
+	case selection.LPO:
+		over = "the leave-pair-out predictions of every pair"
+	default:
+		return ""
+	}
+	if outputs > 1 && !oneVsAll {
+		return fmt.Sprintf("the mean over the %d outputs of each output's value over %s", outputs, over)
+	}
+	return "computed over " + over
 }
 
 // foldValues scores each fold's CV predictions on its own (NaN where the
@@ -268,7 +324,7 @@ func greedyReport(f *fitFlags, d *dataset.Data, out *fitOutput, p *fitPlan, res 
 		{"data", fmt.Sprintf("%s: %d rows × %d features, outputs %v", f.data, out.NTrain, out.NFeatures, out.Outputs)},
 		{"learner", fmt.Sprintf("greedy RLS, linear kernel (bias %g), %d of %d features", f.bias, res.K, out.NFeatures)},
 		{"features", fmt.Sprintf("%v", names)},
-		{"λ", fmt.Sprintf("%g", res.Lambda)},
+		{"λ", report.Pow2(res.Lambda)},
 		{"selection criterion", fmt.Sprintf("%s, %s = %.6g (optimistic: it chose the features)", out.CV.Strategy, p.meas.Name, res.Value)},
 	}
 	if out.Outer != nil {
