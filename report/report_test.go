@@ -187,8 +187,8 @@ func TestWriteOptionalSections(t *testing.T) {
 	}
 }
 
-// TestPow2: kernel parameters and λ print as 2^k when they are powers of two.
-func TestPow2(t *testing.T) {
+// TestPowerOfTwoLabel: kernel parameters and λ print as 2^k when they are powers of two.
+func TestPowerOfTwoLabel(t *testing.T) {
 	for v, want := range map[float64]string{
 		0.0078125: "2^-7", 0.25: "2^-2", 4: "2^2", 1024: "2^10", 0.5: "0.5", 1: "1", 2: "2",
 		0.1: "0.1", 3: "3", 0: "0", -4: "-4", math.Exp2(-40): "2^-40",
@@ -640,28 +640,8 @@ func TestRenderChromium(t *testing.T) {
 	}
 	dir := t.TempDir()
 	full := render(t, fullData())
-	head := full[:strings.Index(full, "<main>")+len("<main>")]
 	for _, id := range sectionIDs {
-		start := strings.Index(full, `<section id="`+id+`">`)
-		if start < 0 {
-			t.Errorf("section %s missing", id)
-			continue
-		}
-		end := start + strings.Index(full[start:], "</section>") + len("</section>")
-		page := filepath.Join(dir, id+".html")
-		if err := os.WriteFile(page, []byte(head+full[start:end]+"</main></body></html>"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		img := screenshot(t, bin, page, 800)
-		if err := checkPlots(img, 1); err != nil {
-			t.Errorf("section %s rendered: %v", id, err)
-			keep := filepath.Join(os.TempDir(), "report_chromium_"+id+".png")
-			if f, err := os.Create(keep); err == nil {
-				_ = png.Encode(f, img)
-				f.Close()
-				t.Logf("screenshot kept at %s", keep)
-			}
-		}
+		checkSectionAlone(t, bin, dir, full, id)
 	}
 
 	stripped := svgElement.ReplaceAllString(full, "")
@@ -674,6 +654,74 @@ func TestRenderChromium(t *testing.T) {
 	}
 	if n := len(plotBands(screenshot(t, bin, bare, 3000))); n != 0 {
 		t.Errorf("report without SVGs shows %d plot bands, want 0", n)
+	}
+}
+
+// checkSectionAlone writes the section id of the document full alone on a
+// page (with the document's head) and checks in headless Chromium that it
+// shows one drawn plot; a failing screenshot is kept in the temp directory.
+func checkSectionAlone(t *testing.T, bin, dir, full, id string) {
+	t.Helper()
+	head := full[:strings.Index(full, "<main>")+len("<main>")]
+	start := strings.Index(full, `<section id="`+id+`">`)
+	if start < 0 {
+		t.Errorf("section %s missing", id)
+		return
+	}
+	end := start + strings.Index(full[start:], "</section>") + len("</section>")
+	page := filepath.Join(dir, id+".html")
+	if err := os.WriteFile(page, []byte(head+full[start:end]+"</main></body></html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	img := screenshot(t, bin, page, 800)
+	if err := checkPlots(img, 1); err != nil {
+		t.Errorf("section %s rendered: %v", id, err)
+		keep := filepath.Join(os.TempDir(), "report_chromium_"+id+".png")
+		if f, err := os.Create(keep); err == nil {
+			_ = png.Encode(f, img)
+			f.Close()
+			t.Logf("screenshot kept at %s", keep)
+		}
+	}
+}
+
+// TestRenderChromiumOutputs: a three-output report has one scatter and one
+// residual panel per output, with the output's name in the id's heading, and
+// each renders as a drawn plot.
+func TestRenderChromiumOutputs(t *testing.T) {
+	bin := chromiumBinary(t)
+	if testing.Short() {
+		t.Skip("skipping browser rendering in -short mode")
+	}
+	d := fullData()
+	d.Classes, d.ClassTrue, d.ClassScores, d.Null, d.FoldValues, d.QueryDisagreement = nil, nil, nil, nil, nil, nil
+	rng := rand.New(rand.NewPCG(3, 4))
+	names := []string{"weight", "waist", "pulse"}
+	d.Outputs = nil
+	for k, name := range names {
+		o := Output{Name: name}
+		for range 200 { // dense enough for plotBands
+			y := 100*float64(k+1) + 10*rng.NormFloat64()
+			o.True, o.Predicted = append(o.True, y), append(o.Predicted, y+5*rng.NormFloat64())
+		}
+		d.Outputs = append(d.Outputs, o)
+	}
+	full := render(t, d)
+	if strings.Contains(full, `id="output-4-`) {
+		t.Error("a fourth output panel")
+	}
+	dir := t.TempDir()
+	for i, name := range names {
+		for _, kind := range []struct{ id, heading string }{
+			{fmt.Sprintf("output-%d-scatter", i+1), "Predictions vs. true labels — " + name},
+			{fmt.Sprintf("output-%d-residuals", i+1), "Residuals — " + name},
+		} {
+			if !strings.Contains(full, `<section id="`+kind.id+`">`+"\n<h2>"+kind.heading+"</h2>") {
+				t.Errorf("no section %s headed %q", kind.id, kind.heading)
+				continue
+			}
+			checkSectionAlone(t, bin, dir, full, kind.id)
+		}
 	}
 }
 

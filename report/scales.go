@@ -10,8 +10,9 @@ import (
 	"gonum.org/v1/plot"
 )
 
-// logTicks marks a log₁₀ axis: labelled ticks at 1, 2 and 5 × 10^k when the
-// range spans at most two and a half decades (so that a curve's minimum is
+// logTicks marks a log₁₀ axis: labelled ticks at every m × 10^k (m = 1…9)
+// over at most 1.2 decades, at 1, 2 and 5 × 10^k when the range spans at
+// most two and a half decades (so that a curve's minimum is
 // near a labelled value), else at the powers of ten (every second, fifth, …
 // power over very wide ranges), with unlabelled ticks at the other integer
 // multiples of each power when there is room.
@@ -35,7 +36,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			if v < lo*(1-1e-12) || v > hi*(1+1e-12) {
 				continue
 			}
-			labelled := m == 1 && k%step == 0 || span <= 2.5 && (m == 2 || m == 5)
+			labelled := m == 1 && k%step == 0 || span <= 2.5 && (m == 2 || m == 5) || span <= 1.2
 			if !labelled && last-first > 6 {
 				continue // no minor ticks on a crowded axis
 			}

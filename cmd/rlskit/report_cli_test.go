@@ -64,6 +64,10 @@ func TestReportPerOutput(t *testing.T) {
 	if !strings.Contains(sectionText(doc, "summary"), "the mean over the 3 outputs") {
 		t.Error("summary does not say the CV value averages the outputs")
 	}
+	if !strings.Contains(strings.Join(strings.Fields(sectionText(doc, "cv-curve")), " "),
+		"The mse is the mean over the 3 outputs of each output's value over the 20 leave-one-out predictions.") {
+		t.Error("the CV caption does not say the value averages the outputs' LOO mse")
+	}
 	if strings.Contains(doc, `id="output-4-`) {
 		t.Error("a fourth output panel")
 	}
@@ -92,6 +96,10 @@ func TestReportPanels(t *testing.T) {
 			"--gamma-grid", "2^-12..2^-8", "--standardize", "--lambda-grid", "2^-10..2^0", "--cv", "loo"},
 			[]string{"cv-curve", "heatmap", "output-1-scatter", "output-1-residuals"},
 			map[string][]string{"heatmap": {"gamma=2^-12", "gamma=2^-8"}, "cv-curve": {"gamma=2^-10"}}},
+		{"degree and coef0 grid", []string{"--data", "../../docs/data/diabetes-train.csv", "--label", "progression", "--kernel", "polynomial",
+			"--degree-grid", "1,2", "--coef0-grid", "1,4", "--standardize", "--lambda-grid", "2^-2..2^6", "--cv", "kfold:3"},
+			[]string{"cv-curve", "heatmap", "fold-spread"},
+			map[string][]string{"heatmap": {"coef0=1 degree=1", "coef0=2^2 degree=2"}, "cv-curve": {"coef0=2^2 degree=1"}}},
 		{"permutations", []string{"--data", wine, "--label", "class", "--lambda-grid", "2^0..2^4", "--cv", "kfold:3", "--permutations", "19"},
 			[]string{"permutation-null", "fold-spread"},
 			map[string][]string{"permutation-null": {"19 permutations", "p = "}}},
@@ -150,6 +158,122 @@ func TestReportProvenance(t *testing.T) {
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(prov), " "), want) {
 			t.Errorf("provenance lacks %q:\n%s", want, prov)
+		}
+	}
+}
+
+// captionNumber finds re's first submatch in the text of section id and
+// parses it, failing the test when there is none.
+func captionNumber(t *testing.T, doc, id, re string) float64 {
+	t.Helper()
+	sec := strings.Join(strings.Fields(sectionText(doc, id)), " ")
+	m := regexp.MustCompile(re).FindStringSubmatch(sec)
+	if m == nil {
+		t.Fatalf("section %s: no match for %q in:\n%s", id, re, sec)
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		t.Fatalf("section %s: %q: %v", id, m[1], err)
+	}
+	return v
+}
+
+// near4 reports whether a printed with 4 significant digits equals b.
+func near4(a, b float64) bool { return abs(a-b) <= 5e-4*abs(b)+1e-12 }
+
+// TestReportNumbersAgree: every caption number that claims to be the CV value
+// (the CV curve's chosen point, the heatmap's ringed cell, the fold panel's CV
+// line, the permutation test's real labels, and the mse of the one output
+// over all its CV predictions) equals the JSON summary's CV value; the
+// permutation p-value and null mean are the JSON's; the fold panel counts the
+// k folds of a k-fold scheme and its folds' values vary around the CV value.
+func TestReportNumbersAgree(t *testing.T) {
+	doc, o := fitReport(t, "--data", "../../docs/data/diabetes-train.csv", "--label", "progression", "--kernel", "gaussian",
+		"--gamma-grid", "2^-12..2^-8", "--standardize", "--lambda-grid", "2^-10..2^0", "--cv", "kfold:5", "--permutations", "19")
+	cv := o.CV.Best.Value
+	num := `([0-9.e+-]+[0-9])`
+	for _, c := range []struct{ id, re string }{
+		{"cv-curve", `Chosen \(ringed\): [^,]+, gamma=[^,]+, mse = ` + num},
+		{"heatmap", `The chosen cell is ringed \([^)]*mse = ` + num + `\)`},
+		{"fold-spread", `The CV value mse = ` + num},
+		{"permutation-null", `Real labels: mse = ` + num},
+		{"output-1-scatter", `over these 342 CV predictions: ` + num},
+	} {
+		if v := captionNumber(t, doc, c.id, c.re); !near4(v, cv) {
+			t.Errorf("section %s shows %v, the JSON CV value is %v", c.id, v, cv)
+		}
+	}
+	if !strings.Contains(sectionText(doc, "cv-curve"), "computed over the 342 CV predictions of the 5 folds, pooled") {
+		t.Error("the CV caption does not say what the value is computed over")
+	}
+	if p := captionNumber(t, doc, "permutation-null", `p = ([0-9.]+[0-9])`); o.Perm == nil || !near4(p, o.Perm.PValue) {
+		t.Errorf("permutation p = %v, JSON %+v", p, o.Perm)
+	}
+	if m := captionNumber(t, doc, "permutation-null", `mean ([0-9.e+-]+[0-9]), sd`); !near4(m, o.Perm.NullMean) {
+		t.Errorf("null mean %v, JSON %v", m, o.Perm.NullMean)
+	}
+	if !strings.Contains(sectionText(doc, "fold-spread"), "5 of 5 folds have a value") {
+		t.Errorf("fold spread does not show the 5 folds:\n%s", sectionText(doc, "fold-spread"))
+	}
+	lo := captionNumber(t, doc, "fold-spread", `range ([0-9.e+-]+[0-9]) …`)
+	hi := captionNumber(t, doc, "fold-spread", `… ([0-9.e+-]+[0-9])\. `)
+	if !(lo < cv && cv < hi) {
+		t.Errorf("folds' range %v … %v does not straddle the pooled CV value %v", lo, hi, cv)
+	}
+}
+
+// TestReportLOONoFolds: leave-one-out has no per-fold panel and the CV caption
+// says why.
+func TestReportLOONoFolds(t *testing.T) {
+	doc, _ := fitReport(t, "--data", "../../docs/data/diabetes-train.csv", "--label", "progression", "--cv", "loo",
+		"--lambda-grid", "2^-4..2^4")
+	if sectionText(doc, "fold-spread") != "" {
+		t.Error("a fold-spread panel for leave-one-out")
+	}
+	cap := sectionText(doc, "cv-curve")
+	for _, want := range []string{"No per-fold panel: leave-one-out", "residual plots", "computed over the 342 leave-one-out predictions"} {
+		if !strings.Contains(cap, want) {
+			t.Errorf("CV caption lacks %q:\n%s", want, cap)
+		}
+	}
+}
+
+// TestReportDataProvenance: standard input and non-regular files are named,
+// not hashed; a file is hashed with its size.
+func TestReportDataProvenance(t *testing.T) {
+	if got := dataProvenance("-"); got != "standard input" {
+		t.Errorf("stdin: %q", got)
+	}
+	dir := t.TempDir()
+	if got := dataProvenance(dir); !strings.Contains(got, "not a regular file") {
+		t.Errorf("directory: %q", got)
+	}
+	if got := dataProvenance(filepath.Join(dir, "missing.csv")); !strings.Contains(got, "not readable again") {
+		t.Errorf("missing file: %q", got)
+	}
+	p := filepath.Join(dir, "d.csv")
+	if err := os.WriteFile(p, []byte("y,x\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%s, 8 bytes, SHA-256 %x", p, sha256.Sum256([]byte("y,x\n1,2\n")))
+	if got := dataProvenance(p); got != want {
+		t.Errorf("file: %q, want %q", got, want)
+	}
+}
+
+// TestReportKernelLabels: curve labels keep only the kernel parameters that
+// differ between the curves.
+func TestReportKernelLabels(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"gamma=1 coef0=1 degree=2", "gamma=1 coef0=2^2 degree=2", "gamma=1 coef0=1 degree=3"},
+			[]string{"coef0=1 degree=2", "coef0=2^2 degree=2", "coef0=1 degree=3"}},
+		{[]string{"gamma=2^-3", "gamma=2^-2"}, []string{"gamma=2^-3", "gamma=2^-2"}},
+		{[]string{"gamma=1", "gamma=1"}, []string{"gamma=1", "gamma=1"}},
+		{[]string{"a b", "c"}, []string{"a b", "c"}},
+		{[]string{"x"}, []string{"x"}},
+	} {
+		if got := varyingParts(tc.in); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("varyingParts(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

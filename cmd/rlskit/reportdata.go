@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -60,10 +61,15 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 		}
 		r.OnEdge = append(r.OnEdge, fmt.Sprintf("the chosen %s is at the %s end of its grid", name, map[string]string{"low": "lower", "high": "upper"}[e.Side]))
 	}
+	var labels []string
 	for _, c := range curves {
+		labels = append(labels, specLabel(c.Kernel))
+	}
+	labels = varyingParts(labels)
+	for i, c := range curves {
 		rc := report.Curve{}
 		if len(curves) > 1 {
-			rc.Label = specLabel(c.Kernel)
+			rc.Label = labels[i]
 		}
 		for _, p := range c.Curve {
 			rc.Lambdas = append(rc.Lambdas, p.Lambda)
@@ -264,6 +270,43 @@ func argmax(v []float64) int {
 		}
 	}
 	return k
+}
+
+// varyingParts drops from the kernel labels the space-separated parts that
+// every label shares (e.g. "gamma=1" when only degree and coef0 were
+// searched), so that legends and heatmap rows name what differs; labels of
+// different shapes are returned as they are.
+func varyingParts(labels []string) []string {
+	if len(labels) < 2 {
+		return labels
+	}
+	parts := make([][]string, len(labels))
+	for i, l := range labels {
+		parts[i] = strings.Fields(l)
+		if len(parts[i]) != len(parts[0]) {
+			return labels
+		}
+	}
+	out := make([]string, len(labels))
+	for j := range parts[0] {
+		same := true
+		for _, p := range parts[1:] {
+			same = same && p[j] == parts[0][j]
+		}
+		if same {
+			continue
+		}
+		for i, p := range parts {
+			if out[i] != "" {
+				out[i] += " "
+			}
+			out[i] += p[j]
+		}
+	}
+	if out[0] == "" {
+		return labels
+	}
+	return out
 }
 
 // specLabel names a kernel setting, parameters that are powers of two as 2^k.
