@@ -540,7 +540,7 @@ func foldFigure(d *Data) (figure, error) {
 	}
 	k := len(d.FoldValues)
 	p := newPlot(fmt.Sprintf("%s per fold at the chosen point", measure), "fold", measure)
-	p.X.Tick.Marker = integerTicks{}
+	p.X.Tick.Marker = foldTicks{k}
 	s, err := plotter.NewScatter(pts)
 	if err != nil {
 		return figure{}, err

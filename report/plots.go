@@ -257,7 +257,7 @@ func cvFigure(d *Data) (figure, error) {
 	}
 	if len(d.OnEdge) > 0 {
 		l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: math.Log2(d.BestLambda), Y: d.BestValue}},
-			Labels: []string{"chosen at the grid's edge"}})
+			Labels: []string{"chosen at a grid's edge (see the warning)"}})
 		if err != nil {
 			return figure{}, err
 		}
@@ -268,6 +268,14 @@ func cvFigure(d *Data) (figure, error) {
 			l.Offset.X = 4
 		}
 		p.Add(l)
+	}
+
+	// pad the y range so that the ringed point and the edge note sit inside
+	if lo, hi := p.Y.Min, p.Y.Max; logY && lo > 0 {
+		f := math.Pow(hi/lo, 0.05)
+		p.Y.Min, p.Y.Max = lo/f, hi*f
+	} else if r := hi - lo; r > 0 {
+		p.Y.Min, p.Y.Max = lo-0.05*r, hi+0.08*r
 	}
 
 	chosen := fmt.Sprintf("λ = %s", Pow2(d.BestLambda))

@@ -177,3 +177,24 @@ func sequentialBlue(n int) []color.Color {
 	}
 	return out
 }
+
+// foldTicks labels folds 1…n: every fold when there are at most 20, else
+// every ⌈n/10⌉-th (and the last).
+type foldTicks struct{ n int }
+
+// Ticks implements plot.Ticker.
+func (f foldTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := 1
+	if f.n > 20 {
+		step = (f.n + 9) / 10
+	}
+	var ticks []plot.Tick
+	for i := 1; i <= f.n; i++ {
+		t := plot.Tick{Value: float64(i)}
+		if (i-1)%step == 0 || i == f.n {
+			t.Label = strconv.Itoa(i)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}

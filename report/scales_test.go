@@ -166,3 +166,19 @@ func TestHeatmapNeedsOneGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldTicks: every fold is labelled up to 20 folds, about ten labels
+// beyond, always the last.
+func TestFoldTicks(t *testing.T) {
+	for n, want := range map[int]string{4: "1 2 3 4", 10: "1 2 3 4 5 6 7 8 9 10", 45: "1 6 11 16 21 26 31 36 41 45"} {
+		var got []string
+		for _, tk := range (foldTicks{n}).Ticks(0.5, float64(n)+0.5) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%d folds: labels %q, want %q", n, got, want)
+		}
+	}
+}
