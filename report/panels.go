@@ -574,6 +574,9 @@ func foldFigure(d *Data) (figure, error) {
 	p.Legend.Add("CV value", cvLine)
 	p.Legend.Add("mean ± sd", band)
 	p.X.Min, p.X.Max = 0.5, float64(k)+0.5
+	if r := p.Y.Max - p.Y.Min; r > 0 { // the outermost dots drawn whole
+		p.Y.Min, p.Y.Max = p.Y.Min-0.06*r, p.Y.Max+0.06*r
+	}
 	lo, hi := slices.Min(vals), slices.Max(vals)
 	caption := fmt.Sprintf("%s of %d folds have a value; mean %s, standard deviation %s, range %s … %s. The CV value %s = %s (%s).",
 		strconv.Itoa(len(vals)), k, num(mean), num(sd), num(lo), num(hi), measure, num(d.BestValue), d.FoldNote)
