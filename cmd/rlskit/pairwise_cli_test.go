@@ -395,29 +395,7 @@ func writeRowModel(t *testing.T, dir string) string {
 // svmlight objects (labels ignored) give what the same CSV objects give.
 func TestPairwiseSVMLight(t *testing.T) {
 	dir := t.TempDir()
-	conv := func(csvPath, name string) string {
-		b, err := os.ReadFile(csvPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out strings.Builder
-		for n, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			if n == 0 {
-				continue
-			}
-			fmt.Fprintf(&out, "%d", n) // a label, ignored
-			for j, v := range strings.Split(line, ",") {
-				fmt.Fprintf(&out, " %d:%s", j+1, v)
-			}
-			out.WriteByte('\n')
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	rs, cs := conv(dti("dti-drugs.csv"), "d.svm"), conv(dti("dti-targets.csv"), "t.svm")
+	rs, cs := objectsSVM(t, dti("dti-drugs.csv"), filepath.Join(dir, "d.svm"), 1), objectsSVM(t, dti("dti-targets.csv"), filepath.Join(dir, "t.svm"), 1)
 	args := []string{"fit", "--learner", "twostep", "--pairs", dti("dti-pairs.txt"), "--kernel", "gaussian", "--gamma", "0.0625",
 		"--col-gamma", "0.0625", "--lambda", "0.5", "--col-lambda", "0.25", "--cv", "rows", "--measure", "cindex", "--quiet"}
 	a, stderr, err := run(t, "", append(args, "--rows", dti("dti-drugs.csv"), "--cols", dti("dti-targets.csv"))...)
@@ -439,28 +417,7 @@ func TestPairwiseSVMLight(t *testing.T) {
 func TestPairwiseZeroBased(t *testing.T) {
 	dir := t.TempDir()
 	toSVM := func(csvPath string, base int) string {
-		b, err := os.ReadFile(csvPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out strings.Builder
-		for n, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			if n == 0 {
-				continue // header
-			}
-			out.WriteString("0")
-			for j, v := range strings.Split(line, ",") {
-				if v != "0" {
-					fmt.Fprintf(&out, " %d:%s", j+base, v)
-				}
-			}
-			out.WriteString("\n")
-		}
-		p := filepath.Join(dir, fmt.Sprintf("%s.%d.svm", filepath.Base(csvPath), base))
-		if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return objectsSVM(t, csvPath, filepath.Join(dir, fmt.Sprintf("%s.%d.svm", filepath.Base(csvPath), base)), base)
 	}
 	fit := func(rows, cols, model string) string {
 		args := []string{"fit", "--learner", "kronrls", "--rows", rows, "--cols", cols, "--pairs", dti("dti-pairs.txt"),
@@ -494,4 +451,32 @@ func TestPairwiseZeroBased(t *testing.T) {
 			t.Errorf("pair %d: 0-based svmlight %v, CSV %v", i, got[i], want[i])
 		}
 	}
+}
+
+// objectsSVM writes the objects of a CSV file (header, no label column) as
+// svmlight with feature indices from base (0 as scikit-learn writes them, or
+// 1), zeros left out and the row number as the (ignored) label; it returns out.
+func objectsSVM(t *testing.T, csvPath, out string, base int) string {
+	t.Helper()
+	b, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w strings.Builder
+	for n, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if n == 0 {
+			continue // header
+		}
+		fmt.Fprintf(&w, "%d", n)
+		for j, v := range strings.Split(line, ",") {
+			if v != "0" {
+				fmt.Fprintf(&w, " %d:%s", j+base, v)
+			}
+		}
+		w.WriteByte('\n')
+	}
+	if err := os.WriteFile(out, []byte(w.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
