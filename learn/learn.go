@@ -133,6 +133,33 @@ type Perturber interface {
 	Perturbed(s float64) (Learner, error)
 }
 
+// Design is a cross-validation design over the objects of a learner of
+// pairs (Stock et al. 2018, sect. 4; Pahikkala et al. 2015): Setting "pairs"
+// leaves each labelled pair out (A), "rows" the row objects of each row fold
+// with all their pairs (B), "cols" the column objects (C), "both" a row fold
+// and a column fold together, predicting the pairs of both (D), and
+// "vertices" the vertices of a homogeneous network. Nil folds mean one
+// object per fold.
+type Design struct {
+	Setting            string
+	RowFolds, ColFolds [][]int
+}
+
+// DesignValidator is a learner of pairs that cross-validates a Design along
+// λ grids at once (per-fold work shared by every λ): visit receives, for
+// lambdas[i] and colLambdas[j], the n×1 CV predictions of the labelled pairs
+// in their given order (NaN for a pair no fold predicts), valid during the
+// call only. colLambdas is nil for a learner with one λ (visit gets j = 0).
+type DesignValidator interface {
+	CrossValidateDesign(d Design, lambdas, colLambdas []float64, visit func(i, j int, p *mat.Dense) error) error
+}
+
+// ColLambdaLearner is a learner with a second regularization parameter, of
+// its columns (two-step RLS): AtBoth solves at (λ, λ_c) without refactoring.
+type ColLambdaLearner interface {
+	AtBoth(lambda, colLambda float64) (Solution, error)
+}
+
 // Relabeler is a learner that reuses its factorization for other labels Y
 // (m×t'): no second O(m³). outputs may be nil.
 type Relabeler interface {
@@ -150,6 +177,18 @@ const (
 	CanHoldOutBasis Capability = "basis hold-out"
 	CanRelabel      Capability = "relabel"
 	CanPerturb      Capability = "perturb"
+	// CanHoldOutObjects: a learner of pairs that cross-validates a Design —
+	// single pairs, row objects, column objects, both, or vertices — along
+	// its λ grid(s) (DesignValidator).
+	CanHoldOutObjects Capability = "object hold-out"
+	// CanColLambda: a learner with a second λ, of the columns (ColLambdaLearner).
+	CanColLambda Capability = "column lambda"
+	// CanStream: the loss can be minimized from additive statistics in
+	// passes over data larger than memory (package stream).
+	CanStream Capability = "stream"
+	// CanCG: the loss can be minimized by conjugate gradients on the
+	// features (package cg).
+	CanCG Capability = "conjugate gradients"
 )
 
 // Has reports whether v (a Solution, or a Learner for CanRelabel) has the capability.
@@ -168,6 +207,10 @@ func Has(v any, c Capability) bool {
 		_, ok = v.(Relabeler)
 	case CanPerturb:
 		_, ok = v.(Perturber)
+	case CanHoldOutObjects:
+		_, ok = v.(DesignValidator)
+	case CanColLambda:
+		_, ok = v.(ColLambdaLearner)
 	}
 	return ok
 }

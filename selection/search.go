@@ -93,21 +93,31 @@ type Edge struct {
 	Side string `json:"side"`
 }
 
+// GridEdge reports whether v is the smallest ("low") or largest ("high")
+// value of a grid of at least two distinct values, in any order: the
+// optimum may lie beyond it. The one edge rule of every learner family.
+func GridEdge(parameter string, grid []float64, v float64) (Edge, bool) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range grid {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	switch {
+	case lo == hi:
+	case v == lo:
+		return Edge{parameter, "low"}, true
+	case v == hi:
+		return Edge{parameter, "high"}, true
+	}
+	return Edge{}, false
+}
+
 // onEdge returns the edges the chosen point lies on, for every parameter
 // searched over at least two values.
 func onEdge(lambdas []float64, specs []kernel.Spec, best kernel.Spec, lambda float64) []Edge {
 	var out []Edge
 	check := func(name string, values []float64, v float64) {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, x := range values {
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
-		}
-		switch {
-		case lo == hi:
-		case v == lo:
-			out = append(out, Edge{name, "low"})
-		case v == hi:
-			out = append(out, Edge{name, "high"})
+		if e, ok := GridEdge(name, values, v); ok {
+			out = append(out, e)
 		}
 	}
 	check("lambda", lambdas, lambda)

@@ -119,7 +119,13 @@ func (sc Scheme) Needs() []learn.Capability {
 // Point is one point of a CV curve.
 type Point struct {
 	Lambda float64 `json:"lambda"`
-	Value  float64 `json:"value"`
+	// ColLambda is the second λ of a learner that has one (two-step RLS's
+	// column λ; learn.ColLambdaLearner), 0 otherwise.
+	ColLambda float64 `json:"col_lambda,omitempty"`
+	// Features is the number of features of a path learner's model at this
+	// point (greedy selection's k), 0 otherwise.
+	Features int     `json:"features,omitempty"`
+	Value    float64 `json:"value"`
 	// Indistinguishable says the CV predictions at this λ are all within
 	// their rounding error of each other (for every output): the model cannot
 	// tell the held-out rows apart, and ordinal measures score it as ties.

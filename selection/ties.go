@@ -18,6 +18,40 @@ import (
 // a row to drop silently.
 var ErrNonFinite = errors.New("selection: non-finite cross-validation prediction")
 
+// TwinScale is the factor s a learn.Perturber twin is asked for
+// (Perturbed(TwinScale)) so that NoiseTolerance can divide it back out.
+const TwinScale = noiseScale
+
+// NoiseTolerance returns, per output, the tie tolerance of CV predictions p
+// (m×t) measured against the twin's p2 (a learn.Perturber twin solved on the
+// labels times TwinScale): 16·max_i |p2_it/TwinScale − p_it| over the rows
+// where p is not NaN. O(m·t).
+func NoiseTolerance(p, p2 *mat.Dense) []float64 {
+	m, _ := p.Dims()
+	covered := make([]bool, m)
+	for i := range covered {
+		covered[i] = !math.IsNaN(p.At(i, 0))
+	}
+	return noiseTolerance(p, p2, covered)
+}
+
+// ScoreWithin scores CV predictions p (m×t) against the labels y with the
+// one tie rule of every learner family: for an ordinal measure, the
+// predictions of output c that lie within tol[c] of each other (in sorted
+// order, chained) are ties; indistinguishable reports that, for every
+// output, all predictions lie within it. Rows whose predictions are NaN are
+// rows no fold predicts and are left out; ±Inf is ErrNonFinite. tol nil
+// compares exactly. queries are per-row query ids for measures that need
+// them. Cost O(m log m · t) plus the measure's.
+func ScoreWithin(meas measure.Measure, y, p *mat.Dense, queries []int, tol []float64) (value float64, indistinguishable bool, err error) {
+	m, _ := p.Dims()
+	c := &cvPredictions{p: p, covered: make([]bool, m), tol: tol}
+	for i := range c.covered {
+		c.covered[i] = !math.IsNaN(p.At(i, 0))
+	}
+	return c.score(meas, y, queries)
+}
+
 // noiseScale multiplies the labels of the twin learner whose CV predictions,
 // divided back, differ from the learner's by their forward error only; not a
 // power of 2, so the two computations round differently.

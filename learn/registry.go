@@ -1,0 +1,282 @@
+package learn
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/kernel"
+)
+
+// ErrUnknown is returned by Lookup for a name no descriptor was registered under.
+var ErrUnknown = errors.New("unknown learner")
+
+// Needs says what a learner learns from beyond the rows X it is given.
+type Needs uint
+
+const (
+	// NeedsLabels: an m×t label matrix Y, one row per training row.
+	NeedsLabels Needs = 1 << iota
+	// NeedsGroups: a group (query) id per row.
+	NeedsGroups
+	// NeedsGraph: a preference graph over the rows (Input.Graph); labels,
+	// when given, only score the cross-validation.
+	NeedsGraph
+	// NeedsPairs: row objects (X), column objects (Cols, or X again for a
+	// homogeneous network) and labelled (row, column) pairs; Y holds one
+	// label per pair.
+	NeedsPairs
+)
+
+// Has reports whether every need of o is in n.
+func (n Needs) Has(o Needs) bool { return n&o == o }
+
+// Loss names the least-squares loss a learner minimizes. Solvers that work
+// from the loss rather than from a learner's factorization (conjugate
+// gradients, the larger-than-memory statistics) switch on it, never on a
+// learner's name.
+type Loss int
+
+const (
+	// NoLoss: the learner has no loss another solver could minimize for it.
+	NoLoss Loss = iota
+	// Squared is Σ_i ‖y_i − f(x_i)‖²: regression.
+	Squared
+	// AllPairs is Σ_{i,j} ((y_i − y_j) − (f_i − f_j))² over all pairs of rows:
+	// global ranking (Pahikkala et al. 2009, eq. 3 with the complete graph).
+	AllPairs
+	// QueryPairs is the same sum over the pairs inside each query.
+	QueryPairs
+	// GraphPairs is the same sum over the edges of a preference graph.
+	GraphPairs
+	// PairSquared is the squared loss on the labels of (row, column) pairs.
+	PairSquared
+)
+
+// Param names a learner parameter beyond the kernel and λ: a front end sets
+// the Input field of the same name only for a learner whose descriptor lists
+// the parameter, and refuses the flag otherwise.
+type Param string
+
+// The parameters.
+const (
+	// ParamCost is Input.Cost: the preference graph's cost (unit, magnitude, inverse).
+	ParamCost Param = "cost"
+	// ParamQueryNormalize is Input.QueryNormalize: each query's pairs weighed by 1/n_q.
+	ParamQueryNormalize Param = "query-normalize"
+	// ParamSymmetry is Input.Symmetry: a homogeneous network's symmetry.
+	ParamSymmetry Param = "symmetry"
+	// ParamSelect is Input.Select: the number of features greedy selection adds.
+	ParamSelect Param = "select"
+	// ParamColLambda is the second λ of a learner of pairs that has one (Settings.ColLambdas).
+	ParamColLambda Param = "col-lambda"
+	// ParamBasis is Input.Basis: a subset-of-regressors basis (the sparse form).
+	ParamBasis Param = "basis"
+)
+
+// Edge is one preference of a graph: row I is preferred over row J by
+// Magnitude, and the pair's loss is weighed by Weight (1 when 0).
+type Edge struct {
+	I, J      int
+	Magnitude float64
+	Weight    float64
+}
+
+// ObjectPair is a (row object, column object) pair of a learner of pairs:
+// 0-based indices into X and Cols.
+type ObjectPair struct{ Row, Col int }
+
+// Input is everything a learner can learn from. A descriptor's Needs and
+// Params say which fields it reads; the others are left zero by front ends
+// and ignored by the learner.
+type Input struct {
+	// X holds the m training rows (*mat.Dense or *matrix.CSR) or, for a
+	// learner of pairs, the row objects.
+	X mat.Matrix
+	// Y holds the labels: m×t for rows, n×1 for n pairs.
+	Y *mat.Dense
+	// Outputs names the columns of Y (optional).
+	Outputs []string
+	// Groups holds a group (query) id per row (NeedsGroups).
+	Groups []int
+	// Graph is the preference graph (NeedsGraph).
+	Graph []Edge
+	// Cols holds the column objects of a learner of pairs; nil for a
+	// homogeneous network, whose columns are the rows.
+	Cols mat.Matrix
+	// Pairs are the labelled pairs (NeedsPairs), in the order of Y's rows.
+	Pairs []ObjectPair
+	// Basis lists the training rows that are basis vectors (ParamBasis).
+	Basis []int
+	// Form is the factorization (Auto by default).
+	Form Form
+	// Cost is the preference graph's cost: "unit" (default), "magnitude" or "inverse" (ParamCost).
+	Cost string
+	// QueryNormalize weighs each query's pairs by 1/n_q (ParamQueryNormalize).
+	QueryNormalize bool
+	// Symmetry is "symmetric" or "antisymmetric" for a homogeneous network
+	// (Cols nil), "" for two sets of objects (ParamSymmetry).
+	Symmetry string
+	// Select is the number of features greedy selection adds (ParamSelect).
+	Select int
+	// Standardize asks a learner that standardizes its own inputs (one whose
+	// descriptor sets SelfScaling: the sides of a learner of pairs) to do
+	// so; for the others the search standardizes X once.
+	Standardize bool
+	// Observe, when set, is told of each long step of training before it
+	// starts (progress reports).
+	Observe func(factor.Phase)
+}
+
+// Rows is the number of training rows (pairs for a learner of pairs, whose
+// rows are its labelled pairs).
+func (in *Input) Rows() int {
+	if in.Pairs != nil {
+		return len(in.Pairs)
+	}
+	if in.X == nil {
+		return 0
+	}
+	m, _ := in.X.Dims()
+	return m
+}
+
+// Setting is one point of a kernel grid: the kernel of the rows and, for a
+// learner of pairs with two sets of objects, the kernel of the columns.
+type Setting struct {
+	Kernel    kernel.Kernel
+	ColKernel kernel.Kernel
+}
+
+// Method trains a learner for one kernel setting: one factorization; every
+// λ after it is cheap. A method may cache work shared by settings (a side of
+// a learner of pairs is factored once for all settings of the other side).
+type Method func(s Setting) (Learner, error)
+
+// Descriptor describes a learner: its name, what it learns from, what it can
+// do — declared before any training, so that a front end checks a plan
+// (this scheme, this measure, --stream, --solver cg) against it — and how to
+// train it. Each learner package exports its descriptor; Register adds it to
+// the registry front ends read.
+type Descriptor struct {
+	// Name is the learner's name (--learner, model files).
+	Name Name
+	// Summary is one line for help texts.
+	Summary string
+	// Needs lists the inputs it learns from.
+	Needs Needs
+	// Caps lists the capabilities of its learners and solutions (every one
+	// is asserted on a trained learner by the registry's tests): the
+	// cross-validation schemes it has exact shortcuts for, Relabel
+	// (permutation tests), Perturb (the forward-error tie rule), and the
+	// solvers that can train its loss (CanStream, CanCG).
+	Caps []Capability
+	// Params lists the learner parameters it takes.
+	Params []Param
+	// Loss is the loss it minimizes.
+	Loss Loss
+	// Kernels lists the kernels it takes (nil: every kernel).
+	Kernels []string
+	// Bias is the default bias of its linear kernel: 1 for regression, 0
+	// for the rankers (a pairwise loss cannot see a constant shift).
+	Bias float64
+	// Measure returns the default measure for a scheme kind ("loo",
+	// "kfold", "lpo", "lgo", "lqo", "folds", "pairs", "rows", …).
+	Measure func(scheme string) string
+	// SelfScaling says its Method standardizes its own inputs when
+	// Input.Standardize is set (and records the scaling in its model).
+	SelfScaling bool
+	// New checks the input against the learner's needs and returns its
+	// method. Cost: O(size of the input) for the checks.
+	New func(in *Input) (Method, error)
+}
+
+// Can reports whether the descriptor declares every capability.
+func (d *Descriptor) Can(caps ...Capability) bool {
+	for _, c := range caps {
+		if !slices.Contains(d.Caps, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// Takes reports whether the learner takes the parameter.
+func (d *Descriptor) Takes(p Param) bool { return slices.Contains(d.Params, p) }
+
+// TakesKernel reports whether the learner takes the kernel name.
+func (d *Descriptor) TakesKernel(name string) bool {
+	return d.Kernels == nil || slices.Contains(d.Kernels, name)
+}
+
+// Require returns an error wrapping ErrCapability naming the learner and the
+// first capability it does not declare.
+func (d *Descriptor) Require(caps ...Capability) error {
+	for _, c := range caps {
+		if !slices.Contains(d.Caps, c) {
+			return fmt.Errorf("%w: learner %s has no %s", ErrCapability, d.Name, c)
+		}
+	}
+	return nil
+}
+
+var (
+	regMu    sync.RWMutex
+	registry = map[Name]*Descriptor{}
+)
+
+// Register adds a learner to the registry, as database/sql.Register adds a
+// driver. It panics when the name is empty or taken, or when the
+// descriptor has no New, or no Measure: a programming error at start-up.
+func Register(d Descriptor) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	switch {
+	case d.Name == "":
+		panic("learn: Register with an empty name")
+	case d.New == nil || d.Measure == nil:
+		panic("learn: Register " + string(d.Name) + " without New or Measure")
+	case registry[d.Name] != nil:
+		panic("learn: Register called twice for " + string(d.Name))
+	}
+	d.Caps, d.Params, d.Kernels = slices.Clone(d.Caps), slices.Clone(d.Params), slices.Clone(d.Kernels)
+	registry[d.Name] = &d
+}
+
+// Lookup returns the registered descriptor of a name, or an error wrapping
+// ErrUnknown that lists the registered names.
+func Lookup(name string) (*Descriptor, error) {
+	regMu.RLock()
+	d := registry[Name(name)]
+	regMu.RUnlock()
+	if d == nil {
+		return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknown, name, Names())
+	}
+	return d, nil
+}
+
+// Descriptors returns every registered descriptor, sorted by name.
+func Descriptors() []*Descriptor {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	out := make([]*Descriptor, 0, len(registry))
+	for _, d := range registry {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Names returns the registered names, sorted.
+func Names() []Name {
+	var out []Name
+	for _, d := range Descriptors() {
+		out = append(out, d.Name)
+	}
+	return out
+}
