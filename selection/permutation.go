@@ -47,29 +47,50 @@ func Permutations(y *mat.Dense, p int, seed uint64) *mat.Dense {
 // learn.Relabeler capability, no second O(m³) — and cross-validated in the same
 // pass for every λ; each labelling gets its own best λ, so the null
 // distribution includes the λ selection. Cost: O(m·r·P) to relabel plus O(P)
-// per CV scheme and λ (e.g. O(m·r·P) for LOO).
+// per CV scheme and λ (e.g. O(m·r·P) for LOO). Search runs the same test over
+// a kernel grid, tuning every labelling over exactly what the real labels
+// were tuned over.
 func PermutationTest(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, p int, seed uint64, opt Options) (*PermutationResult, error) {
+	best, err := permutationBest(l, grid, sc, meas, p, seed, opt)
+	if err != nil {
+		return nil, err
+	}
+	return newPermutationResult(best, meas), nil
+}
+
+// checkPermutations checks a permutation test's request on labels y.
+func checkPermutations(name learn.Name, y *mat.Dense, sc Scheme, p, gridLen int) error {
+	if y == nil {
+		return fmt.Errorf("%w: permutation test: learner %s has no labels", ErrScheme, name)
+	}
+	if _, t := y.Dims(); t != 1 {
+		return fmt.Errorf("%w: a permutation test takes one label column, got %d", ErrScheme, t)
+	}
+	if p < 1 {
+		return fmt.Errorf("%w: %d permutations", ErrScheme, p)
+	}
+	if m, _ := y.Dims(); p > MaxPermutations(m) {
+		return fmt.Errorf("%w: %d permutations of %d rows: at most %d (the labels of all permutations are held in memory)", ErrScheme, p, m, MaxPermutations(m))
+	}
+	if gridLen == 0 {
+		return fmt.Errorf("%w: no λ values", ErrGrid)
+	}
+	if sc.Kind == None {
+		return fmt.Errorf("%w: a permutation test needs cross-validation", ErrScheme)
+	}
+	return nil
+}
+
+// permutationBest relabels l with its labels and P seeded permutations of
+// them and returns each labelling's best CV value over the grid (index 0:
+// the real labels).
+func permutationBest(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, p int, seed uint64, opt Options) ([]float64, error) {
 	if err := learn.Require(l.Name(), l, learn.CanRelabel); err != nil {
 		return nil, fmt.Errorf("%w: permutation test: %w", ErrScheme, err)
 	}
 	y := l.Labels()
-	if y == nil {
-		return nil, fmt.Errorf("%w: permutation test: learner %s has no labels", ErrScheme, l.Name())
-	}
-	if _, t := y.Dims(); t != 1 {
-		return nil, fmt.Errorf("%w: a permutation test takes one label column, got %d", ErrScheme, t)
-	}
-	if p < 1 {
-		return nil, fmt.Errorf("%w: %d permutations", ErrScheme, p)
-	}
-	if m, _ := y.Dims(); p > MaxPermutations(m) {
-		return nil, fmt.Errorf("%w: %d permutations of %d rows: at most %d (the labels of all permutations are held in memory)", ErrScheme, p, m, MaxPermutations(m))
-	}
-	if len(grid) == 0 {
-		return nil, fmt.Errorf("%w: no λ values", ErrGrid)
-	}
-	if sc.Kind == None {
-		return nil, fmt.Errorf("%w: a permutation test needs cross-validation", ErrScheme)
+	if err := checkPermutations(l.Name(), y, sc, p, len(grid)); err != nil {
+		return nil, err
 	}
 	labels := Permutations(y, p, seed)
 	if err := checkScheme(sc, labels, meas); err != nil {
@@ -79,13 +100,12 @@ func PermutationTest(l learn.Learner, grid []float64, sc Scheme, meas measure.Me
 	if err != nil {
 		return nil, err
 	}
-	solve := pl.At
 	best := make([]float64, p+1)
 	for k := range best {
 		best[k] = math.NaN()
 	}
 	for n, lambda := range grid {
-		s, err := solve(lambda)
+		s, err := pl.At(lambda)
 		if err != nil {
 			return nil, fmt.Errorf("λ = %g: %w", lambda, err)
 		}
@@ -103,19 +123,33 @@ func PermutationTest(l learn.Learner, grid []float64, sc Scheme, meas measure.Me
 			if cp, err = predict(s, sc, labels); err == nil {
 				values, err = perOutput(meas, labels, cp, opt.Queries)
 			}
+		default:
+			err = fmt.Errorf("%w: no permutation test for %s", ErrScheme, sc.Kind)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s at λ = %g: %w", sc.Name, lambda, err)
 		}
-		for k, v := range values {
-			if math.IsNaN(best[k]) || meas.Better(v, best[k]) {
-				best[k] = v
-			}
-		}
+		keepBest(best, values, meas)
 		if opt.Progress != nil {
 			opt.Progress(n+1, len(grid))
 		}
 	}
+	return best, nil
+}
+
+// keepBest replaces best[k] by values[k] where that is better (NaN: any).
+func keepBest(best, values []float64, meas measure.Measure) {
+	for k, v := range values {
+		if math.IsNaN(best[k]) || meas.Better(v, best[k]) {
+			best[k] = v
+		}
+	}
+}
+
+// newPermutationResult turns the best values of the real labels (index 0)
+// and of the permutations into the test's result.
+func newPermutationResult(best []float64, meas measure.Measure) *PermutationResult {
+	p := len(best) - 1
 	res := &PermutationResult{Permutations: p, Real: best[0], Null: best[1:]}
 	atLeast := 0
 	for _, v := range res.Null {
@@ -132,7 +166,7 @@ func PermutationTest(l learn.Learner, grid []float64, sc Scheme, meas measure.Me
 		res.NullSD = math.Sqrt(res.NullSD / float64(p-1))
 	}
 	res.PValue = float64(1+atLeast) / float64(p+1)
-	return res, nil
+	return res
 }
 
 // MaxPermutations bounds P for m rows so that the m×(P+1) label matrix and

@@ -178,3 +178,109 @@ type noRelabel struct{ l learn.Learner }
 func (n noRelabel) Name() learn.Name                          { return n.l.Name() }
 func (n noRelabel) Labels() *mat.Dense                        { return n.l.Labels() }
 func (n noRelabel) At(lambda float64) (learn.Solution, error) { return n.l.At(lambda) }
+
+// rlsDescriptor is the registered RLS descriptor (package rls registers it).
+func rlsDescriptor(t testing.TB) *learn.Descriptor {
+	d, err := learn.Lookup(string(learn.RLS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// A permutation test through Search tunes every permutation over exactly
+// what the real labels were tuned over: its null value of each labelling is
+// the best over every kernel setting of that setting's own permutation test.
+func TestSearchPermutationsOverKernelGrid(t *testing.T) {
+	x, y := permProblem(25, 3, true)
+	specs := []kernel.Spec{{Name: "gaussian", Gamma: 0.05}, {Name: "gaussian", Gamma: 0.5}, {Name: "gaussian", Gamma: 5}}
+	grid := []float64{0.01, 0.1, 1, 10}
+	loo := Scheme{Kind: LOO, Name: "loo"}
+	mse := mustMeasure(t, "mse")
+	res, err := Search(Problem{Learner: rlsDescriptor(t), Input: &learn.Input{X: x, Y: y}},
+		Settings{Kernels: specs, Lambdas: grid, Scheme: loo, Measure: mse, Permutations: 9, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float64, 10)
+	for k := range want {
+		want[k] = math.Inf(1)
+	}
+	for _, spec := range specs {
+		kern, _ := kernel.New(spec)
+		pr, err := PermutationTest(fitRLS(x, kern)(y), grid, loo, mse, 9, 4, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[0] = math.Min(want[0], pr.Real)
+		for k, v := range pr.Null {
+			want[k+1] = math.Min(want[k+1], v)
+		}
+	}
+	got := append([]float64{res.Permutation.Real}, res.Permutation.Null...)
+	for k := range want {
+		if math.Abs(got[k]-want[k]) > 1e-12*math.Abs(want[k]) {
+			t.Errorf("labelling %d: %v, want the best over every setting %v", k, got[k], want[k])
+		}
+	}
+	if math.Abs(res.Permutation.Real-res.Value) > 1e-9*res.Value {
+		t.Errorf("real labels %v, search's best %v", res.Permutation.Real, res.Value)
+	}
+}
+
+// Calibration: on pure-noise data searched over a γ grid × a λ grid, the
+// permutation p-value is uniform, so p ≤ 0.05 in about 5 % of data sets —
+// within the binomial bounds. (Tuning the permutations at the real labels'
+// chosen γ only made it 12 %.)
+func TestSearchPermutationCalibration(t *testing.T) {
+	const sets, perms = 400, 99
+	var specs []kernel.Spec
+	for e := -4; e <= 2; e++ {
+		specs = append(specs, kernel.Spec{Name: "gaussian", Gamma: math.Ldexp(1, e)})
+	}
+	var grid []float64
+	for e := -6; e <= 6; e += 2 {
+		grid = append(grid, math.Ldexp(1, e))
+	}
+	mse := mustMeasure(t, "mse")
+	d := rlsDescriptor(t)
+	small := 0
+	for set := 0; set < sets; set++ {
+		x, y := permProblem(30, uint64(1000+set), false)
+		res, err := Search(Problem{Learner: d, Input: &learn.Input{X: x, Y: y}},
+			Settings{Kernels: specs, Lambdas: grid, Scheme: Scheme{Kind: LOO, Name: "loo"}, Measure: mse,
+				Permutations: perms, Seed: uint64(set)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Permutation.PValue <= 0.05 {
+			small++
+		}
+	}
+	lo, hi := binomialBounds(sets, 0.05, 1e-3)
+	t.Logf("p ≤ 0.05 in %d of %d data sets (%.1f %%; two-sided 99.9 %% binomial bounds %d..%d)", small, sets, 100*float64(small)/sets, lo, hi)
+	if small < lo || small > hi {
+		t.Errorf("p ≤ 0.05 in %d of %d pure-noise data sets: outside the binomial bounds %d..%d of 5 %%", small, sets, lo, hi)
+	}
+}
+
+// binomialBounds returns the smallest lo and largest hi with P(X < lo) ≤ α/2
+// and P(X > hi) ≤ α/2 for X ~ Binomial(n, p).
+func binomialBounds(n int, p, alpha float64) (lo, hi int) {
+	pmf := make([]float64, n+1)
+	for k := 0; k <= n; k++ {
+		lg, _ := math.Lgamma(float64(n + 1))
+		l1, _ := math.Lgamma(float64(k + 1))
+		l2, _ := math.Lgamma(float64(n - k + 1))
+		pmf[k] = math.Exp(lg - l1 - l2 + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
+	}
+	cum := 0.0
+	for lo = 0; lo <= n && cum+pmf[lo] <= alpha/2; lo++ {
+		cum += pmf[lo]
+	}
+	cum = 0
+	for hi = n; hi >= 0 && cum+pmf[hi] <= alpha/2; hi-- {
+		cum += pmf[hi]
+	}
+	return lo, hi
+}

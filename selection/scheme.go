@@ -38,23 +38,35 @@ type SchemeOptions struct {
 	Policy learn.Policy
 	// FoldMean averages the folds' scores (Scheme.FoldMean); fold schemes only.
 	FoldMean bool
+	// RowObjects and ColObjects are the numbers of row and column objects of
+	// a learner of pairs (object designs); Folds, when given, are its row
+	// folds and ColFolds its column folds (else K-fold draws them, the
+	// columns with Seed+1, or one object per fold without K).
+	RowObjects, ColObjects int
+	ColFolds               [][]int
 }
 
 // ParseSpec checks a scheme spec — "none", "loo", "lpo", "lgo", "lqo",
 // "folds" or "kfold:K" — and returns its kind word and K (0 unless kfold).
+//
+// The object designs of a learner of pairs are "pairs" (each labelled pair
+// left out: setting A) and "rows", "cols", "both" and "vertices", each
+// optionally ":K" for K folds of objects (without K: one object per fold,
+// or the folds given).
 func ParseSpec(spec string) (name string, k int, err error) {
 	switch spec {
-	case "none", "loo", "lpo", "lgo", "lqo", "folds":
+	case "none", "loo", "lpo", "lgo", "lqo", "folds", "pairs", "rows", "cols", "both", "vertices":
 		return spec, 0, nil
 	}
-	if ks, ok := strings.CutPrefix(spec, "kfold:"); ok {
+	name, ks, ok := strings.Cut(spec, ":")
+	if ok && (name == "kfold" || name == "rows" || name == "cols" || name == "both" || name == "vertices") {
 		v, err := strconv.Atoi(ks)
 		if err != nil || v < 2 {
-			return "", 0, fmt.Errorf("%w: %s: K must be an integer ≥ 2", ErrScheme, spec)
+			return "", 0, fmt.Errorf("%w: %s: %w", ErrScheme, spec, errNoK)
 		}
-		return "kfold", v, nil
+		return name, v, nil
 	}
-	return "", 0, fmt.Errorf("%w: %q: want none, loo, kfold:K, lgo, lqo, lpo or folds", ErrScheme, spec)
+	return "", 0, fmt.Errorf("%w: %q: want none, loo, kfold:K, lgo, lqo, lpo or folds (learners of pairs: pairs, rows, cols, both or vertices, each but pairs with :K)", ErrScheme, spec)
 }
 
 // NewScheme builds the scheme of a spec (see ParseSpec) for the data in o:
@@ -66,6 +78,9 @@ func NewScheme(spec string, o SchemeOptions) (Scheme, error) {
 	name, k, err := ParseSpec(spec)
 	if err != nil {
 		return Scheme{}, err
+	}
+	if IsObjectSpec(name) {
+		return objectScheme(spec, name, k, o)
 	}
 	m := o.Rows
 	sc := Scheme{Name: spec, Basis: o.Policy}
@@ -143,6 +158,54 @@ func NewScheme(spec string, o SchemeOptions) (Scheme, error) {
 		}
 		sc.FoldMean = true
 		sc.Name += ",fold-score:mean"
+	}
+	return sc, nil
+}
+
+// objectScheme builds an object design of a learner of pairs.
+func objectScheme(spec, name string, k int, o SchemeOptions) (Scheme, error) {
+	sc := Scheme{Kind: Objects, Name: spec, Design: learn.Design{Setting: name}}
+	if o.Design != 0 || o.FoldMean {
+		return Scheme{}, fmt.Errorf("%w: %s: basis designs and fold means are for learners on rows", ErrScheme, spec)
+	}
+	rows := name == "rows" || name == "both" || name == "vertices"
+	cols := name == "cols" || name == "both"
+	if name == "pairs" && (o.Folds != nil || o.ColFolds != nil) {
+		return Scheme{}, fmt.Errorf("%w: pairs leaves each pair out alone: no folds", ErrScheme)
+	}
+	if (o.Folds != nil && !rows) || (o.ColFolds != nil && !cols) {
+		return Scheme{}, fmt.Errorf("%w: %s: row folds go with rows, both or vertices, column folds with cols or both", ErrScheme, spec)
+	}
+	if k > 0 && (o.Folds != nil || o.ColFolds != nil) {
+		return Scheme{}, fmt.Errorf("%w: %s and folds given: give the folds one way", ErrScheme, spec)
+	}
+	draw := func(given [][]int, n int, seed uint64, what string) ([][]int, error) {
+		switch {
+		case given != nil:
+			if err := checkDesignFolds(what, given, n); err != nil {
+				return nil, err
+			}
+			return given, nil
+		case k > n:
+			return nil, fmt.Errorf("%w: %s: %d folds of %d %s", ErrScheme, spec, k, n, what)
+		case k > 0:
+			return cv.KFold(n, k, seed)
+		}
+		return nil, nil
+	}
+	var err error
+	if rows {
+		if sc.Design.RowFolds, err = draw(o.Folds, o.RowObjects, o.Seed, "row objects"); err != nil {
+			return Scheme{}, err
+		}
+		if o.Folds != nil {
+			sc.Name += ",folds:" + o.FoldsName
+		}
+	}
+	if cols {
+		if sc.Design.ColFolds, err = draw(o.ColFolds, o.ColObjects, o.Seed+1, "column objects"); err != nil {
+			return Scheme{}, err
+		}
 	}
 	return sc, nil
 }

@@ -15,14 +15,23 @@ import (
 
 // Method trains a learner on the rows X with one kernel: typically a closure
 // over the labels (and queries, graph, basis) around rls.Fit or a rank.Fit*.
-// X is already standardized when the Problem asks for it.
+// X is already standardized when the Problem asks for it. Problem.Learner
+// with Problem.Input is the registry's way to the same.
 type Method func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error)
 
-// Problem is what Search trains on.
+// Problem is what Search trains on: a registered learner and its input, or
+// rows X with a Method.
 type Problem struct {
-	// X holds the m training rows (*mat.Dense or *matrix.CSR).
-	X mat.Matrix
-	// Method trains the learner for one kernel setting.
+	// Learner and Input: the learner's descriptor (learn.Lookup) and what it
+	// learns from. Search checks the input's needs, standardizes Input.X
+	// (and tells a self-scaling learner to scale its own inputs) and trains
+	// through Learner.New.
+	Learner *learn.Descriptor
+	Input   *learn.Input
+	// X holds the m training rows (*mat.Dense or *matrix.CSR) and Method
+	// trains the learner for one kernel setting: the form without a
+	// descriptor (ignored when Learner is set).
+	X      mat.Matrix
 	Method Method
 	// Standardize scales the features once (model.FitScaler) before training;
 	// the returned predictor carries the scaler.
@@ -35,17 +44,28 @@ type Problem struct {
 
 // Settings say what Search searches and how it scores.
 type Settings struct {
-	// Kernels are the kernel settings searched (at least one).
+	// Kernels are the kernel settings searched (at least one); for a
+	// learner of pairs, the row objects' kernel.
 	Kernels []kernel.Spec
+	// ColKernels are the column objects' kernel settings of a learner of
+	// pairs with two sets of objects, searched with every row setting
+	// (nil: the learner has one kernel).
+	ColKernels []kernel.Spec
 	// Lambdas is the λ grid (at least one value; one with Scheme kind None).
 	Lambdas []float64
-	Scheme  Scheme
-	Measure measure.Measure
+	// ColLambdas is the grid of the second λ of a learner that has one
+	// (learn.CanColLambda), searched jointly with Lambdas.
+	ColLambdas []float64
+	Scheme     Scheme
+	Measure    measure.Measure
 	// Options pass query ids and, for learners without labels, the labels to
-	// score against; Options.Progress is ignored (see Progress).
+	// score against; Options.Progress is ignored (see Progress). With a
+	// Problem.Learner, Search fills them from the input when they are unset.
 	Options Options
-	// Permutations > 0 runs a permutation test at the best kernel setting
-	// with that many label permutations, seeded by Seed.
+	// Permutations > 0 runs a permutation test with that many label
+	// permutations, seeded by Seed: every permutation is searched over the
+	// same kernel settings and λ grid as the real labels, on each setting's
+	// factorization (learn.Relabeler).
 	Permutations int
 	Seed         uint64
 	// Progress, when set, is told the stage and how far it is.
@@ -55,6 +75,9 @@ type Settings struct {
 // Curve is the CV curve of one kernel setting.
 type Curve struct {
 	Kernel kernel.Spec
+	// ColKernel is the column kernel of a learner of pairs with two sets of
+	// objects (nil otherwise).
+	ColKernel *kernel.Spec
 	*Result
 }
 
@@ -62,11 +85,14 @@ type Curve struct {
 type SearchResult struct {
 	// Curves holds one CV curve per kernel setting, in the order searched.
 	Curves []Curve
-	// Best indexes Curves; Kernel and Lambda are the chosen point, Value its CV value.
-	Best   int
-	Kernel kernel.Spec
-	Lambda float64
-	Value  float64
+	// Best indexes Curves; Kernel, ColKernel, Lambda and ColLambda are the
+	// chosen point, Value its CV value.
+	Best      int
+	Kernel    kernel.Spec
+	ColKernel *kernel.Spec
+	Lambda    float64
+	ColLambda float64
+	Value     float64
 	// Learner is the learner trained with the best kernel setting, Solution
 	// its model at the best λ.
 	Learner  learn.Learner
@@ -113,71 +139,95 @@ func GridEdge(parameter string, grid []float64, v float64) (Edge, bool) {
 
 // onEdge returns the edges the chosen point lies on, for every parameter
 // searched over at least two values.
-func onEdge(lambdas []float64, specs []kernel.Spec, best kernel.Spec, lambda float64) []Edge {
+func onEdge(s Settings, res *SearchResult) []Edge {
 	var out []Edge
 	check := func(name string, values []float64, v float64) {
 		if e, ok := GridEdge(name, values, v); ok {
 			out = append(out, e)
 		}
 	}
-	check("lambda", lambdas, lambda)
-	var gammas, degrees, coef0s []float64
-	for _, s := range specs {
-		gammas, degrees, coef0s = append(gammas, s.Gamma), append(degrees, float64(s.Degree)), append(coef0s, s.Coef0)
+	check("lambda", s.Lambdas, res.Lambda)
+	if len(s.ColLambdas) > 0 {
+		check("col_lambda", s.ColLambdas, res.ColLambda)
 	}
-	check("gamma", gammas, best.Gamma)
-	check("degree", degrees, float64(best.Degree))
-	check("coef0", coef0s, best.Coef0)
+	kernelEdges := func(prefix string, specs []kernel.Spec, best kernel.Spec) {
+		var gammas, degrees, coef0s []float64
+		for _, s := range specs {
+			gammas, degrees, coef0s = append(gammas, s.Gamma), append(degrees, float64(s.Degree)), append(coef0s, s.Coef0)
+		}
+		check(prefix+"gamma", gammas, best.Gamma)
+		check(prefix+"degree", degrees, float64(best.Degree))
+		check(prefix+"coef0", coef0s, best.Coef0)
+	}
+	kernelEdges("", s.Kernels, res.Kernel)
+	if res.ColKernel != nil {
+		kernelEdges("col_", s.ColKernels, *res.ColKernel)
+	}
 	return out
 }
 
-// Search checks that every kernel setting can be evaluated on the (scaled)
-// rows without overflow (kernel.CheckFinite), trains the learner once per
-// kernel setting (one factorization each) and selects λ on each by Select (or SelectRetrain when the problem retrains
-// per fold); the best setting is the one whose best CV value is better than
-// every earlier one's (ties: the first). Then it solves the best learner at the
-// best λ, builds its predictor (with the scaler) and, when asked, runs the
-// permutation test on the same factorization. Cost: one training per kernel
-// setting plus Select's per λ.
-func Search(p Problem, s Settings) (*SearchResult, error) {
-	if p.Method == nil || p.X == nil {
-		return nil, fmt.Errorf("%w: Search needs data and a method", ErrScheme)
+// setting is one kernel setting of a search.
+type setting struct {
+	row kernel.Spec
+	col *kernel.Spec
+}
+
+// String names the setting in errors and progress.
+func (st setting) String() string {
+	if st.col == nil {
+		return st.row.String()
 	}
+	return st.row.String() + " × " + st.col.String()
+}
+
+// Search checks the problem, trains the learner once per kernel setting (one
+// factorization each; for a learner of pairs every row setting with every
+// column setting, each side factored once per distinct kernel) and selects
+// λ (and a second λ) on each by Select, or SelectRetrain when the problem
+// retrains per fold; the best setting is the one whose best CV value is
+// better than every earlier one's (ties: the first). With Permutations,
+// every setting's factorization is relabelled with the permuted labels and
+// each labelling keeps its best value over all settings and λ, so the null
+// distribution includes the whole selection. Then Search solves the best
+// learner at the best point and builds its predictor (with the scaler).
+// Cost: one training per kernel setting plus Select's per λ (and, with P
+// permutations, O(P) times the CV per λ).
+func Search(p Problem, s Settings) (*SearchResult, error) {
 	if len(s.Kernels) == 0 {
 		return nil, fmt.Errorf("%w: no kernel settings", ErrGrid)
 	}
-	if s.Scheme.Kind == None && len(s.Kernels) > 1 {
-		return nil, fmt.Errorf("%w: no cross-validation to choose among %d kernel settings", ErrScheme, len(s.Kernels))
+	settings := []setting{}
+	for _, r := range s.Kernels {
+		if len(s.ColKernels) == 0 {
+			settings = append(settings, setting{row: r})
+		}
+		for _, c := range s.ColKernels {
+			settings = append(settings, setting{row: r, col: &c})
+		}
+	}
+	if s.Scheme.Kind == None && len(settings) > 1 {
+		return nil, fmt.Errorf("%w: no cross-validation to choose among %d kernel settings", ErrScheme, len(settings))
 	}
 	progress := s.Progress
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
-	x := p.X
 	out := &SearchResult{Best: -1}
-	if p.Standardize {
-		out.Scaler = model.FitScaler(x)
-		var err error
-		if x, err = out.Scaler.Transform(x); err != nil {
-			return nil, err
-		}
+	method, err := p.method(&s, out)
+	if err != nil {
+		return nil, err
 	}
 	opt := s.Options
-	steps := len(s.Kernels) * len(s.Lambdas)
-	for n, spec := range s.Kernels {
-		k, err := kernel.New(spec)
-		if err != nil {
-			return nil, err
-		}
-		// a value whose square overflows is named here, not met later as NaN
-		if err := kernel.CheckFinite(spec, x); err != nil {
-			return nil, fmt.Errorf("training data with %s: %w", spec, err)
-		}
+	colGrid := s.ColLambdas
+	points := len(s.Lambdas) * max(1, len(colGrid))
+	steps := len(settings) * points
+	var null []float64 // each labelling's best over every setting (permutation test)
+	for n, st := range settings {
 		t0 := time.Now()
-		progress("training "+spec.String(), n*len(s.Lambdas), steps)
-		l, err := p.Method(x, k)
+		progress("training "+st.String(), n*points, steps)
+		l, err := method(st)
 		if err != nil {
-			return nil, fmt.Errorf("training with %s: %w", spec, err)
+			return nil, fmt.Errorf("training with %s: %w", st, err)
 		}
 		t1 := time.Now()
 		out.Train += t1.Sub(t0)
@@ -187,35 +237,52 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 			if err != nil {
 				return nil, err
 			}
+			k, _ := kernel.New(st.row)
 			opt.Progress = func(done, total int) { progress("retraining fold", done, total) }
-			res, err = SelectRetrain(p.Retrain(x, k), y, s.Lambdas, s.Scheme.Folds, s.Scheme.Name, s.Measure, opt)
+			res, err = SelectRetrain(p.Retrain(p.X, k), y, s.Lambdas, s.Scheme.Folds, s.Scheme.Name, s.Measure, opt)
 			if err != nil {
-				return nil, fmt.Errorf("cross-validation with %s: %w", spec, err)
+				return nil, fmt.Errorf("cross-validation with %s: %w", st, err)
 			}
 		} else {
-			opt.Progress = func(done, total int) { progress("cross-validating λ", n*len(s.Lambdas)+done, steps) }
-			if res, err = Select(l, s.Lambdas, s.Scheme, s.Measure, opt); err != nil {
-				return nil, fmt.Errorf("cross-validation with %s: %w", spec, err)
+			opt.Progress = func(done, total int) { progress("cross-validating λ", n*points+done, steps) }
+			if res, err = selectGrid(l, s.Lambdas, colGrid, s.Scheme, s.Measure, opt); err != nil {
+				return nil, fmt.Errorf("cross-validation with %s: %w", st, err)
 			}
 		}
 		out.CV += time.Since(t1)
-		out.Curves = append(out.Curves, Curve{Kernel: spec, Result: res})
+		out.Curves = append(out.Curves, Curve{Kernel: st.row, ColKernel: st.col, Result: res})
 		if out.Best < 0 || s.Measure.Better(res.Best.Value, out.Value) {
-			out.Best, out.Kernel, out.Lambda, out.Value, out.Learner = n, spec, res.Best.Lambda, res.Best.Value, l
+			out.Best, out.Kernel, out.ColKernel, out.Value, out.Learner = n, st.row, st.col, res.Best.Value, l
+			out.Lambda, out.ColLambda = res.Best.Lambda, res.Best.ColLambda
+		}
+		if s.Permutations > 0 {
+			popt := opt
+			popt.Progress = func(done, total int) { progress("permutation test, λ", done, total) }
+			best, err := permutationBest(l, s.Lambdas, s.Scheme, s.Measure, s.Permutations, s.Seed, popt)
+			if err != nil {
+				return nil, fmt.Errorf("permutation test with %s: %w", st, err)
+			}
+			if null == nil {
+				null = make([]float64, len(best))
+				for k := range null {
+					null[k] = math.NaN()
+				}
+			}
+			keepBest(null, best, s.Measure)
 		}
 	}
-	if s.Permutations > 0 {
-		opt.Progress = func(done, total int) { progress("permutation test, λ", done, total) }
-		pr, err := PermutationTest(out.Learner, s.Lambdas, s.Scheme, s.Measure, s.Permutations, s.Seed, opt)
-		if err != nil {
-			return nil, fmt.Errorf("permutation test: %w", err)
-		}
-		out.Permutation = pr
+	if null != nil {
+		out.Permutation = newPermutationResult(null, s.Measure)
 	}
 	if s.Scheme.Kind != None {
-		out.OnEdge = onEdge(s.Lambdas, s.Kernels, out.Kernel, out.Lambda)
+		out.OnEdge = onEdge(s, out)
 	}
-	sol, err := out.Learner.At(out.Lambda)
+	var sol learn.Solution
+	if c, ok := out.Learner.(learn.ColLambdaLearner); ok && len(colGrid) > 0 {
+		sol, err = c.AtBoth(out.Lambda, out.ColLambda)
+	} else {
+		sol, err = out.Learner.At(out.Lambda)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -224,4 +291,90 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 		out.Predictor.Scaler = out.Scaler
 	}
 	return out, nil
+}
+
+// method checks the problem against the settings and returns the training
+// function of one setting; it standardizes the rows (out.Scaler) and fills
+// the options from a registered learner's input.
+func (p *Problem) method(s *Settings, out *SearchResult) (func(setting) (learn.Learner, error), error) {
+	x := p.X
+	var in *learn.Input
+	if p.Learner != nil {
+		if p.Input == nil || p.Input.X == nil {
+			return nil, fmt.Errorf("%w: Search needs the learner's input", ErrScheme)
+		}
+		cp := *p.Input
+		in, x = &cp, cp.X
+		if err := CheckInput(p.Learner, in); err != nil {
+			return nil, err
+		}
+		if err := CheckSettings(p.Learner, s); err != nil {
+			return nil, err
+		}
+		if s.Options.Queries == nil {
+			s.Options.Queries = queriesOf(in)
+		}
+		if s.Options.Labels == nil && in.Y != nil && p.Learner.Needs.Has(learn.NeedsGraph) && s.Scheme.Kind != None {
+			s.Options.Labels = in.Y // the graph is what the learner learns; the labels score it
+		}
+	} else if p.Method == nil || p.X == nil {
+		return nil, fmt.Errorf("%w: Search needs data and a method", ErrScheme)
+	}
+	selfScaling := p.Learner != nil && p.Learner.SelfScaling
+	if p.Standardize && selfScaling {
+		in.Standardize = true
+	} else if p.Standardize {
+		out.Scaler = model.FitScaler(x)
+		var err error
+		if x, err = out.Scaler.Transform(x); err != nil {
+			return nil, err
+		}
+		if in != nil {
+			in.X = x
+		}
+	}
+	// a value whose square overflows is named here, not met later as NaN
+	for _, spec := range s.Kernels {
+		if _, err := kernel.New(spec); err != nil {
+			return nil, err
+		}
+		if !selfScaling {
+			if err := kernel.CheckFinite(spec, x); err != nil {
+				return nil, fmt.Errorf("training data with %s: %w", spec, err)
+			}
+		}
+	}
+	if p.Learner == nil {
+		p.X = x
+		return func(st setting) (learn.Learner, error) {
+			k, _ := kernel.New(st.row)
+			return p.Method(x, k)
+		}, nil
+	}
+	p.X = x
+	m, err := p.Learner.New(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Learner.Name, err)
+	}
+	return func(st setting) (learn.Learner, error) {
+		var ls learn.Setting
+		ls.Kernel, _ = kernel.New(st.row)
+		if st.col != nil {
+			ls.ColKernel, _ = kernel.New(*st.col)
+		}
+		return m(ls)
+	}, nil
+}
+
+// queriesOf returns the query ids measures read: the groups of a learner on
+// rows, each pair's row object for a learner of pairs.
+func queriesOf(in *learn.Input) []int {
+	if in.Pairs == nil {
+		return in.Groups
+	}
+	q := make([]int, len(in.Pairs))
+	for i, pr := range in.Pairs {
+		q[i] = pr.Row
+	}
+	return q
 }

@@ -77,6 +77,9 @@ const (
 	LPO Kind = "lpo"
 	// None trains at one λ without cross-validation.
 	None Kind = "none"
+	// Objects cross-validates a learner of pairs by its Design: pairs, row
+	// objects, column objects, both, or vertices left out.
+	Objects Kind = "objects"
 )
 
 // Scheme is a cross-validation design.
@@ -99,6 +102,8 @@ type Scheme struct {
 	// vectors: learn.Keep (the default, also for ""), learn.Remove, or for LOO
 	// learn.Skip (leave out only the rows that are not basis vectors).
 	Basis learn.Policy
+	// Design is the object design of Kind Objects.
+	Design learn.Design
 }
 
 // Needs returns the capabilities a solution must have for the scheme.
@@ -108,6 +113,8 @@ func (sc Scheme) Needs() []learn.Capability {
 		return nil
 	case sc.Kind == LPO:
 		return []learn.Capability{learn.CanLeavePairOut}
+	case sc.Kind == Objects:
+		return []learn.Capability{learn.CanHoldOutObjects}
 	case sc.Basis == learn.Remove || sc.Basis == learn.Skip:
 		return []learn.Capability{learn.CanHoldOutBasis}
 	case sc.Kind == LOO:

@@ -321,12 +321,20 @@ func TestOnEdge(t *testing.T) {
 		{g(2), 10, []Edge{{"lambda", "high"}, {"gamma", "high"}}},
 		{g(1), 0.1, []Edge{{"lambda", "low"}}},
 	}
+	// the one edge rule reads any grid order: 10 is the high end of 10, 0.1, 1
+	if e, ok := GridEdge("lambda", []float64{10, 0.1, 1}, 10); !ok || e.Side != "high" {
+		t.Errorf("unsorted grid: %v %v", e, ok)
+	}
+	if _, ok := GridEdge("lambda", []float64{10, 0.1, 1}, 1); ok {
+		t.Error("unsorted grid: 1 is inside 0.1..10")
+	}
 	for _, c := range cases {
-		if got := onEdge([]float64{10, 0.1, 1}, specs, c.best, c.lambda); !reflect.DeepEqual(got, c.want) {
+		got := onEdge(Settings{Lambdas: []float64{10, 0.1, 1}, Kernels: specs}, &SearchResult{Kernel: c.best, Lambda: c.lambda})
+		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("γ=%g λ=%g: %v, want %v", c.best.Gamma, c.lambda, got, c.want)
 		}
 	}
-	if got := onEdge([]float64{1}, specs[:1], g(0.5), 1); got != nil {
+	if got := onEdge(Settings{Lambdas: []float64{1}, Kernels: specs[:1]}, &SearchResult{Kernel: g(0.5), Lambda: 1}); got != nil {
 		t.Errorf("single values: %v", got)
 	}
 }
