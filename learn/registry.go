@@ -81,10 +81,14 @@ const (
 
 // Edge is one preference of a graph: row I is preferred over row J by
 // Magnitude, and the pair's loss is weighed by Weight (1 when 0).
+// Magnitudes, when set, gives one magnitude per output (every edge the same
+// number): with the unit and magnitude costs the Laplacian is shared, so t
+// outputs cost one training.
 type Edge struct {
-	I, J      int
-	Magnitude float64
-	Weight    float64
+	I, J       int
+	Magnitude  float64
+	Weight     float64
+	Magnitudes []float64
 }
 
 // ObjectPair is a (row object, column object) pair of a learner of pairs:
@@ -128,9 +132,40 @@ type Input struct {
 	// descriptor sets SelfScaling: the sides of a learner of pairs) to do
 	// so; for the others the search standardizes X once.
 	Standardize bool
+	// ChooseBasis, when set, chooses the basis anew for each kernel setting
+	// (a greedy basis selection, say) from the (standardized) rows; it
+	// replaces Basis.
+	ChooseBasis func(x mat.Matrix, k kernel.Kernel) ([]int, error)
 	// Observe, when set, is told of each long step of training before it
 	// starts (progress reports).
 	Observe func(factor.Phase)
+}
+
+// Options returns the training options of a learner on rows for one kernel:
+// the kernel, form, basis (chosen for the kernel when ChooseBasis is set),
+// output names and observer. Cost: ChooseBasis's.
+func (in *Input) Options(k kernel.Kernel) (Options, error) {
+	opt := Options{Kernel: k, Form: in.Form, Basis: in.Basis, Outputs: in.Outputs, Observe: in.Observe}
+	if in.ChooseBasis != nil {
+		b, err := in.ChooseBasis(in.X, k)
+		if err != nil {
+			return opt, err
+		}
+		opt.Basis = b
+	}
+	return opt, nil
+}
+
+// RowMethod is the method of a learner on rows: for each setting it builds
+// the Options (Input.Options) and calls fit on the input's rows.
+func RowMethod(in *Input, fit func(x mat.Matrix, opt Options) (Learner, error)) Method {
+	return func(s Setting) (Learner, error) {
+		opt, err := in.Options(s.Kernel)
+		if err != nil {
+			return nil, err
+		}
+		return fit(in.X, opt)
+	}
 }
 
 // Rows is the number of training rows (pairs for a learner of pairs, whose

@@ -35,15 +35,9 @@ func (c Cost) String() string {
 }
 
 // Edge is a preference: row I is preferred over row J with the given magnitude
-// (≥ 0) and importance weight (> 0; 0 means 1). Magnitudes, when set, gives one
-// magnitude per output (every edge the same number): with the unit and
-// magnitude costs the Laplacian is shared, so t outputs cost one training.
-type Edge struct {
-	I, J       int
-	Magnitude  float64
-	Weight     float64
-	Magnitudes []float64
-}
+// (≥ 0) and importance weight (> 0; 0 means 1) — learn.Edge, the type every
+// front end builds a preference graph of.
+type Edge = learn.Edge
 
 // edgeGraph is L = MMᵀ = Σ_e w_e²(e_i − e_j)(e_i − e_j)ᵀ and b = MN = Σ_e w_e² z_e (e_i − e_j),
 // built in O(l) (Pahikkala et al. 2009, eq. (18)).

@@ -1,0 +1,40 @@
+package rls
+
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/learn"
+)
+
+// Descriptor describes RLS to the learner registry (learn.Register): it
+// learns from labels, has every hold-out shortcut of a learner on rows
+// (leave-one-out, hold-out sets, leave-pair-out, and for sparse models
+// hold-outs that remove held-out basis vectors), relabels its factorization
+// for permutation tests and gives a perturbed twin for the tie rule; its
+// squared loss also trains by conjugate gradients and from streamed
+// statistics.
+func Descriptor() learn.Descriptor {
+	return learn.Descriptor{
+		Name:    learn.RLS,
+		Summary: "rls (regression)",
+		Needs:   learn.NeedsLabels,
+		Caps: []learn.Capability{learn.CanLeaveOneOut, learn.CanHoldOut, learn.CanLeavePairOut, learn.CanHoldOutBasis,
+			learn.CanRelabel, learn.CanPerturb, learn.CanStream, learn.CanCG},
+		Params: []learn.Param{learn.ParamBasis},
+		Loss:   learn.Squared,
+		Bias:   1,
+		Measure: func(scheme string) string {
+			if scheme == "lpo" {
+				return "auc"
+			}
+			return "mse"
+		},
+		New: func(in *learn.Input) (learn.Method, error) {
+			return learn.RowMethod(in, func(x mat.Matrix, opt learn.Options) (learn.Learner, error) {
+				return Fit(x, in.Y, opt)
+			}), nil
+		},
+	}
+}
+
+func init() { learn.Register(Descriptor()) }
