@@ -11,6 +11,7 @@ import (
 	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/rank"
 	"github.com/rlskit/rlskit/rls"
 )
@@ -160,6 +161,20 @@ func TestDegenerateKernelsGiveRetrainingTies(t *testing.T) {
 						if got := res.Best.Value; math.Abs(got-want) > 1e-12 {
 							t.Errorf("%s %s %s %s λ=%g: shortcut %v, retraining %v", name, kname, sc.Name, measName, lambda, got, want)
 						}
+						if sc.Kind != Folds {
+							continue
+						}
+						// the per-fold values (the report's fold panel) take the same ties
+						got := res.FoldValues(d.y, sc.Folds, meas, nil)
+						wantFolds, err := d.retrainFoldValues(name, k, sc.Folds, meas, lambda)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for f := range got {
+							if g, w := got[f], wantFolds[f]; !(math.IsNaN(g) && math.IsNaN(w)) && !(math.Abs(g-w) <= 1e-12) {
+								t.Errorf("%s %s %s %s λ=%g fold %d: shortcut %v, retraining %v", name, kname, sc.Name, measName, lambda, f, g, w)
+							}
+						}
 					}
 				}
 			}
@@ -206,4 +221,24 @@ func (d degenerateData) retrainValue(name string, k kernel.Kernel, sc Scheme, me
 	}
 	snapped, _ := snap(pred, 1e-9*(1+1/lambda))
 	return meas.Score(d.y, mat.NewDense(m, 1, snapped), nil)
+}
+
+// retrainFoldValues is each fold's value by retraining without it, scored on
+// its own with the exact-arithmetic ties of retrainValue (NaN where the
+// measure is undefined on the fold).
+func (d degenerateData) retrainFoldValues(name string, k kernel.Kernel, folds [][]int, meas measure.Measure, lambda float64) ([]float64, error) {
+	out := make([]float64, len(folds))
+	for n, f := range folds {
+		p, err := d.retrainPredict(name, k, f, lambda)
+		if err != nil {
+			return nil, err
+		}
+		snapped, _ := snap(p, 1e-9*(1+1/lambda))
+		v, err := meas.Score(mat.DenseCopyOf(kernel.Rows(d.y, f)), mat.NewDense(len(f), 1, snapped), nil)
+		if err != nil {
+			v = math.NaN()
+		}
+		out[n] = v
+	}
+	return out, nil
 }

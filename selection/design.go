@@ -80,7 +80,7 @@ func selectDesign(l learn.Learner, grid, colGrid []float64, sc Scheme, meas meas
 		pt.Value, pt.Indistinguishable = v, indistinct
 		res.Curve = append(res.Curve, pt)
 		if res.BestIndex < 0 || meas.Better(v, res.Best.Value) || (v == res.Best.Value && simpler(pt, res.Best)) {
-			res.BestIndex, res.Best, res.Predictions = len(res.Curve)-1, pt, mat.DenseCopyOf(p)
+			res.BestIndex, res.Best, res.Predictions, res.Tolerance = len(res.Curve)-1, pt, mat.DenseCopyOf(p), tol
 		}
 		if opt.Progress != nil {
 			opt.Progress(len(res.Curve), total)

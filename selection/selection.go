@@ -149,6 +149,32 @@ type Result struct {
 	Predictions *mat.Dense
 	// PairPredictions are the held-out predictions at the best λ (LPO), one per pair and output.
 	PairPredictions []PairPrediction
+	// Tolerance is the tie tolerance per output of the predictions at the
+	// best λ (nil: compared exactly), for scoring them again (FoldValues).
+	Tolerance []float64
+}
+
+// FoldValues scores each fold's CV predictions at the best λ on its own,
+// with the tie tolerance the CV value used (NaN where the measure is
+// undefined on a fold, e.g. AUC on a one-class fold). y are the labels
+// scored against, queries the per-row query ids (nil without). O(Σ|F| log|F|)
+// plus the measure's.
+func (r *Result) FoldValues(y *mat.Dense, folds [][]int, meas measure.Measure, queries []int) []float64 {
+	m, _ := y.Dims()
+	out := make([]float64, len(folds))
+	for k, f := range folds {
+		in := make([]bool, m)
+		for _, i := range f {
+			in[i] = true
+		}
+		c := &cvPredictions{p: r.Predictions, covered: in, tol: r.Tolerance}
+		v, _, err := c.score(meas, y, queries)
+		if err != nil {
+			v = math.NaN()
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // PairPrediction is the held-out prediction for both rows of a pair, for one output.
@@ -222,11 +248,12 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 		pt := Point{Lambda: lambda, Value: math.NaN()}
 		var pred *mat.Dense
 		var pairs []PairPrediction
+		var tol []float64
 		switch sc.Kind {
 		case LOO, Folds:
 			var cp *cvPredictions
 			if cp, err = predictWithNoise(s, s2, sc, y); err == nil {
-				pred = cp.p
+				pred, tol = cp.p, cp.tol
 				pt.Value, pt.Indistinguishable, err = cp.score(meas, y, opt.Queries)
 				if err == nil && sc.FoldMean {
 					pt.Value, err = cp.foldMean(meas, y, opt.Queries, sc.Folds)
@@ -240,7 +267,7 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 		}
 		res.Curve = append(res.Curve, pt)
 		if res.BestIndex < 0 || meas.Better(pt.Value, res.Best.Value) || (pt.Value == res.Best.Value && lambda > res.Best.Lambda) {
-			res.BestIndex, res.Best, bestPred, bestPairs = n, pt, pred, pairs
+			res.BestIndex, res.Best, bestPred, bestPairs, res.Tolerance = n, pt, pred, pairs, tol
 		}
 		if opt.Progress != nil {
 			opt.Progress(n+1, len(grid))
