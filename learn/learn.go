@@ -1,7 +1,8 @@
-// Package learn is the vocabulary every rlskit learner shares and the contract
-// it implements. The learners (rls, rank, and those to come) are siblings over
-// it; cross-validation and selection (packages cv and selection) work through it
-// and never name a learner.
+// Package learn is the vocabulary every rlskit learner shares, the contract
+// it implements, and the registry front ends find learners in. The learners
+// (rls, rank, pairwise, greedy, and those to come) are siblings over it;
+// cross-validation and selection (packages cv and selection) work through
+// it and never name a learner.
 //
 // # The contract
 //
@@ -15,25 +16,56 @@
 // Everything else is a capability, found by interface assertion, in the style
 // of io.WriterTo or http.Flusher:
 //
-//	on a Solution  LeaveOneOuter    exact leave-one-out predictions
-//	               HoldOuter        exact predictions for held-out rows (k-fold, groups, queries)
-//	               PairHoldOuter    exact leave-pair-out predictions
-//	               BasisHoldOuter   sparse hold-outs that also remove held-out basis vectors
-//	on a Learner   Relabeler        the same factorization for other labels (permutation tests)
-//	               Perturber        a twin within rounding of it (forward-error estimates)
+//	on a Solution  LeaveOneOuter     exact leave-one-out predictions
+//	               HoldOuter         exact predictions for held-out rows (k-fold, groups, queries)
+//	               PairHoldOuter     exact leave-pair-out predictions
+//	               BasisHoldOuter    sparse hold-outs that also remove held-out basis vectors
+//	on a Learner   Relabeler         the same factorization for other labels (permutation tests)
+//	               Perturber         a twin within rounding of it (the forward-error tie rule)
+//	               DesignValidator   a learner of pairs' object designs (settings A–D, vertices)
+//	               ColLambdaLearner  a second λ, of the columns (two-step RLS)
 //
-// Each shortcut equals retraining on the reduced data, to rounding. Package
-// selection checks the capabilities a cross-validation scheme needs before its
-// λ loop starts (see Require), so a missing one fails at once with an error
-// naming the learner and the capability.
+// Each shortcut equals retraining on the reduced data, to rounding.
+//
+// # The registry
+//
+// Each learner package exports a Descriptor and registers it in an init
+// function, as a database/sql driver does:
+//
+//	func init() { learn.Register(rls.Descriptor()) }
+//
+// A Descriptor declares, before any training, what the learner learns from
+// (Needs: labels, groups, a preference graph, pairs of objects), the
+// capabilities above that its learners and solutions have (Caps), the
+// solvers that can minimize its loss (CanStream, CanCG), its parameters
+// beyond kernel and λ (Params), its loss, its kernels, its default bias and
+// measures, and New, which checks an Input and returns the Method that
+// trains it for one kernel Setting. Front ends — the command line,
+// rlskit-beam, the Python bindings — import package learners (every learner
+// of the module registers itself), find a learner with Lookup, check a plan
+// against its declared capabilities (selection.Check), build an Input from
+// the data they read, and hand both to selection.Search:
+//
+//	d, err := learn.Lookup("rls")
+//	res, err := selection.Search(selection.Problem{Learner: d, Input: &learn.Input{X: x, Y: y}, Standardize: true},
+//		selection.Settings{Kernels: specs, Lambdas: selection.DefaultGrid(), Measure: mse,
+//			Scheme: selection.Scheme{Kind: selection.LOO, Name: "loo"}})
+//
+// None of them names a learner: a check reads Descriptor.Can, Needs and
+// Takes. Descriptors lists what is registered, for help texts and
+// completion.
 //
 // # Adding a learner
 //
-// A new learner lives in its own package, takes Options (or its own options
-// embedding the same fields), validates with the Check functions here, builds
-// its predictor with Meta.Predictor, and implements Learner plus whichever
-// capabilities it can compute exactly. The command line registers it in one
-// table entry (cmd/rlskit/learners.go).
+// A new learner lives in its own package: it takes Options (or an Input),
+// validates with the Check functions here, builds its predictor with
+// Meta.Predictor, implements Learner plus whichever capabilities it can
+// compute exactly (each with a brute-force test), and registers a
+// Descriptor that declares exactly those capabilities. One import in
+// package learners makes it reachable from every front end; its search,
+// tie handling and permutation tests come from package selection. A test of
+// the command line (cmd/rlskit/toy_learner_test.go) registers a toy learner
+// in a test file and gets all of that with no other change.
 package learn
 
 import (
