@@ -58,5 +58,5 @@ func ExampleMeasure_Score() {
 	// Output:
 	// auc = 0.875 (higher is better: true)
 	// true
-	// measure: unknown measure "rmse" (valid: mse, auc, cindex, disagreement, accuracy, spearman, multiclass-accuracy)
+	// measure: unknown measure "rmse" (valid: mse, auc, cindex, cindex-row, disagreement, accuracy, spearman, multiclass-accuracy)
 }

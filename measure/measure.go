@@ -1,5 +1,6 @@
 // Package measure provides performance measures for regression and ranking:
-// mean squared error, area under the ROC curve, concordance index, pairwise
+// mean squared error, area under the ROC curve, concordance index, its
+// average within queries (the per-row c-index of pairwise data), pairwise
 // disagreement over queries, sign accuracy and Spearman's rank correlation.
 //
 // Each measure is available as a plain function of a label vector y and a
@@ -53,11 +54,12 @@ type Measure struct {
 	// cross-validation.
 	Pairwise bool
 	// NeedsQueries is true if Score requires a query id per row
-	// (disagreement).
+	// (disagreement, cindex-row).
 	NeedsQueries bool
 	// Ordinal is true for measures that see the predictions only through
-	// their order (auc, cindex, disagreement, spearman): for them, predictions
-	// closer than their computation's rounding error must count as ties.
+	// their order (auc, cindex, cindex-row, disagreement, spearman): for
+	// them, predictions closer than their computation's rounding error must
+	// count as ties.
 	Ordinal bool
 
 	fn func(y, p []float64, q []int) (float64, error)
@@ -72,6 +74,7 @@ func all() []Measure {
 		{Name: "mse", fn: noQueries(MSE)},
 		{Name: "auc", HigherIsBetter: true, Pairwise: true, Ordinal: true, fn: noQueries(AUC)},
 		{Name: "cindex", HigherIsBetter: true, Pairwise: true, Ordinal: true, fn: noQueries(CIndex)},
+		{Name: "cindex-row", HigherIsBetter: true, NeedsQueries: true, Ordinal: true, fn: RowAveragedCIndex},
 		{Name: "disagreement", NeedsQueries: true, Ordinal: true, fn: Disagreement},
 		{Name: "accuracy", HigherIsBetter: true, fn: noQueries(Accuracy)},
 		{Name: "spearman", HigherIsBetter: true, Ordinal: true, fn: noQueries(Spearman)},
@@ -85,8 +88,8 @@ func noQueries(f func(y, p []float64) (float64, error)) func(y, p []float64, q [
 }
 
 // Names returns the names of the available measures, in a fixed order:
-// mse, auc, cindex, disagreement, accuracy, spearman, multiclass-accuracy. The caller owns the
-// returned slice. Time O(1).
+// mse, auc, cindex, cindex-row, disagreement, accuracy, spearman,
+// multiclass-accuracy. The caller owns the returned slice. Time O(1).
 func Names() []string {
 	ms := all()
 	names := make([]string, len(ms))

@@ -252,16 +252,17 @@ func TestNaNErrorNamesIndex(t *testing.T) {
 
 func TestByName(t *testing.T) {
 	want := []struct {
-		name                      string
-		higher, pairwise, queries bool
+		name                               string
+		higher, pairwise, queries, ordinal bool
 	}{
-		{"mse", false, false, false},
-		{"auc", true, true, false},
-		{"cindex", true, true, false},
-		{"disagreement", false, false, true},
-		{"accuracy", true, false, false},
-		{"spearman", true, false, false},
-		{"multiclass-accuracy", true, false, false},
+		{"mse", false, false, false, false},
+		{"auc", true, true, false, true},
+		{"cindex", true, true, false, true},
+		{"cindex-row", true, false, true, true},
+		{"disagreement", false, false, true, true},
+		{"accuracy", true, false, false, false},
+		{"spearman", true, false, false, true},
+		{"multiclass-accuracy", true, false, false, false},
 	}
 	names := Names()
 	if len(names) != len(want) {
@@ -275,9 +276,9 @@ func TestByName(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ByName(%q): %v", w.name, err)
 		}
-		if m.Name != w.name || m.HigherIsBetter != w.higher || m.Pairwise != w.pairwise || m.NeedsQueries != w.queries {
-			t.Errorf("ByName(%q) = %+v, want flags higher=%t pairwise=%t queries=%t",
-				w.name, m, w.higher, w.pairwise, w.queries)
+		if m.Name != w.name || m.HigherIsBetter != w.higher || m.Pairwise != w.pairwise || m.NeedsQueries != w.queries || m.Ordinal != w.ordinal {
+			t.Errorf("ByName(%q) = %+v, want flags higher=%t pairwise=%t queries=%t ordinal=%t",
+				w.name, m, w.higher, w.pairwise, w.queries, w.ordinal)
 		}
 		if m.String() != w.name {
 			t.Errorf("String() = %q, want %q", m.String(), w.name)

@@ -18,6 +18,11 @@ import (
 // returns an error wrapping ErrShape for lengths that differ and ErrUndefined
 // when no row has two different labels or a value is NaN. Time O(n log n),
 // O(n) extra space.
+//
+// As the named measure "cindex-row" (ByName) it takes the row ids as its
+// query ids: score pairwise predictions with each pair's row object as its
+// query (or, say, its column object for the per-column c-index), and any
+// learner's with its query ids for the c-index averaged over queries.
 func RowAveragedCIndex(y, p []float64, rows []int) (float64, error) {
 	if err := checkPair(y, p); err != nil {
 		return 0, err
