@@ -55,6 +55,26 @@
 // Each prediction equals retraining on the reduced data, to rounding (the
 // tests hold every one to brute force at 1e-8 relative).
 //
+// # The learner contract
+//
+// Both closed-form learners join the contract of package learn, so that
+// package selection cross-validates them as it does every learner, with the
+// one tie rule. KronRLS and TwoStep are learn.Learner (two-step RLS's At(λ)
+// solves at (λ, λ); AtBoth at any (λ, λ_c), learn.ColLambdaLearner), cross-
+// validate a learn.Design along their λ grid(s) at once
+// (CrossValidateDesign, learn.DesignValidator: the n×1 CV predictions of the
+// labelled pairs in their given order) and give their Perturbed twin
+// (learn.Perturber): the labels times s on both eigendecompositions with
+// every eigenvalue moved up by about its rounding error, whose CV
+// predictions, divided by s, differ from the learner's by their forward
+// error only — the tolerance below which ordinal measures count predictions
+// as ties, so a kernel that carries no information (K = I, K = 11ᵀ) cannot
+// score by rounding noise. KronRLSDescriptor and TwoStepDescriptor describe
+// them to the registry (learn.Register, at init); their method builds and
+// caches the sides per kernel setting. The per-row measures of pairs are
+// those of package measure scored with each pair's row object as its query
+// id ("disagreement", "cindex-row").
+//
 // # Costs
 //
 // After the two eigendecompositions, O(m³ + q³) once per kernel setting:
@@ -67,6 +87,7 @@
 //	           hold-out of any pair set H         O(|H|²mq + |H|³)
 //	TwoStep    A–D and their folds                 O(mq·max(m,q)) per outer λ,
 //	                                               O(mq·min(m,q)) per (λ_r, λ_c)
+//	Perturbed  the twin of either learner          O(mq + m + q)
 //	KronCG     one conjugate-gradient iteration   O(n(m+q) + mq) for n observed pairs
 //	PairModel  predicting n' pairs of m' rows     O(m'm(d+q) + n'q)
 //

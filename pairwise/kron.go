@@ -100,6 +100,10 @@ type KronRLS struct {
 	utyOnce sync.Once
 	uty     *mat.Dense // UᵀY, for setting D
 
+	// perturbed marks a Perturbed twin: the eigenvalues of the per-fold
+	// eigendecompositions of settings D and vertices are perturbed too.
+	perturbed bool
+
 	// Progress, when set, is told how many of the folds of the side
 	// LeaveBothOut and LeaveVertexOut eigendecompose are done.
 	Progress func(done, total int)
@@ -143,7 +147,13 @@ func (k *KronRLS) Sides() (rows, cols *Side) { return k.rows, k.cols }
 func (k *KronRLS) Symmetry() Symmetry { return k.lab.sym }
 
 // At is Solve as the learn.Learner contract.
-func (k *KronRLS) At(lambda float64) (learn.Solution, error) { return k.Solve(lambda) }
+func (k *KronRLS) At(lambda float64) (learn.Solution, error) {
+	s, err := k.Solve(lambda)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
 // KronSolution is Kronecker RLS at one λ with its exact cross-validation
 // shortcuts. With the scaled inverse 𝒜 = λ(G⊗K + λI)⁻¹ = (V⊗U) diag(g) (V⊗U)ᵀ,

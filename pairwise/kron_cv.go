@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
 )
 
@@ -109,10 +110,11 @@ func (k *KronRLS) LeaveBothOut(rowFolds, colFolds [][]int, grid []float64) ([]*m
 		cf = loo(q)
 	}
 	if bothCost(m, q, rf, cf, len(grid)) <= bothCost(q, m, cf, rf, len(grid)) {
-		e := &engine{u: k.u, e: k.er, u2: k.u2, uty: k.utY(), cols: k.cols, m: m, q: q, progress: k.Progress}
+		e := &engine{u: k.u, e: k.er, u2: k.u2, uty: k.utY(), cols: k.cols, m: m, q: q, progress: k.Progress, perturb: k.perturbed}
 		return e.run(rf, cf, false, grid)
 	}
-	e := &engine{u: k.v, e: k.ec, u2: k.v2, uty: linalg.Mul(true, true, k.v, k.lab.full), cols: k.rows, m: q, q: m, progress: k.Progress}
+	e := &engine{u: k.v, e: k.ec, u2: k.v2, uty: linalg.Mul(true, true, k.v, k.lab.full), cols: k.rows, m: q, q: m,
+		progress: k.Progress, perturb: k.perturbed}
 	preds, err := e.run(cf, rf, false, grid)
 	if err != nil {
 		return nil, err
@@ -141,7 +143,7 @@ func (k *KronRLS) LeaveVertexOut(folds [][]int, grid []float64) ([]*mat.Dense, e
 	if folds == nil {
 		folds = loo(k.lab.m)
 	}
-	e := &engine{u: k.u, e: k.er, u2: k.u2, uty: k.utY(), cols: k.cols, m: k.lab.m, q: k.lab.q, progress: k.Progress}
+	e := &engine{u: k.u, e: k.er, u2: k.u2, uty: k.utY(), cols: k.cols, m: k.lab.m, q: k.lab.q, progress: k.Progress, perturb: k.perturbed}
 	return e.run(folds, folds, true, grid)
 }
 
@@ -184,6 +186,9 @@ type engine struct {
 	m, q int
 	// progress, when set, is told the column folds done.
 	progress func(done, total int)
+	// perturb moves the eigenvalues of each fold's G_TT up by their
+	// rounding error (factor.PerturbUp), for a Perturbed twin.
+	perturb bool
 }
 
 func (en *engine) run(rowFolds, colFolds [][]int, vertices bool, grid []float64) ([]*mat.Dense, error) {
@@ -204,6 +209,9 @@ func (en *engine) run(rowFolds, colFolds [][]int, vertices bool, grid []float64)
 		w, tau, err := en.cols.eigSub(tc)
 		if err != nil {
 			return nil, err
+		}
+		if en.perturb {
+			tau = factor.PerturbUp(tau)
 		}
 		yh := linalg.Mul(false, false, colsOf(en.uty, tc), w) // m×q'
 		pc, rf := fc, rowFolds

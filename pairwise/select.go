@@ -3,7 +3,6 @@ package pairwise
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -12,43 +11,52 @@ import (
 )
 
 // RowCIndex names the per-row-averaged concordance index
-// (measure.RowAveragedCIndex) among the pairwise measures.
+// (measure.RowAveragedCIndex), measure.ByName("cindex-row").
+//
+// Deprecated: use measure.ByName("cindex-row"), scored with each pair's row
+// object as its query id.
 const RowCIndex = "cindex-row"
 
-// Measure scores pooled pairwise predictions: the labels y and predictions p
-// of the pairs, and each pair's row object.
+// Measure is a measure of package measure scoring the pooled predictions of
+// pairs as one output, with each pair's row object as its query id (which
+// makes "disagreement" and "cindex-row" per row object).
+//
+// Deprecated: use measure.Measure (measure.ByName) with selection.Search,
+// passing each pair's row object as its query id; this wrapper is kept for
+// the command line until it moves and will be deleted then.
 type Measure struct {
-	Name           string
-	HigherIsBetter bool
-	Score          func(y, p []float64, rows []int) (float64, error)
+	measure.Measure
 }
 
-// Better reports whether a is strictly better than b (NaN is never better;
-// anything beats NaN).
-func (m Measure) Better(a, b float64) bool {
-	return measure.Measure{HigherIsBetter: m.HigherIsBetter}.Better(a, b)
+// Score scores the labels y and predictions p of n pairs whose row objects
+// are rows: the embedded measure on them as n×1 matrices with rows as the
+// query ids. Cost: the measure's.
+//
+// Deprecated: use measure.Measure.Score with the rows as query ids.
+func (m Measure) Score(y, p []float64, rows []int) (float64, error) {
+	return m.Measure.Score(mat.NewDense(len(y), 1, y), mat.NewDense(len(p), 1, p), rows)
 }
 
-// MeasureByName returns a measure of package measure by its name, scored on
-// the pooled pairs as one output (disagreement with the row objects as its
-// queries), or RowCIndex. Multi-output measures do not apply.
+// MeasureByName returns measure.ByName(name) wrapped as a Measure;
+// multiclass-accuracy does not apply to pairs (one label each).
+//
+// Deprecated: use selection.Search with measure.ByName and each pair's row
+// object as its query id.
 func MeasureByName(name string) (Measure, error) {
-	if strings.EqualFold(name, RowCIndex) {
-		return Measure{Name: RowCIndex, HigherIsBetter: true, Score: measure.RowAveragedCIndex}, nil
-	}
 	m, err := measure.ByName(name)
 	if err != nil {
-		return Measure{}, fmt.Errorf("%w (or %s)", err, RowCIndex)
+		return Measure{}, err
 	}
 	if m.Name == "multiclass-accuracy" {
 		return Measure{}, fmt.Errorf("%w: %s needs one output per class; pairs have one label", measure.ErrUnknown, m.Name)
 	}
-	return Measure{Name: m.Name, HigherIsBetter: m.HigherIsBetter, Score: func(y, p []float64, rows []int) (float64, error) {
-		return m.Score(mat.NewDense(len(y), 1, y), mat.NewDense(len(p), 1, p), rows)
-	}}, nil
+	return Measure{Measure: m}, nil
 }
 
-// MeasureNames lists the names MeasureByName accepts.
+// MeasureNames lists the names MeasureByName accepts: measure.Names() but
+// multiclass-accuracy.
+//
+// Deprecated: use measure.Names.
 func MeasureNames() []string {
 	var out []string
 	for _, n := range measure.Names() {
@@ -56,10 +64,12 @@ func MeasureNames() []string {
 			out = append(out, n)
 		}
 	}
-	return append(out, RowCIndex)
+	return out
 }
 
 // Point is one point of a pairwise cross-validation curve.
+//
+// Deprecated: use selection.Point (selection.Search's curves).
 type Point struct {
 	Lambda float64 `json:"lambda"`
 	// ColLambda is two-step RLS's column λ (0 for Kronecker RLS).
@@ -68,6 +78,8 @@ type Point struct {
 }
 
 // Result is a cross-validation curve and its best point.
+//
+// Deprecated: use selection.Search's result.
 type Result struct {
 	Design    Design
 	Measure   string
@@ -79,7 +91,8 @@ type Result struct {
 	Predictions []float64
 }
 
-// scorer pools the CV predictions of the given pairs and scores them.
+// scorer scores the pooled CV predictions of the given pairs (n×1, in
+// their order) and keeps the best point.
 type scorer struct {
 	lab   *labels
 	meas  Measure
@@ -88,10 +101,9 @@ type scorer struct {
 }
 
 func (sc *scorer) add(pt Point, p *mat.Dense) error {
-	all := sc.lab.pick(p)
 	var y, pp []float64
 	var rows []int
-	for i, v := range all {
+	for i, v := range p.RawMatrix().Data {
 		if math.IsNaN(v) {
 			continue
 		}
@@ -113,18 +125,26 @@ func (sc *scorer) add(pt Point, p *mat.Dense) error {
 	r := sc.res
 	r.Curve = append(r.Curve, pt)
 	if r.BestIndex < 0 || sc.meas.Better(v, r.Best.Value) || (v == r.Best.Value && sc.order(pt, r.Best)) {
-		r.BestIndex, r.Best, r.Predictions = len(r.Curve)-1, pt, all
+		r.BestIndex, r.Best = len(r.Curve)-1, pt
+		r.Predictions = append(r.Predictions[:0], p.RawMatrix().Data...)
 	}
 	return nil
 }
 
 // SelectKron cross-validates Kronecker RLS with the design along the λ grid
-// and scores the pooled predictions: the curve, the best λ (ties: the larger
-// λ) and the predictions there. Cost: CrossValidate's plus the measure's.
+// (CrossValidateDesign) and scores the pooled predictions, each pair's row
+// object its query id: the curve, the best λ (ties: the larger λ) and the
+// predictions there. Predictions are compared exactly (no tie rule). Cost:
+// CrossValidate's plus the measure's.
+//
+// Deprecated: use selection.Search with KronRLSDescriptor's method and the
+// design as its scheme, which applies the one tie rule (the learner's
+// Perturbed twin); this wrapper is kept for the command line until it moves
+// and will be deleted then.
 func SelectKron(k *KronRLS, d Design, grid []float64, meas Measure) (*Result, error) {
 	sc := &scorer{lab: k.lab, meas: meas, res: &Result{Design: d, Measure: meas.Name, BestIndex: -1},
 		order: func(a, b Point) bool { return a.Lambda > b.Lambda }}
-	err := k.CrossValidate(d, grid, func(i int, p *mat.Dense) error {
+	err := k.CrossValidateDesign(d.Learn(), grid, nil, func(i, _ int, p *mat.Dense) error {
 		return sc.add(Point{Lambda: grid[i]}, p)
 	})
 	if err != nil {
@@ -134,11 +154,17 @@ func SelectKron(k *KronRLS, d Design, grid []float64, meas Measure) (*Result, er
 }
 
 // SelectTwoStep cross-validates two-step RLS with the design on the grid of
-// (λ_r, λ_c) pairs, searched jointly (ties: the larger λ_r·λ_c).
+// (λ_r, λ_c) pairs, searched jointly (CrossValidateDesign; ties: the larger
+// λ_r·λ_c), scored as SelectKron scores.
+//
+// Deprecated: use selection.Search with TwoStepDescriptor's method, the
+// design as its scheme and the column λ grid, which applies the one tie
+// rule; this wrapper is kept for the command line until it moves and will
+// be deleted then.
 func SelectTwoStep(t *TwoStep, d Design, rowGrid, colGrid []float64, meas Measure) (*Result, error) {
 	sc := &scorer{lab: t.lab, meas: meas, res: &Result{Design: d, Measure: meas.Name, BestIndex: -1},
 		order: func(a, b Point) bool { return a.Lambda*a.ColLambda > b.Lambda*b.ColLambda }}
-	err := t.CrossValidate(d, rowGrid, colGrid, func(i, j int, p *mat.Dense) error {
+	err := t.CrossValidateDesign(d.Learn(), rowGrid, colGrid, func(i, j int, p *mat.Dense) error {
 		return sc.add(Point{Lambda: rowGrid[i], ColLambda: colGrid[j]}, p)
 	})
 	if err != nil {
@@ -146,21 +172,3 @@ func SelectTwoStep(t *TwoStep, d Design, rowGrid, colGrid []float64, meas Measur
 	}
 	return sc.res, nil
 }
-
-// TwoStepAt is two-step RLS with the column λ fixed, as a learn.Learner:
-// At(λ) solves at (λ, col λ).
-type TwoStepAt struct {
-	*TwoStep
-	ColLambda float64
-}
-
-// WithColLambda returns the learner whose At(λ) is Solve(λ, colLambda).
-func (t *TwoStep) WithColLambda(colLambda float64) *TwoStepAt {
-	return &TwoStepAt{TwoStep: t, ColLambda: colLambda}
-}
-
-// Name is learn.TwoStep.
-func (t *TwoStepAt) Name() learn.Name { return learn.TwoStep }
-
-// At solves at (λ, ColLambda): the learn.Learner contract.
-func (t *TwoStepAt) At(lambda float64) (learn.Solution, error) { return t.Solve(lambda, t.ColLambda) }

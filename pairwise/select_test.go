@@ -132,3 +132,48 @@ func TestSelect(t *testing.T) {
 		t.Error("unknown measure accepted")
 	}
 }
+
+// The deprecated wrappers the command line still calls: the measure wraps
+// package measure's (the row objects as query ids), and the selections'
+// best predictions are the CV predictions at the best point, not a buffer
+// later points overwrote.
+func TestDeprecatedWrappers(t *testing.T) {
+	m, err := MeasureByName("cindex-row")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := measure.ByName("cindex-row")
+	if m.Name != want.Name || m.HigherIsBetter != want.HigherIsBetter || !m.Ordinal || !m.NeedsQueries {
+		t.Errorf("cindex-row: %+v", m)
+	}
+	y, p, rows := []float64{1, 2, 3, 1, 2}, []float64{0.3, 0.1, 0.2, 1, 2}, []int{0, 0, 0, 1, 1}
+	got, err := m.Score(y, p, rows)
+	if w, _ := measure.RowAveragedCIndex(y, p, rows); err != nil || got != w {
+		t.Errorf("cindex-row score %v, %v; want %v", got, err, w)
+	}
+	rng := rand.New(rand.NewPCG(35, 36))
+	rs, cs := randSides(t, rng, 5, 4, kernelCases[0].k)
+	pairs, yy := gridLabels(rng, rs, cs)
+	k, _ := FitKron(rs, cs, pairs, yy, Options{})
+	ts, _ := FitTwoStep(rs, cs, pairs, yy, Options{})
+	mse, _ := MeasureByName("mse")
+	grid := []float64{1e-2, 1, 1e2}
+	for _, d := range []Design{{Setting: Pairs}, {Setting: Rows, RowFolds: [][]int{{0, 1}, {3}}}, {Setting: Both}} {
+		res, err := SelectKron(k, d, grid, mse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cvAt := designRuns(t, k, d.Learn(), []float64{res.Best.Lambda}, nil)[0][0]
+		if !sameValues(res.Predictions, cvAt.RawMatrix().Data) || res.Best != res.Curve[res.BestIndex] {
+			t.Errorf("kronrls %s: best predictions are not the CV predictions at λ = %g", d, res.Best.Lambda)
+		}
+		two, err := SelectTwoStep(ts, d, grid, grid[:2], mse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cvAt = designRuns(t, ts, d.Learn(), []float64{two.Best.Lambda}, []float64{two.Best.ColLambda})[0][0]
+		if !sameValues(two.Predictions, cvAt.RawMatrix().Data) || two.Best != two.Curve[two.BestIndex] {
+			t.Errorf("twostep %s: best predictions are not the CV predictions at (%g, %g)", d, two.Best.Lambda, two.Best.ColLambda)
+		}
+	}
+}
