@@ -22,9 +22,12 @@
 // Neither X̃ᵀLX̃ nor L is formed: one conjugate-gradient iteration applies
 // v ↦ X̃ᵀ(L(X̃v)) + λv with one product by X, one by Xᵀ and an O(m) product by L
 // (m·u − (1ᵀu)1, or D·u − P(Pᵀu)), so it costs O(nnz(X) + m + d) for CSR data
-// (O(m·d) dense) and O(m + n) memory besides the data. In exact arithmetic CG
-// reaches the solution in at most n iterations; in practice the number of
-// iterations grows with the square root of the condition number of the system.
+// (O(m·d) dense) and O(m + n) memory besides the data. The iteration is the
+// module's one conjugate-gradient loop (internal/krylov, Hestenes & Stiefel
+// 1952), with its stopping rule ‖r‖ ≤ Tol·‖X̃ᵀLy‖ and its defaults (Tol 1e-10,
+// MaxIter 1000), shared with pairwise.KronCG. In exact arithmetic CG reaches
+// the solution in at most n iterations; in practice the number of iterations
+// grows with the square root of the condition number of the system.
 //
 // The bias weight is regularized like every other weight, exactly as the
 // linear kernel k(x, z) = x·z + Bias does in the dual, so a Solve agrees with
@@ -39,6 +42,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/internal/krylov"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
@@ -132,18 +136,22 @@ type Options struct {
 	// Lambda > 0 is the regularization parameter λ; required.
 	Lambda float64
 	// Tol stops an output's iteration when its residual r = X̃ᵀLy − (X̃ᵀLX̃ + λI)w
-	// satisfies ‖r‖ ≤ Tol·‖X̃ᵀLy‖ (0: 1e-6).
+	// satisfies ‖r‖ ≤ Tol·‖X̃ᵀLy‖ (0: DefaultTol = 1e-10). The relative error
+	// of the weights is then at most κ·Tol, κ the condition number of
+	// X̃ᵀLX̃ + λI.
 	Tol float64
-	// MaxIter bounds the iterations per output (0: 1000).
+	// MaxIter bounds the iterations per output (0: DefaultMaxIter = 1000).
 	MaxIter int
 	// Validation, when set, enables early stopping.
 	Validation *Validation
 }
 
-// Defaults for the zero values of Options and Validation.
+// Defaults for the zero values of Options and Validation. DefaultTol and
+// DefaultMaxIter are those of every conjugate-gradient solver of the module
+// (pairwise.KronCG too).
 const (
-	DefaultTol      = 1e-6
-	DefaultMaxIter  = 1000
+	DefaultTol      = krylov.DefaultTol
+	DefaultMaxIter  = krylov.DefaultMaxIter
 	DefaultEvery    = 10
 	DefaultPatience = 5
 )
@@ -313,8 +321,8 @@ func (o *operator) applyL(z []float64) {
 	}
 }
 
-// apply sets dst = (X̃ᵀLX̃ + λI)v. O(nnz + m + n).
-func (o *operator) apply(dst, v []float64) {
+// Apply sets dst = (X̃ᵀLX̃ + λI)v (the krylov.Operator). O(nnz + m + n).
+func (o *operator) Apply(dst, v []float64) {
 	o.mulX(o.u, v)
 	o.applyL(o.u)
 	o.mulXT(dst, o.u)
@@ -476,11 +484,13 @@ func checkValidation(v Validation, d int, y *mat.Dense) error {
 //	β_k = r_{k+1}ᵀr_{k+1} / r_kᵀr_k,  p_{k+1} = r_{k+1} + β_k p_k
 //
 // until ‖r‖ ≤ Tol·‖X̃ᵀLy‖, MaxIter iterations, or the validation patience runs
-// out. Time O(t·iterations·(nnz(X) + m + d)) for CSR X (O(m·d) per iteration
-// for dense X) plus the validation evaluations; memory O(m + d) besides the
-// data and the d×t result. Invalid input yields an error wrapping ErrInput; a
-// validation measure that fails (for example AUC on a validation column with a
-// single class) is returned as its error.
+// out (the loop is internal/krylov's, the validation its Recorder). Time
+// O(t·iterations·(nnz(X) + m + d)) for CSR X (O(m·d) per iteration for dense
+// X) plus the validation evaluations; memory O(m + d) besides the data and the
+// d×t result. Invalid input yields an error wrapping ErrInput; a validation
+// measure that fails (for example AUC on a validation column with a single
+// class) is returned as its error; a step with pᵀAp ≤ 0 or not finite, which
+// only overflow or extreme rounding can bring about (A ⪰ λI), is an error.
 func Solve(p Problem, opt Options) (*Result, error) {
 	if err := check(p, &opt); err != nil {
 		return nil, err
@@ -553,92 +563,76 @@ type outcome struct {
 
 // solveOne runs CG for one right-hand side X̃ᵀLy.
 func solveOne(o *operator, y []float64, opt Options, val *validator) (outcome, error) {
-	n := o.n
-	x := make([]float64, n)
-	r := make([]float64, n)
-	o.rhs(r, y)
-	rr := dot(r, r)
-	bnorm := math.Sqrt(rr)
-	if bnorm == 0 {
-		return outcome{w: x, conv: true}, nil
+	b := make([]float64, o.n)
+	o.rhs(b, y)
+	x := make([]float64, o.n)
+	var rec krylov.Recorder
+	var es *earlyStop
+	if val != nil {
+		es = &earlyStop{val: val, tol: opt.Tol}
+		rec = es
 	}
-	pk := append([]float64(nil), r...)
-	q := make([]float64, n)
-	cur := outcome{w: x, res: 1}
-
-	// early stopping state
-	var (
-		best      outcome
-		bestVal   = math.NaN()
-		haveBest  bool
-		lastEval  = -1
-		noImprove int
-	)
-	evaluate := func(k int) (stop bool, err error) {
-		lastEval = k
-		v, err := val.score(x)
-		if err != nil {
-			return false, fmt.Errorf("validation at iteration %d: %w", k, err)
-		}
-		if !haveBest || val.meas.Better(v, bestVal) {
-			haveBest, bestVal, noImprove = true, v, 0
-			best = outcome{w: append(best.w[:0], x...), conv: cur.conv, res: cur.res, best: k}
-			return false, nil
-		}
-		noImprove++
-		return noImprove >= val.patience, nil
+	kr, err := krylov.Solve(o, b, x, krylov.Settings{Tol: opt.Tol, MaxIter: opt.MaxIter}, rec)
+	if err != nil {
+		return outcome{}, err
 	}
-
-	for k := 1; k <= opt.MaxIter; k++ {
-		o.apply(q, pk)
-		pq := dot(pk, q)
-		if !(pq > 0) { // breakdown: A is SPD, so only rounding can bring this about
-			break
-		}
-		alpha := rr / pq
-		for i := range x {
-			x[i] += alpha * pk[i]
-			r[i] -= alpha * q[i]
-		}
-		rrNew := dot(r, r)
-		cur.iters = k
-		cur.res = math.Sqrt(rrNew) / bnorm
-		cur.conv = cur.res <= opt.Tol
-		if val != nil && k%val.every == 0 {
-			stop, err := evaluate(k)
-			if err != nil {
-				return outcome{}, err
-			}
-			if stop {
-				break
-			}
-		}
-		if cur.conv {
-			break
-		}
-		beta := rrNew / rr
-		for i := range pk {
-			pk[i] = r[i] + beta*pk[i]
-		}
-		rr = rrNew
-	}
-	if val == nil {
-		cur.best = cur.iters
+	cur := outcome{w: x, iters: kr.Iterations, conv: kr.Converged, res: kr.Residual, best: kr.Iterations}
+	if es == nil || kr.Iterations == 0 {
 		return cur, nil
 	}
-	if lastEval != cur.iters {
-		if _, err := evaluate(cur.iters); err != nil {
+	if es.lastEval != kr.Iterations {
+		if err := es.evaluate(kr.Iterations, x, kr.Residual); err != nil && !errors.Is(err, krylov.ErrStop) {
 			return outcome{}, err
 		}
 	}
-	best.iters = cur.iters
-	return best, nil
+	es.best.iters = kr.Iterations
+	return es.best, nil
 }
 
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i, v := range a {
-		s += v * b[i]
+// earlyStop is the krylov.Recorder of a Validation: every val.every iterations
+// it scores the iterate and keeps the best one (the earliest on ties), and it
+// stops the iteration (krylov.ErrStop) after val.patience evaluations in a
+// row without a strict improvement. Each evaluation costs one validation
+// prediction plus the measure; the iterations between evaluations cost nothing.
+type earlyStop struct {
+	val       *validator
+	tol       float64
+	best      outcome
+	bestVal   float64
+	haveBest  bool
+	lastEval  int
+	noImprove int
+}
+
+// Init resets the state.
+func (e *earlyStop) Init() error {
+	e.best, e.bestVal, e.haveBest, e.lastEval, e.noImprove = outcome{}, math.NaN(), false, -1, 0
+	return nil
+}
+
+// Record evaluates the iterates whose number is a multiple of val.every.
+func (e *earlyStop) Record(it krylov.Iteration) error {
+	if it.K%e.val.every != 0 {
+		return nil
 	}
-	return s
+	return e.evaluate(it.K, it.X, it.Residual)
+}
+
+// evaluate scores iterate k (weights w, relative residual res).
+func (e *earlyStop) evaluate(k int, w []float64, res float64) error {
+	e.lastEval = k
+	v, err := e.val.score(w)
+	if err != nil {
+		return fmt.Errorf("validation at iteration %d: %w", k, err)
+	}
+	if !e.haveBest || e.val.meas.Better(v, e.bestVal) {
+		e.haveBest, e.bestVal, e.noImprove = true, v, 0
+		e.best = outcome{w: append(e.best.w[:0], w...), conv: res <= e.tol, res: res, best: k}
+		return nil
+	}
+	e.noImprove++
+	if e.noImprove >= e.val.patience {
+		return krylov.ErrStop
+	}
+	return nil
 }

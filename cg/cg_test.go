@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/cg"
+	"github.com/rlskit/rlskit/internal/krylov"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
@@ -322,6 +323,77 @@ func TestIterations(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestStoppingRule: every output stops at the first iteration whose relative
+// residual is at most Tol (the run capped one iteration earlier has not
+// reached it), and the zero Options use the module's one default tolerance.
+func TestStoppingRule(t *testing.T) {
+	x, y, q := data(15, 80, 12, 2, 0.3)
+	for _, loss := range losses {
+		for _, tol := range []float64{0, 1e-2, 1e-5, 1e-12} {
+			t.Run(fmt.Sprintf("%v/tol=%g", loss, tol), func(t *testing.T) {
+				p := cg.Problem{X: toCSR(x), Y: y, Loss: loss, Queries: q, Bias: 1}
+				res, err := cg.Solve(p, cg.Options{Lambda: 0.1, Tol: tol})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rule := tol
+				if rule == 0 {
+					rule = krylov.DefaultTol
+				}
+				for o := range res.Iterations {
+					it := res.Iterations[o]
+					if !res.Converged[o] || res.Residual[o] > rule || it < 1 {
+						t.Errorf("output %d: %d iterations, converged %v, residual %g", o, it, res.Converged[o], res.Residual[o])
+					}
+					if it == 1 {
+						continue
+					}
+					prev, err := cg.Solve(p, cg.Options{Lambda: 0.1, Tol: tol, MaxIter: it - 1})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if prev.Converged[o] || !(prev.Residual[o] > rule) {
+						t.Errorf("output %d: iteration %d already had residual %g ≤ %g", o, it-1, prev.Residual[o], rule)
+					}
+				}
+			})
+		}
+	}
+	if cg.DefaultTol != krylov.DefaultTol || cg.DefaultMaxIter != krylov.DefaultMaxIter {
+		t.Errorf("defaults %g, %d differ from krylov's %g, %d", cg.DefaultTol, cg.DefaultMaxIter, krylov.DefaultTol, krylov.DefaultMaxIter)
+	}
+}
+
+// TestValidationToConvergence: on noise-free labels the validation error
+// falls to the end, so the converged last iterate is the one kept, the same
+// as without a validation set, and it is reported as converged.
+func TestValidationToConvergence(t *testing.T) {
+	xa, ya, qa := data(16, 90, 8, 2, 0) // 60 rows to train on, 30 to validate
+	x, y, q := mat.DenseCopyOf(xa.Slice(0, 60, 0, 8)), mat.DenseCopyOf(ya.Slice(0, 60, 0, 2)), qa[:60]
+	xv, yv, qv := mat.DenseCopyOf(xa.Slice(60, 90, 0, 8)), mat.DenseCopyOf(ya.Slice(60, 90, 0, 2)), qa[60:]
+	mse, _ := measure.ByName("mse")
+	p := cg.Problem{X: x, Y: y, Loss: cg.Regression, Queries: q, Bias: 1}
+	v := &cg.Validation{X: xv, Y: yv, Queries: qv, Measure: mse, Every: 1, Patience: 3}
+	res, err := cg.Solve(p, cg.Options{Lambda: 1e-8, Validation: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := cg.Solve(p, cg.Options{Lambda: 1e-8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for o := range res.Iterations {
+		if !res.Converged[o] || res.BestIteration[o] != res.Iterations[o] || res.Iterations[o] != plain.Iterations[o] ||
+			res.Residual[o] != plain.Residual[o] {
+			t.Errorf("output %d: %d iterations (best %d), converged %v, residual %g; without validation %d, %g", o,
+				res.Iterations[o], res.BestIteration[o], res.Converged[o], res.Residual[o], plain.Iterations[o], plain.Residual[o])
+		}
+	}
+	if !mat.Equal(res.W, plain.W) {
+		t.Error("weights differ from the run without validation")
 	}
 }
 

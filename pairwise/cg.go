@@ -1,6 +1,7 @@
 package pairwise
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -8,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/internal/krylov"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
 )
@@ -17,7 +19,9 @@ import (
 //
 //	(𝕂_SS + λI) α = y,   𝕂_SS[p, p'] = K[r_p, r_p'] G[c_p, c_p'],
 //
-// by conjugate gradients, and f(u, v) = Σ_p α_p k(u, u_{r_p}) g(v, v_{c_p}).
+// by conjugate gradients (Hestenes & Stiefel 1952; the module's one loop,
+// internal/krylov, shared with package cg), and
+// f(u, v) = Σ_p α_p k(u, u_{r_p}) g(v, v_{c_p}).
 // The n×n matrix 𝕂_SS is never formed: its product with a vector α is the
 // generalized (sampled) vec trick of Airola & Pahikkala (2018),
 //
@@ -66,12 +70,14 @@ type Validation struct {
 
 // CGOptions tune KronCG.Solve.
 type CGOptions struct {
-	// Tol is the relative residual ‖y − (𝕂_SS + λI)α‖/‖y‖ at which to stop
-	// (default 1e-10: on small problems the predictions then agree with a
-	// direct solve to 1e-8 relative). The residual bounds the error of the
-	// training predictions: ‖Δ(𝕂α)‖ ≤ ‖residual‖.
+	// Tol is the relative residual ‖y − (𝕂_SS + λI)α‖/‖y‖ at which to stop,
+	// as updated by the conjugate-gradient recurrence (default
+	// krylov.DefaultTol = 1e-10, as in package cg: on small problems the
+	// predictions then agree with a direct solve to 1e-8 relative). The
+	// residual bounds the error of the training predictions:
+	// ‖Δ(𝕂α)‖ ≤ ‖residual‖.
 	Tol float64
-	// MaxIter caps the iterations (default 1000).
+	// MaxIter caps the iterations (default krylov.DefaultMaxIter = 1000).
 	MaxIter int
 	// Validation, when set, is scored (mean squared error) after every
 	// iteration; the iterate with the lowest error is returned, and the
@@ -80,7 +86,8 @@ type CGOptions struct {
 	// Patience defaults to 30: conjugate gradients can leave the validation
 	// error flat for tens of iterations before it falls again.
 	Patience int
-	// Progress, when set, is told each iteration and its relative residual.
+	// Progress, when set, is told each iteration and its relative residual
+	// (through the iteration's krylov.Recorder, before the validation).
 	Progress func(iter int, residual float64)
 }
 
@@ -102,24 +109,28 @@ type CGResult struct {
 	ValidationMSE float64
 }
 
-// Solve runs conjugate gradients at λ from α = 0. Cost per iteration
-// O(n·(m + q) + m·q) (plus O(v·m + m·q) with v validation pairs). Not
-// converging within MaxIter is not an error: see CGResult.Converged.
+// Solve runs conjugate gradients at λ from α = 0 until the relative residual
+// is at most Tol, MaxIter iterations, or the validation patience runs out.
+// Cost per iteration O(n·(m + q) + m·q) (plus O(v·m + m·q) with v validation
+// pairs), and one more product for the returned α's residual. Not converging
+// within MaxIter is not an error: see CGResult.Converged. A step with
+// pᵀ(𝕂_SS + λI)p ≤ 0 (an indefinite kernel) is an error wrapping
+// learn.ErrIndefinite.
 func (k *KronCG) Solve(lambda float64, opt CGOptions) (*CGResult, error) {
 	if err := learn.CheckLambda(lambda); err != nil {
 		return nil, fmt.Errorf("pairwise: %w", err)
 	}
 	if opt.Tol == 0 {
-		opt.Tol = 1e-10
+		opt.Tol = krylov.DefaultTol
 	}
 	if opt.MaxIter == 0 {
-		opt.MaxIter = 1000
+		opt.MaxIter = krylov.DefaultMaxIter
 	}
 	if opt.Patience == 0 {
 		opt.Patience = 30
 	}
-	if !(opt.Tol > 0) || opt.MaxIter < 1 || opt.Patience < 1 {
-		return nil, fmt.Errorf("pairwise: %w: conjugate gradients need a tolerance > 0 and at least one iteration", learnErrShape)
+	if !(opt.Tol > 0) || math.IsInf(opt.Tol, 1) || opt.MaxIter < 1 || opt.Patience < 1 {
+		return nil, fmt.Errorf("pairwise: %w: conjugate gradients need a finite tolerance > 0 and at least one iteration", learnErrShape)
 	}
 	var val *validator
 	if opt.Validation != nil {
@@ -131,84 +142,98 @@ func (k *KronCG) Solve(lambda float64, opt CGOptions) (*CGResult, error) {
 	n := len(k.lab.obs)
 	m, q := k.lab.m, k.lab.q
 	y := k.lab.obsY
-	ny := math.Sqrt(dot(y, y))
-	res := &CGResult{k: k, Lambda: lambda, Coef: make([]float64, n)}
-	if ny == 0 {
-		res.Converged = true
-		return res, nil
-	}
 	w := newVecWork(m, q)
+	res := &CGResult{k: k, Lambda: lambda, Coef: make([]float64, n)}
 	x := res.Coef
-	r := append([]float64(nil), y...)
-	p := append([]float64(nil), y...)
-	ap := make([]float64, n)
-	rs := dot(r, r)
-	var tx, best *mat.Dense // (B(α)G)ᵀ, q×m: the validation predictions' state
-	var bestX []float64
+	a := krylov.OperatorFunc(func(dst, v []float64) {
+		k.mulK(v, dst, w)
+		for i := range dst {
+			dst[i] += lambda * v[i]
+		}
+	})
+	rec := &cgRecorder{progress: opt.Progress, val: val, w: w, patience: opt.Patience}
+	var r krylov.Recorder
+	if val != nil || opt.Progress != nil {
+		r = rec
+	}
+	kr, err := krylov.Solve(a, y, x, krylov.Settings{Tol: opt.Tol, MaxIter: opt.MaxIter}, r)
+	if errors.Is(err, krylov.ErrIndefinite) {
+		return nil, fmt.Errorf("pairwise: %w: %w", learn.ErrIndefinite, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pairwise: conjugate gradients: %w", err)
+	}
+	res.Iterations, res.Converged, res.BestIteration = kr.Iterations, kr.Converged, kr.Iterations
 	if val != nil {
-		tx = mat.NewDense(q, m, nil)
-		best = mat.NewDense(q, m, nil)
-		res.ValidationMSE = val.mse(tx)
-		bestX = make([]float64, n)
-	}
-	stall := 0
-	for it := 1; it <= opt.MaxIter; it++ {
-		k.mulK(p, ap, w)
-		for i := range ap {
-			ap[i] += lambda * p[i]
+		res.EarlyStopped, res.BestIteration, res.ValidationMSE = kr.Stopped, rec.bestIt, rec.mse
+		if rec.bestIt < kr.Iterations {
+			copy(x, rec.bestX)
+			res.Converged = false
 		}
-		pap := dot(p, ap)
-		if !(pap > 0) {
-			return nil, fmt.Errorf("pairwise: %w: pᵀ(𝕂 + λI)p = %g at iteration %d", learn.ErrIndefinite, pap, it)
-		}
-		a := rs / pap
-		for i := range x {
-			x[i] += a * p[i]
-			r[i] -= a * ap[i]
-		}
-		res.Iterations = it
-		rsNew := dot(r, r)
-		rel := math.Sqrt(rsNew) / ny
-		if opt.Progress != nil {
-			opt.Progress(it, rel)
-		}
-		if val != nil {
-			addScaled(tx, w.tt, a)
-			if v := val.mse(tx); v < res.ValidationMSE {
-				res.ValidationMSE, res.BestIteration, stall = v, it, 0
-				copy(bestX, x)
-				best.Copy(tx)
-			} else if stall++; stall >= opt.Patience {
-				res.EarlyStopped = true
-				break
-			}
-		}
-		if rel <= opt.Tol {
-			res.Converged = true
-			break
-		}
-		beta := rsNew / rs
-		rs = rsNew
-		for i := range p {
-			p[i] = r[i] + beta*p[i]
-		}
-	}
-	if val != nil && res.BestIteration < res.Iterations {
-		copy(x, bestX)
-		res.Converged = false
-	}
-	if val == nil {
-		res.BestIteration = res.Iterations
 	}
 	// the true residual of the returned α
-	k.mulK(x, ap, w)
-	s := 0.0
-	for i := range ap {
-		d := y[i] - ap[i] - lambda*x[i]
-		s += d * d
+	if ny := math.Sqrt(dot(y, y)); ny > 0 {
+		ap := make([]float64, n)
+		k.mulK(x, ap, w)
+		s := 0.0
+		for i := range ap {
+			d := y[i] - ap[i] - lambda*x[i]
+			s += d * d
+		}
+		res.Residual = math.Sqrt(s) / ny
 	}
-	res.Residual = math.Sqrt(s) / ny
 	return res, nil
+}
+
+// cgRecorder is KronCG's krylov.Recorder: it reports progress and, with a
+// validation set, tracks the validation predictions incrementally, keeps the
+// best iterate and stops (krylov.ErrStop) after patience iterations in a row
+// without a strict improvement of the validation mean squared error. The
+// predictions' state is tx = (B(α)G)ᵀ (q×m); since the operator has just been
+// applied to the direction p, leaving (B(p)G)ᵀ in w.tt, the step α_k·p
+// updates it in O(m·q), and the error costs O(v·m) for v validation pairs.
+type cgRecorder struct {
+	progress func(int, float64)
+	val      *validator
+	w        *vecWork
+	patience int
+
+	tx     *mat.Dense // (B(α)G)ᵀ of the current iterate
+	bestX  []float64  // the best iterate
+	mse    float64    // its validation error
+	bestIt int        // its iteration (0: α = 0)
+	stall  int
+}
+
+// Init starts from α = 0: tx = 0, the best iterate is α = 0 with the
+// validation error of predicting 0.
+func (c *cgRecorder) Init() error {
+	if c.val == nil {
+		return nil
+	}
+	m, q := c.val.k.lab.m, c.val.k.lab.q
+	c.tx = mat.NewDense(q, m, nil)
+	c.bestX = make([]float64, len(c.val.k.lab.obs))
+	c.mse, c.bestIt, c.stall = c.val.mse(c.tx), 0, 0
+	return nil
+}
+
+// Record reports progress, then scores the iterate.
+func (c *cgRecorder) Record(it krylov.Iteration) error {
+	if c.progress != nil {
+		c.progress(it.K, it.Residual)
+	}
+	if c.val == nil {
+		return nil
+	}
+	addScaled(c.tx, c.w.tt, it.Step)
+	if v := c.val.mse(c.tx); v < c.mse {
+		c.mse, c.bestIt, c.stall = v, it.K, 0
+		copy(c.bestX, it.X)
+	} else if c.stall++; c.stall >= c.patience {
+		return krylov.ErrStop
+	}
+	return nil
 }
 
 // vecWork holds the m×q and q×m work matrices of the vec trick.

@@ -6,6 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/internal/krylov"
+	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 )
 
@@ -186,6 +190,16 @@ func TestKronCGEarlyStopping(t *testing.T) {
 	if math.Abs(mse-res.ValidationMSE) > 1e-10*mse {
 		t.Errorf("validation mse %v, returned coefficients give %v", res.ValidationMSE, mse)
 	}
+	// Labels unrelated to the objects' features: no iterate beats α = 0, which
+	// is returned (an interior best: TestKronCGEarlyStoppingInterior).
+	if res.BestIteration != 0 || res.Iterations != 5 || res.Converged || res.Residual != 1 {
+		t.Errorf("best iteration %d of %d, converged %v, residual %v: want α = 0 after 5", res.BestIteration, res.Iterations, res.Converged, res.Residual)
+	}
+	for i, a := range res.Coef {
+		if a != 0 {
+			t.Fatalf("coefficient %d is %v, want α = 0", i, a)
+		}
+	}
 	// and it is no worse than the converged model's
 	full, _ := k.Solve(1e-4, CGOptions{MaxIter: 5000})
 	fp := predictAt(k, full.Coef, rest)
@@ -195,6 +209,99 @@ func TestKronCGEarlyStopping(t *testing.T) {
 	}
 	if fm/float64(len(fp)) < res.ValidationMSE {
 		t.Errorf("early-stopped validation mse %v above the converged %v", res.ValidationMSE, fm/float64(len(fp)))
+	}
+}
+
+// TestKronCGEarlyStoppingInterior: labels of a true Kronecker model K A G plus
+// noise, so that the validation error first falls, then rises as CG fits the
+// noise: the best iterate is an interior one, and the iteration stops
+// Patience iterations after it. Each iterate's validation error is recomputed
+// from a run capped at that iteration (bit-for-bit the same iterate).
+func TestKronCGEarlyStoppingInterior(t *testing.T) {
+	rng := rand.New(rand.NewPCG(49, 50))
+	const m, q, patience, noise, lambda = 20, 25, 4, 1.0, 1e-6
+	rows, cols := randSides(t, rng, m, q, kernelCases[0].k)
+	a := mat.NewDense(m, q, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < q; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var ka, truth mat.Dense
+	ka.Mul(rows.Matrix(), a)
+	truth.Mul(&ka, cols.Matrix())
+	all := allPairs(m, q)
+	ally := make([]float64, len(all))
+	for i, p := range all {
+		ally[i] = truth.At(p.Row, p.Col) + noise*rng.NormFloat64()
+	}
+	pairs, y, rest := sample(rng, all, ally, 0.5)
+	var vy []float64
+	for _, p := range rest {
+		vy = append(vy, ally[p.Row*q+p.Col])
+	}
+	k, err := FitKronCG(rows, cols, pairs, y, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	val := &Validation{Pairs: rest, Labels: vy}
+	res, err := k.Solve(lambda, CGOptions{Validation: val, Patience: patience})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := res.BestIteration
+	if !res.EarlyStopped || res.Converged || best < 2 || res.Iterations != best+patience {
+		t.Fatalf("want an interior best iterate and a stop %d iterations later: %d iterations, best %d, stopped %v, converged %v",
+			patience, res.Iterations, best, res.EarlyStopped, res.Converged)
+	}
+	mse := func(coef []float64) float64 {
+		s := 0.0
+		for i, v := range predictAt(k, coef, rest) {
+			s += (vy[i] - v) * (vy[i] - v)
+		}
+		return s / float64(len(vy))
+	}
+	if e := mse(res.Coef); math.Abs(e-res.ValidationMSE) > 1e-10*e {
+		t.Errorf("validation mse %v, the returned coefficients give %v", res.ValidationMSE, e)
+	}
+	for it := 1; it <= res.Iterations; it++ {
+		capped, err := k.Solve(lambda, CGOptions{MaxIter: it})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := mse(capped.Coef)
+		switch {
+		case it == best:
+			for i := range capped.Coef {
+				if capped.Coef[i] != res.Coef[i] {
+					t.Fatalf("coefficient %d is %v, the run capped at the best iteration %d gives %v", i, res.Coef[i], it, capped.Coef[i])
+				}
+			}
+			if capped.Residual != res.Residual {
+				t.Errorf("residual %v, the capped run's %v", res.Residual, capped.Residual)
+			}
+		case it < best && !(e > res.ValidationMSE), it > best && e < res.ValidationMSE:
+			t.Errorf("iteration %d has validation mse %v, the kept iteration %d %v", it, e, best, res.ValidationMSE)
+		}
+	}
+	// With patience to spare the iteration runs to convergence and returns the
+	// same best iterate, which is not the converged one.
+	full, err := k.Solve(lambda, CGOptions{Validation: val, Patience: 100000, MaxIter: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.EarlyStopped || full.Converged || full.Iterations <= res.Iterations || full.BestIteration != best ||
+		full.Residual != res.Residual || full.ValidationMSE != res.ValidationMSE {
+		t.Errorf("to convergence: %d iterations, best %d, stopped %v, converged %v, residual %v, mse %v",
+			full.Iterations, full.BestIteration, full.EarlyStopped, full.Converged, full.Residual, full.ValidationMSE)
+	}
+	if plain, err := k.Solve(lambda, CGOptions{MaxIter: 100000}); err != nil || !plain.Converged || plain.Iterations != full.Iterations {
+		t.Errorf("without validation: %d iterations, converged %v (%v); with: %d", plain.Iterations, plain.Converged, err, full.Iterations)
+	}
+	for i := range full.Coef {
+		if full.Coef[i] != res.Coef[i] {
+			t.Fatalf("coefficient %d is %v, early stopped %v", i, full.Coef[i], res.Coef[i])
+		}
 	}
 }
 
@@ -220,7 +327,35 @@ func TestKronCGErrors(t *testing.T) {
 		t.Errorf("one iteration: %+v %v", res, err)
 	}
 	zero, _ := FitKronCG(rows, cols, pairs[:3], []float64{0, 0, 0}, Options{})
-	if r, err := zero.Solve(1, CGOptions{}); err != nil || !r.Converged {
+	if r, err := zero.Solve(1, CGOptions{}); err != nil || !r.Converged || r.Iterations != 0 || r.Residual != 0 ||
+		r.BestIteration != 0 || r.Coef[0] != 0 || r.Coef[1] != 0 || r.Coef[2] != 0 {
 		t.Errorf("zero labels: %+v %v", r, err)
+	}
+	for _, bad := range []CGOptions{{Tol: -1}, {Tol: math.NaN()}, {Tol: math.Inf(1)}, {MaxIter: -1}, {Patience: -1}} {
+		if _, err := k.Solve(1, bad); !errors.Is(err, learn.ErrShape) {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+}
+
+// An indefinite kernel matrix is reported, not iterated on: 𝕂_SS = diag(−1, 1)
+// from the precomputed row kernel diag(−1, 1) and the column kernel [1], and
+// y = (1, 0) give pᵀ(𝕂_SS + λI)p = λ − 1 < 0 at the first step.
+func TestKronCGIndefinite(t *testing.T) {
+	rows, err := NewSide(mat.NewDense(2, 2, []float64{-1, 0, 0, 1}), kernel.Precomputed{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols, err := NewSide(mat.NewDense(1, 1, []float64{1}), kernel.Precomputed{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := FitKronCG(rows, cols, []Pair{{0, 0}, {1, 0}}, []float64{1, 0}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := k.Solve(1e-3, CGOptions{MaxIter: 1 << 20})
+	if !errors.Is(err, learn.ErrIndefinite) || !errors.Is(err, krylov.ErrIndefinite) || res != nil {
+		t.Errorf("indefinite kernel: %+v %v", res, err)
 	}
 }
