@@ -15,6 +15,7 @@ import (
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/selection"
 )
 
 // engine runs the selection paths of all λ together. Every m-vector is in
@@ -24,8 +25,8 @@ type engine struct {
 	cols    *columns
 	m, d, t int
 	y       *mat.Dense // m×t
+	ys      *mat.Dense // m×t: the twin's labels, y × selection.TwinScale
 	ycov    *mat.Dense // the first ncov rows of y
-	ymax    []float64  // max |y| per output over the covered rows
 	ncov    int
 	bounds  []int // nil: leave-one-out
 	meas    measure.Measure
@@ -37,11 +38,17 @@ type engine struct {
 	block   int
 	paths   []*path
 	scratch []*scratch
-	best    bestPoint
 	scaler  *model.Scaler
 
 	progress func(stage string, done, total int)
 	trace    func(path, step int, values []float64)
+}
+
+// dual is the part of a path's state that the labels enter.
+type dual struct {
+	r    *mat.Dense // m×t: R = A·Y
+	diag []float64  // diag(A)
+	e    *mat.Dense // folds: m×t hold-out residuals E_H = (A_HH)⁻¹R_H
 }
 
 // path is the state of the selection at one λ.
@@ -49,11 +56,13 @@ type path struct {
 	lambda float64
 	w      *mat.Dense // (K+1)×m: rows 0…s-1 are the directions, A = I − WᵀW
 	s      int
-	r      *mat.Dense // m×t: R = A·Y
-	diag   []float64  // diag(A)
-	e      *mat.Dense // folds: m×t hold-out residuals E_H = (A_HH)⁻¹R_H
-	inS    []bool
-	steps  []Step
+	dual
+	// twin is the perturbed twin's dual (see ties.go): labels Y·TwinScale,
+	// each direction's pivot c moved up by its rounding error; it shares the
+	// images, so it costs O(m·t) per step and per candidate scored with it.
+	twin  dual
+	inS   []bool
+	steps []Step
 
 	// cached form
 	u, g *mat.Dense // d×m: the images A·v_i and, for folds, g_i = blockdiag((A_HH)⁻¹)·u_i
@@ -78,26 +87,16 @@ type path struct {
 type scratch struct {
 	xb, ub, gb *mat.Dense // block×m
 	single     bool       // images of one column placed in xb (see source)
-	ep         []float64  // m×t residuals
-	p          *mat.Dense // ncov×t predictions
-	col        []float64
-	r, qv      []float64
-	idx        []int
+	ep, ep2    []float64  // m×t residuals: the model's and its twin's
+	p, p2      *mat.Dense // ncov×t predictions: the model's and its twin's
+	r, r2, qv  []float64
 }
 
-// bestPoint is the best (λ, k) so far.
-type bestPoint struct {
-	set     bool
-	path, k int
-	lambda  float64
-	value   float64
-	pred    *mat.Dense
-}
-
-// cand is a candidate's criterion value.
+// cand is a candidate's criterion value; zero marks a column of zeros.
 type cand struct {
-	i int
-	v float64
+	i    int
+	v    float64
+	zero bool
 }
 
 // newEngine checks the options, standardizes X when asked, orders the rows
@@ -122,6 +121,8 @@ func newEngine(x mat.Matrix, y *mat.Dense, opt *Options) (*engine, mat.Matrix, e
 	for r, i := range perm {
 		e.y.SetRow(r, y.RawRowView(i))
 	}
+	e.ys = mat.NewDense(m, t, nil)
+	e.ys.Scale(selection.TwinScale, e.y)
 	e.ycov = e.y.Slice(0, ncov, 0, t).(*mat.Dense)
 	if opt.Measure.NeedsQueries {
 		e.q = make([]int, ncov)
@@ -131,12 +132,6 @@ func newEngine(x mat.Matrix, y *mat.Dense, opt *Options) (*engine, mat.Matrix, e
 	}
 	if _, err := e.meas.Score(e.ycov, e.ycov, e.q); err != nil {
 		return nil, nil, fmt.Errorf("%w: measure %s on the labels: %w", ErrCriterion, e.meas.Name, err)
-	}
-	e.ymax = make([]float64, t)
-	for r := 0; r < ncov; r++ {
-		for c, v := range e.y.RawRowView(r) {
-			e.ymax[c] = math.Max(e.ymax[c], math.Abs(v))
-		}
 	}
 	xs, sc, err := learn.Options{Standardize: opt.Standardize}.Prepare(x)
 	if err != nil {
@@ -222,8 +217,9 @@ func rowOrder(m int, folds [][]int) (perm, bounds []int) {
 
 func (e *engine) newScratch() *scratch {
 	sc := &scratch{
-		ep: make([]float64, e.m*e.t), p: mat.NewDense(e.ncov, e.t, nil), col: make([]float64, e.ncov),
-		r: make([]float64, e.t), qv: make([]float64, e.t), idx: make([]int, e.ncov),
+		ep: make([]float64, e.m*e.t), ep2: make([]float64, e.m*e.t),
+		p: mat.NewDense(e.ncov, e.t, nil), p2: mat.NewDense(e.ncov, e.t, nil),
+		r: make([]float64, e.t), r2: make([]float64, e.t), qv: make([]float64, e.t),
 	}
 	if !e.cached { // the lean form's blocks; the cached form reads its caches
 		sc.xb, sc.ub = mat.NewDense(e.block, e.m, nil), mat.NewDense(e.block, e.m, nil)
@@ -234,15 +230,11 @@ func (e *engine) newScratch() *scratch {
 	return sc
 }
 
-// newPath is the state before any feature: A = I, R = Y.
+// newPath is the state before any feature: A = I, R = Y (the twin's R = Y·TwinScale).
 func (e *engine) newPath(lambda float64) *path {
-	p := &path{lambda: lambda, w: mat.NewDense(e.k+1, e.m, nil), r: mat.DenseCopyOf(e.y), diag: make([]float64, e.m),
+	p := &path{lambda: lambda, w: mat.NewDense(e.k+1, e.m, nil), dual: e.newDual(e.y), twin: e.newDual(e.ys),
 		inS: make([]bool, e.d), selT: mat.NewDense(e.k+1, e.m, nil), gram: mat.NewDense(e.k+1, e.k+1, nil)}
-	for j := range p.diag {
-		p.diag[j] = 1
-	}
 	if e.bounds != nil {
-		p.e = mat.DenseCopyOf(e.y)
 		p.beta, p.dprime = mat.NewDense(e.k+1, e.m, nil), mat.NewDense(e.k+1, len(e.bounds)-1, nil)
 	}
 	if e.cached {
@@ -253,12 +245,25 @@ func (e *engine) newPath(lambda float64) *path {
 	return p
 }
 
+// newDual is the dual before any feature: A = I, R = E = y.
+func (e *engine) newDual(y *mat.Dense) dual {
+	d := dual{r: mat.DenseCopyOf(y), diag: make([]float64, e.m)}
+	for j := range d.diag {
+		d.diag[j] = 1
+	}
+	if e.bounds != nil {
+		d.e = mat.DenseCopyOf(y)
+	}
+	return d
+}
+
 // direction is a column added to a path: its vector v, image u = A·v, fold
-// image g, c = λ + vᵀA·v and r = uᵀY.
+// image g, c = λ + vᵀA·v and r = uᵀY; the twin's pivot c2 = c + δ
+// (pivotShift) and r2 = uᵀY·TwinScale.
 type direction struct {
 	v, u, g []float64
-	c       float64
-	r       []float64
+	c, c2   float64
+	r, r2   []float64
 }
 
 // addBias adds the bias column √bias·1 to every path: A = I, so u = g = v.
@@ -267,17 +272,20 @@ func (e *engine) addBias() {
 	for j := range v {
 		v[j] = math.Sqrt(e.bias)
 	}
+	nb := e.bias * float64(e.m)
 	dirs := make([]direction, len(e.paths))
 	for l, p := range e.paths {
-		dirs[l] = direction{v: v, u: v, g: v, c: p.lambda + e.bias*float64(e.m), r: e.uty(v, make([]float64, e.t))}
+		c := p.lambda + nb
+		dirs[l] = direction{v: v, u: v, g: v, c: c, c2: c + pivotShift(p.s, p.emax+nb),
+			r: e.uty(e.y, v, make([]float64, e.t)), r2: e.uty(e.ys, v, make([]float64, e.t))}
 		e.addDirection(p, dirs[l])
 	}
 	e.updateImages(dirs)
 }
 
-// uty returns r = uᵀY (engine order). O(m·t).
-func (e *engine) uty(u, r []float64) []float64 {
-	yd := e.y.RawMatrix().Data // stride t
+// uty returns r = uᵀy (engine order; y is e.y or e.ys). O(m·t).
+func (e *engine) uty(y *mat.Dense, u, r []float64) []float64 {
+	yd := y.RawMatrix().Data // stride t
 	if e.t == 1 {
 		r[0] = floats.Dot(u, yd)
 		return r
@@ -330,7 +338,7 @@ func (e *engine) run() error {
 			if cands[l].i < 0 {
 				return fmt.Errorf("%w: λ = %g, step %d: measure %s is undefined on the CV predictions of every candidate", ErrCriterion, p.lambda, step, e.meas.Name)
 			}
-			dirs[l], err = e.choose(l, step, cands[l])
+			dirs[l], err = e.choose(l, cands[l])
 			if err != nil {
 				return err
 			}
@@ -347,13 +355,18 @@ func (e *engine) run() error {
 }
 
 // better orders candidates: the better value, ties to the lower index; NaN
-// never wins.
+// never wins, and a column of zeros (a constant feature, standardized) comes
+// after every other candidate with a value: its image A·v is 0 at every λ,
+// so it cannot change the model, and its value differs from the current
+// model's by rounding only.
 func (e *engine) better(a, b cand) bool {
 	switch {
 	case math.IsNaN(a.v):
 		return false
 	case b.i < 0 || math.IsNaN(b.v):
 		return true
+	case a.zero != b.zero:
+		return b.zero
 	case e.meas.Better(a.v, b.v):
 		return true
 	}
@@ -457,22 +470,28 @@ func (e *engine) evalBlock(p *path, i0, i1 int, sc *scratch, best *cand, vals []
 			g = gb.RawRowView(b)
 		}
 		c := p.lambda + max(e.vav(p, i), 0)
-		r := e.uty(u, sc.r)
+		r := e.uty(e.y, u, sc.r)
 		var v float64
-		if e.mse && e.bounds == nil {
+		fast := e.mse && e.bounds == nil
+		if fast {
 			v = e.looMSE(p, u, c, r)
 		}
-		if !e.mse || e.bounds != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			e.residuals(p, u, g, c, r, sc.ep, sc)
+		if !fast || math.IsNaN(v) || math.IsInf(v, 0) {
+			e.residuals(&p.dual, u, g, c, r, sc.ep, sc)
+			var ep2 []float64
+			if e.meas.Ordinal { // ties need the twin's predictions
+				e.residuals(&p.twin, u, g, c+pivotShift(p.s, p.emax+e.cols.norm2[i]), e.uty(e.ys, u, sc.r2), sc.ep2, sc)
+				ep2 = sc.ep2
+			}
 			var err error
-			if v, _, err = e.score(sc.ep, e.kappa(p, i), sc, false); err != nil {
+			if v, _, _, err = e.score(sc.ep, ep2, sc); err != nil {
 				return fmt.Errorf("λ = %g, feature %d: %w", p.lambda, i, err)
 			}
 		}
 		if vals != nil {
 			vals[i] = v
 		}
-		if cd := (cand{i: i, v: v}); e.better(cd, *best) {
+		if cd := (cand{i: i, v: v, zero: e.cols.norm2[i] == 0}); e.better(cd, *best) {
 			*best = cd
 		}
 	}
@@ -496,12 +515,6 @@ func (e *engine) vav(p *path, i int) float64 {
 	}
 	z := p.z.RawRowView(i)[:p.s]
 	return e.cols.norm2[i] - floats.Dot(z, z)
-}
-
-// kappa bounds the condition number of F Fᵀ + λI after adding feature i:
-// (e_max(F_SᵀF_S) + ‖v_i‖² + λ)/λ.
-func (e *engine) kappa(p *path, i int) float64 {
-	return (p.emax + e.cols.norm2[i] + p.lambda) / p.lambda
 }
 
 // images computes, in the lean form, the images u_i = v_i − Wᵀz_i of the
@@ -539,11 +552,11 @@ func (e *engine) images(p *path, i0, i1 int, sc *scratch) (ub, gb *mat.Dense) {
 	return ub, gb
 }
 
-// residuals writes the CV residuals Y − P of path p with the candidate
-// (u, g, c, r) added into out (m×t, row-major; the covered rows):
-// leave-one-out (c·R_j − u_j·r)/(c·A_jj − u_j²), folds
-// E_H + g_H(u_HᵀE_H − rᵀ)/(c − u_Hᵀg_H). O(m·t).
-func (e *engine) residuals(p *path, u, g []float64, c float64, r, out []float64, sc *scratch) {
+// residuals writes the CV residuals Y − P of a path's dual p (the model's or
+// its twin's) with the candidate (u, g, c, r) added into out (m×t,
+// row-major; the covered rows): leave-one-out (c·R_j − u_j·r)/(c·A_jj − u_j²),
+// folds E_H + g_H(u_HᵀE_H − rᵀ)/(c − u_Hᵀg_H). O(m·t).
+func (e *engine) residuals(p *dual, u, g []float64, c float64, r, out []float64, sc *scratch) {
 	t := e.t
 	if e.bounds == nil {
 		rd := p.r.RawMatrix().Data // stride t
@@ -583,65 +596,64 @@ func (e *engine) residuals(p *path, u, g []float64, c float64, r, out []float64,
 	}
 }
 
-// score computes the criterion from the residuals of the covered rows: for
-// mse their mean square, otherwise the measure of the predictions Y − E, whose
-// values closer than their rounding bound are snapped together first for an
-// ordinal measure (the rule of package selection). flags asks whether the
-// predictions are indistinguishable. A measure undefined on the predictions
-// gives NaN (the candidate is never chosen); a non-finite prediction is an
-// error.
-func (e *engine) score(ep []float64, kappa float64, sc *scratch, flags bool) (float64, bool, error) {
+// score computes the criterion from the residuals ep of the covered rows:
+// for mse without a twin their mean square; otherwise the measure of the
+// predictions Y − E, and with the twin's residuals ep2 through the one tie
+// rule: the tolerance tol = selection.NoiseTolerance of the predictions and
+// the twin's, and selection.ScoreWithin (ordinal measures score predictions
+// within tol as ties; indistinct says all are). A measure undefined on the
+// predictions gives NaN (the candidate is never chosen); a non-finite
+// prediction is an error. Cost O(n·t), O(n log n·t) with the twin, plus the
+// measure's.
+func (e *engine) score(ep, ep2 []float64, sc *scratch) (v float64, indistinct bool, tol []float64, err error) {
 	n, t := e.ncov, e.t
-	if e.mse && !flags {
+	if e.mse && ep2 == nil {
 		s := 0.0
 		for _, v := range ep[:n*t] {
 			s += v * v
 		}
 		v := s / float64(n*t)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, false, e.nonFinite(ep)
+			return 0, false, nil, e.nonFinite(ep)
 		}
-		return v, false, nil
+		return v, false, nil, nil
 	}
-	raw := sc.p.RawMatrix()
-	for j := 0; j < n; j++ {
-		y, o := e.y.RawRowView(j), raw.Data[j*raw.Stride:j*raw.Stride+t]
-		for k := range o {
-			o[k] = y[k] - ep[j*t+k]
-			if math.IsNaN(o[k]) || math.IsInf(o[k], 0) {
-				return 0, false, e.nonFinite(ep)
-			}
+	if err := e.predictions(e.y, ep, sc.p); err != nil {
+		return 0, false, nil, err
+	}
+	if ep2 == nil {
+		v, err = e.meas.Score(e.ycov, sc.p, e.q)
+	} else {
+		if err := e.predictions(e.ys, ep2, sc.p2); err != nil {
+			return 0, false, nil, err
 		}
+		tol = selection.NoiseTolerance(sc.p, sc.p2)
+		v, indistinct, err = selection.ScoreWithin(e.meas, e.ycov, sc.p, e.q, tol)
 	}
-	indistinct := flags && n > 1
-	if flags || e.meas.Ordinal {
-		for k := 0; k < t; k++ {
-			col := sc.col
-			pmax := 0.0
-			for j := range col {
-				col[j] = raw.Data[j*raw.Stride+k]
-				pmax = math.Max(pmax, math.Abs(col[j]))
-			}
-			tol := tieFactor * float64(n) * kappa * (e.ymax[k] + pmax)
-			groups := snap(col, tol, sc.idx)
-			if groups > 1 {
-				indistinct = false
-			}
-			if e.meas.Ordinal {
-				for j, v := range col {
-					raw.Data[j*raw.Stride+k] = v
-				}
-			}
-		}
-	}
-	v, err := e.meas.Score(e.ycov, sc.p, e.q)
 	if err != nil {
 		if errors.Is(err, measure.ErrUndefined) {
-			return math.NaN(), indistinct, nil
+			return math.NaN(), indistinct, tol, nil
 		}
-		return 0, false, err
+		return 0, false, nil, err
 	}
-	return v, indistinct, nil
+	return v, indistinct, tol, nil
+}
+
+// predictions writes y − ep (the covered rows) into dst (ncov×t); a
+// non-finite prediction is an error. O(n·t).
+func (e *engine) predictions(y *mat.Dense, ep []float64, dst *mat.Dense) error {
+	t := e.t
+	raw := dst.RawMatrix()
+	for j := 0; j < e.ncov; j++ {
+		yr, o := y.RawRowView(j), raw.Data[j*raw.Stride:j*raw.Stride+t]
+		for k := range o {
+			o[k] = yr[k] - ep[j*t+k]
+			if math.IsNaN(o[k]) || math.IsInf(o[k], 0) {
+				return e.nonFinite(ep)
+			}
+		}
+	}
+	return nil
 }
 
 // replay turns g = v_i into g_i = blockdiag((A_HH)⁻¹)·A·v_i by applying the
@@ -671,12 +683,15 @@ func (e *engine) nonFinite(ep []float64) error {
 	return fmt.Errorf("%w: the criterion overflows (rescale the features or labels)", ErrNonFinite)
 }
 
-// choose records the step of path l that adds candidate cd, updates the best
-// point, and returns the candidate as a direction.
-func (e *engine) choose(l, step int, cd cand) (direction, error) {
+// choose records the step of path l that adds candidate cd — its value,
+// whether its predictions are indistinguishable, the forward-error bound of
+// its value (valueTolerance, from the twin's predictions) and whether it
+// ties the previous step (NoGain) — and returns the candidate as a
+// direction.
+func (e *engine) choose(l int, cd cand) (direction, error) {
 	p, sc := e.paths[l], e.scratch[0]
 	i := cd.i
-	dir := direction{v: make([]float64, e.m), u: make([]float64, e.m), r: make([]float64, e.t)}
+	dir := direction{v: make([]float64, e.m), u: make([]float64, e.m), r: make([]float64, e.t), r2: make([]float64, e.t)}
 	e.cols.col(i, dir.v)
 	if e.cached {
 		copy(dir.u, p.u.RawRowView(i))
@@ -694,53 +709,105 @@ func (e *engine) choose(l, step int, cd cand) (direction, error) {
 		}
 	}
 	dir.c = p.lambda + max(e.vav(p, i), 0)
-	e.uty(dir.u, dir.r)
-	e.residuals(p, dir.u, dir.g, dir.c, dir.r, sc.ep, sc)
-	_, flag, err := e.score(sc.ep, e.kappa(p, i), sc, true)
+	dir.c2 = dir.c + pivotShift(p.s, p.emax+e.cols.norm2[i])
+	e.uty(e.y, dir.u, dir.r)
+	e.uty(e.ys, dir.u, dir.r2)
+	e.residuals(&p.dual, dir.u, dir.g, dir.c, dir.r, sc.ep, sc)
+	e.residuals(&p.twin, dir.u, dir.g, dir.c2, dir.r2, sc.ep2, sc)
+	v, flag, tol, err := e.score(sc.ep, sc.ep2, sc)
 	if err != nil {
 		return dir, fmt.Errorf("λ = %g, feature %d: %w", p.lambda, i, err)
 	}
-	p.steps = append(p.steps, Step{Feature: i, Value: cd.v, Indistinguishable: flag})
-	b := &e.best
-	if !b.set || e.meas.Better(cd.v, b.value) || (cd.v == b.value && step == b.k && p.lambda > b.lambda) {
-		pred := mat.NewDense(e.m, e.t, nil)
-		for r, row := range e.cols.perm {
-			o := pred.RawRowView(row)
-			for k := range o {
-				if r < e.ncov {
-					o[k] = e.y.At(r, k) - sc.ep[r*e.t+k]
-				} else {
-					o[k] = math.NaN()
-				}
-			}
-		}
-		*b = bestPoint{set: true, path: l, k: step, lambda: p.lambda, value: cd.v, pred: pred}
+	st := Step{Feature: i, Value: cd.v, Indistinguishable: flag,
+		Tolerance: valueTolerance(e.meas, e.ycov, sc.p, e.q, tol, v)}
+	if n := len(p.steps); n > 0 {
+		st.NoGain = ties(st, p.steps[n-1])
 	}
+	p.steps = append(p.steps, st)
 	p.inS[i] = true
 	return dir, nil
 }
 
-// addDirection adds a direction to a path's dual state: E_H (folds) as in
-// residuals, R ← R − u rᵀ/c, diag(A) ← diag(A) − u∘u/c, and w = u/√c as the
-// next row of W. O(m·t).
-func (e *engine) addDirection(p *path, d direction) {
-	if e.bounds != nil {
-		ep := make([]float64, e.m*e.t)
-		e.residuals(p, d.u, d.g, d.c, d.r, ep, &scratch{qv: make([]float64, e.t)})
-		for j := 0; j < e.ncov; j++ {
-			copy(p.e.RawRowView(j), ep[j*e.t:(j+1)*e.t])
-		}
+// cvPredictions returns the CV predictions (m×t in data order, NaN for rows
+// in no fold) of path p's model with its first k features, replayed from
+// the directions it keeps: leave-one-out R = Y − Σ w_j(w_jᵀY),
+// diag(A) = 1 − Σ w_j∘w_j, P = Y − R/diag(A); folds, from E = Y, per
+// direction and fold E_H ← E_H + β_H(w_HᵀE_H − w_jᵀY)/δ'_H — the updates of
+// addDirection written in w = u/√c and β = g/√c. O(s·m·t) for the s
+// directions (the bias's and k).
+func (e *engine) cvPredictions(p *path, k int) *mat.Dense {
+	s := k
+	if e.bias > 0 {
+		s++
 	}
-	for j, uj := range d.u {
-		if uj == 0 {
+	m, t := e.m, e.t
+	res := mat.DenseCopyOf(e.y) // R or E
+	diag := make([]float64, m)
+	for j := range diag {
+		diag[j] = 1
+	}
+	wy := make([]float64, t)
+	for j := 0; j < s; j++ {
+		w := p.w.RawRowView(j)
+		e.uty(e.y, w, wy)
+		if e.bounds == nil {
+			for r, wr := range w {
+				if wr == 0 {
+					continue
+				}
+				row := res.RawRowView(r)
+				for c := range row {
+					row[c] -= wr * wy[c]
+				}
+				diag[r] -= wr * wr
+			}
 			continue
 		}
-		rr := p.r.RawRowView(j)
-		for k := range rr {
-			rr[k] -= uj * d.r[k] / d.c
+		beta, dp := p.beta.RawRowView(j), p.dprime.RawRowView(j)
+		qv := make([]float64, t)
+		for f := 0; f+1 < len(e.bounds); f++ {
+			h0, h1 := e.bounds[f], e.bounds[f+1]
+			for c := range qv {
+				qv[c] = -wy[c]
+			}
+			for r := h0; r < h1; r++ {
+				if wr := w[r]; wr != 0 {
+					for c, ev := range res.RawRowView(r) {
+						qv[c] += wr * ev
+					}
+				}
+			}
+			for r := h0; r < h1; r++ {
+				row := res.RawRowView(r)
+				for c := range row {
+					row[c] += beta[r] * qv[c] / dp[f]
+				}
+			}
 		}
-		p.diag[j] -= uj * uj / d.c
 	}
+	out := mat.NewDense(m, t, nil)
+	for r, i := range e.cols.perm {
+		o, y, er := out.RawRowView(i), e.y.RawRowView(r), res.RawRowView(r)
+		for c := range o {
+			switch {
+			case r >= e.ncov:
+				o[c] = math.NaN()
+			case e.bounds == nil:
+				o[c] = y[c] - er[c]/diag[r]
+			default:
+				o[c] = y[c] - er[c]
+			}
+		}
+	}
+	return out
+}
+
+// addDirection adds a direction to a path's dual state, and with the pivot
+// c2 and r2 to its twin's (see update), and w = u/√c as the next row of W.
+// O(m·t).
+func (e *engine) addDirection(p *path, d direction) {
+	e.update(&p.dual, d.u, d.g, d.c, d.r)
+	e.update(&p.twin, d.u, d.g, d.c2, d.r2)
 	w := p.w.RawRowView(p.s)
 	sq := math.Sqrt(d.c)
 	for j, uj := range d.u {
@@ -758,6 +825,28 @@ func (e *engine) addDirection(p *path, d direction) {
 	}
 	p.s++
 	p.addGram(d.v)
+}
+
+// update adds the direction (u, g, c, r) to a dual: E_H (folds) as in
+// residuals, R ← R − u rᵀ/c, diag(A) ← diag(A) − u∘u/c. O(m·t).
+func (e *engine) update(p *dual, u, g []float64, c float64, r []float64) {
+	if e.bounds != nil {
+		ep := make([]float64, e.m*e.t)
+		e.residuals(p, u, g, c, r, ep, &scratch{qv: make([]float64, e.t)})
+		for j := 0; j < e.ncov; j++ {
+			copy(p.e.RawRowView(j), ep[j*e.t:(j+1)*e.t])
+		}
+	}
+	for j, uj := range u {
+		if uj == 0 {
+			continue
+		}
+		rr := p.r.RawRowView(j)
+		for k := range rr {
+			rr[k] -= uj * r[k] / c
+		}
+		p.diag[j] -= uj * uj / c
+	}
 }
 
 // addGram adds a selected column to the Gram matrix and updates its largest

@@ -2,7 +2,9 @@
 // least squares (Greedy RLS; Pahikkala, Airola & Salakoski 2010): starting
 // from the bias feature alone, each step adds the feature whose addition gives
 // the best exact cross-validation value, and every candidate's value is
-// computed from cached vectors instead of by retraining.
+// computed from cached vectors instead of by retraining. A column of zeros
+// (a constant feature, standardized) cannot change any model and is added
+// only when no other candidate is left.
 //
 // # The model and the criterion
 //
@@ -69,10 +71,22 @@
 //
 // Select runs one path per λ of the grid — all paths advance together, one
 // pass over the data per step for all of them — and reports the best (λ, k)
-// over the grid and k = 1…K (ties: fewer features, then the larger λ). The
+// over the grid and k = 1…K. Values that differ by less than their forward
+// error are ties, and a tie goes to fewer features, then the larger λ: each
+// path carries a perturbed twin that measures the forward error of its CV
+// predictions, ordinal measures score predictions within it as ties (the one
+// tie rule of package selection), Step.Tolerance bounds the error of each
+// value, and a step that only ties the step before it (Step.NoGain: a
+// constant column, standardized to zeros) is never chosen — see ties.go. The
 // criterion that chose the features is optimistic about the model it chose:
 // Outer wraps the whole selection in an outer cross-validation for an
 // honest estimate.
+//
+// Result.Curve, BestPoint and OnEdge give the selection in the types of
+// package selection (one Point per (λ, k), the edges of the λ grid and of
+// k), shared with every learner family. Descriptor registers greedy with
+// package learn's registry; its Learner runs one whole selection per λ (see
+// Learner), so front ends call Select for the (λ, k) path.
 //
 // Multi-output labels are selected jointly, the criterion being the mean over
 // the outputs (Naula, Airola, Salakoski & Pahikkala 2014).
@@ -94,6 +108,7 @@ import (
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/rls"
+	"github.com/rlskit/rlskit/selection"
 )
 
 // Name names the learner in model files and in fit's JSON.
@@ -174,6 +189,13 @@ type Step struct {
 	// their rounding error of each other (every output): ordinal measures
 	// score them as ties.
 	Indistinguishable bool
+	// Tolerance bounds the forward error of Value (see ties.go): values
+	// closer than the sum of their tolerances are ties.
+	Tolerance float64
+	// NoGain says Value ties the previous step's: the feature added nothing
+	// the criterion can tell apart from rounding. The path goes on from it,
+	// but the choice of (λ, k) never stops at this step.
+	NoGain bool
 }
 
 // Path is the selection at one λ.
@@ -201,7 +223,10 @@ type Result struct {
 	// Paths holds one path per λ, in the order of Options.Lambdas.
 	Paths []Path
 	// Best indexes Paths; K is the number of features at the best point,
-	// Lambda and Value its λ and CV value.
+	// Lambda and Value its λ and CV value. The best point is the one with
+	// the fewest features, then the largest λ, among those whose value ties
+	// the best value (within the values' tolerances; steps with NoGain
+	// excluded).
 	Best   int
 	K      int
 	Lambda float64
@@ -248,11 +273,17 @@ func Select(x mat.Matrix, y *mat.Dense, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Paths: make([]Path, len(e.paths)), Best: e.best.path, K: e.best.k, Value: e.best.value,
-		Predictions: e.best.pred, Cached: e.cached, Scaler: e.scaler}
+	res := &Result{Paths: make([]Path, len(e.paths)), Cached: e.cached, Scaler: e.scaler}
 	for l, p := range e.paths {
 		res.Paths[l] = Path{Lambda: p.lambda, Steps: p.steps}
 	}
+	best, k, ok := choice(res.Paths, opt.Measure)
+	if !ok { // run fails first: every step has a value
+		return nil, fmt.Errorf("%w: no step has a value", ErrCriterion)
+	}
+	res.Best, res.K = best, k
+	res.Value = res.Paths[best].Steps[k-1].Value
+	res.Predictions = e.cvPredictions(e.paths[best], k)
 	res.Lambda = res.Paths[res.Best].Lambda
 	res.Selected = res.Paths[res.Best].Selected(res.K)
 	if err := res.fitFinal(e.cols, xs, y, opt); err != nil {
@@ -317,4 +348,41 @@ func (opt *Options) check(m, d int, y *mat.Dense) error {
 		return fmt.Errorf("greedy: %w: measure %s needs a query id per row (%d rows, %d ids)", measure.ErrNoQueries, opt.Measure.Name, m, len(opt.Queries))
 	}
 	return nil
+}
+
+// Curve returns the selection as CV points of package selection: one per
+// (λ, k) step, in path order (the paths in the order of Options.Lambdas,
+// each from k = 1), with Lambda, Features = k, Value and Indistinguishable.
+func (r *Result) Curve() []selection.Point {
+	var out []selection.Point
+	for _, p := range r.Paths {
+		for n, s := range p.Steps {
+			out = append(out, selection.Point{Lambda: p.Lambda, Features: n + 1, Value: s.Value, Indistinguishable: s.Indistinguishable})
+		}
+	}
+	return out
+}
+
+// BestPoint returns the chosen point (Lambda, K, Value) as a point of
+// package selection.
+func (r *Result) BestPoint() selection.Point {
+	s := r.Paths[r.Best].Steps[r.K-1]
+	return selection.Point{Lambda: r.Lambda, Features: r.K, Value: r.Value, Indistinguishable: s.Indistinguishable}
+}
+
+// OnEdge returns the edges the chosen point lies on, by the one edge rule
+// (selection.GridEdge): λ at the low or high end of the grid searched (the
+// λ grid given to Select; one value has no edge), and Edge{"features",
+// "high"} when the chosen k is the last of more than one — the criterion
+// may still improve beyond it (select more features).
+func (r *Result) OnEdge(grid []float64) []selection.Edge {
+	var out []selection.Edge
+	if e, ok := selection.GridEdge("lambda", grid, r.Lambda); ok {
+		out = append(out, e)
+	}
+	last := len(r.Paths[r.Best].Steps)
+	if e, ok := selection.GridEdge("features", []float64{1, float64(last)}, float64(r.K)); ok && e.Side == "high" {
+		out = append(out, e)
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/selection"
 )
 
 // This file holds the brute force the selection is held to: at every step,
@@ -45,10 +46,8 @@ func (b bruteProblem) holdOuts() [][]int {
 }
 
 // cvPredictions retrains on every training set with the features S and
-// returns the pooled held-out predictions of the covered rows, their rows,
-// and the condition bound (e_max(F_SᵀF_S without the last feature) + ‖v‖² + λ)/λ
-// that the shortcut's tie rule uses.
-func (b bruteProblem) cvPredictions(s []int, lambda float64) (*mat.Dense, []int, float64) {
+// returns the pooled held-out predictions of the covered rows and their rows.
+func (b bruteProblem) cvPredictions(s []int, lambda float64) (*mat.Dense, []int) {
 	m, t := b.y.Dims()
 	f := mat.NewDense(m, len(s), nil)
 	for n, j := range s {
@@ -69,53 +68,23 @@ func (b bruteProblem) cvPredictions(s []int, lambda float64) (*mat.Dense, []int,
 		}
 		at += len(h)
 	}
-	// Gram of the first len(s)-1 features and the bias
-	prev := s[:len(s)-1]
-	g := mat.NewSymDense(len(prev)+1, nil)
-	col := func(n int) []float64 {
-		v := make([]float64, m)
-		for i := range v {
-			if n < len(prev) {
-				v[i] = b.x.At(i, prev[n])
-			} else {
-				v[i] = math.Sqrt(b.bias)
-			}
-		}
-		return v
-	}
-	for a := 0; a <= len(prev); a++ {
-		for c := a; c <= len(prev); c++ {
-			g.SetSym(a, c, mat.Dot(mat.NewVecDense(m, col(a)), mat.NewVecDense(m, col(c))))
-		}
-	}
-	var eig mat.EigenSym
-	eig.Factorize(g, false)
-	vals := eig.Values(nil)
-	last := mat.Col(nil, s[len(s)-1], b.x)
-	kappa := (vals[len(vals)-1] + mat.Dot(mat.NewVecDense(m, last), mat.NewVecDense(m, last)) + lambda) / lambda
-	return pred, rows, kappa
+	return pred, rows
 }
 
-// criterion scores the brute-force predictions by the measure, with the tie
-// rule of the shortcut for ordinal measures.
+// criterion scores the brute-force predictions by the measure. Ties are
+// retraining's: predictions within 1e-12·max|y| of each other (per output)
+// are ties for an ordinal measure (selection.ScoreWithin, the one tie rule) —
+// far above the rounding of retraining these well-posed problems (QR least
+// squares, more rows than features), which otherwise breaks exact ties
+// (training labels that happen to fit a column exactly give a fold of
+// predictions 0 computed as ±1e-17), and far below any real difference of
+// their predictions. No tolerance of the shortcut's enters.
 func (b bruteProblem) criterion(s []int, lambda float64) float64 {
-	pred, rows, kappa := b.cvPredictions(s, lambda)
+	pred, rows := b.cvPredictions(s, lambda)
 	_, t := b.y.Dims()
 	ys := mat.NewDense(len(rows), t, nil)
 	for n, i := range rows {
 		ys.SetRow(n, b.y.RawRowView(i))
-	}
-	if b.meas.Ordinal {
-		idx := make([]int, len(rows))
-		for k := 0; k < t; k++ {
-			col := mat.Col(nil, k, pred)
-			ymax, pmax := 0.0, 0.0
-			for n := range col {
-				ymax, pmax = math.Max(ymax, math.Abs(ys.At(n, k))), math.Max(pmax, math.Abs(col[n]))
-			}
-			snap(col, tieFactor*float64(len(rows))*kappa*(ymax+pmax), idx)
-			pred.SetCol(k, col)
-		}
 	}
 	var qs []int
 	if b.queries != nil {
@@ -123,7 +92,16 @@ func (b bruteProblem) criterion(s []int, lambda float64) float64 {
 			qs = append(qs, b.queries[i])
 		}
 	}
-	v, err := b.meas.Score(ys, pred, qs)
+	var tol []float64
+	if b.meas.Ordinal {
+		tol = make([]float64, t)
+		for c := range tol {
+			for _, i := range rows {
+				tol[c] = math.Max(tol[c], 1e-12*math.Abs(b.y.At(i, c)))
+			}
+		}
+	}
+	v, _, err := selection.ScoreWithin(b.meas, ys, pred, qs, tol)
 	if err != nil {
 		return math.NaN()
 	}
@@ -294,7 +272,7 @@ func checkFinal(t *testing.T, x mat.Matrix, bp bruteProblem, res *Result) {
 			}
 		}
 	}
-	pred, rows, _ := bp.cvPredictions(res.Selected, res.Lambda)
+	pred, rows := bp.cvPredictions(res.Selected, res.Lambda)
 	want := mat.NewDense(len(rows), pred.RawMatrix().Cols, nil)
 	got := mat.NewDense(len(rows), pred.RawMatrix().Cols, nil)
 	for n, i := range rows {
