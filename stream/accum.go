@@ -14,6 +14,7 @@ import (
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
+	"github.com/rlskit/rlskit/selection"
 )
 
 // maxGroupBytes bounds the memory leave-group-out spends on keeping every
@@ -43,6 +44,10 @@ type Accumulator struct {
 	p      int
 	rank   []*RankMoments
 	sse    acc
+	// tol is, per λ and output (λ-major), the largest tie tolerance of the
+	// rows' hold-out predictions (selection.NoiseTolerance against the
+	// paths' twins); nil without a twin.
+	tol []float64
 	// dropped says some share of the rows gave its per-group moments up (too
 	// many groups) and added them to folds[0].
 	dropped bool
@@ -65,7 +70,7 @@ func (p *Plan) NewAccumulator() (*Accumulator, error) {
 		a.scale = newScaleStats(p.sparse, p.rawShift)
 	case StatsPass:
 		a.sizes = map[string]int64{}
-		if p.opt.Learner != learn.QueryRank {
+		if p.loss != learn.QueryPairs {
 			n := 1
 			if p.scheme == cvKFold {
 				n = p.k
@@ -87,6 +92,9 @@ func (p *Plan) NewAccumulator() (*Accumulator, error) {
 		}
 	case PredictPass:
 		a.sse = newAcc(len(p.opt.Lambdas) * p.t)
+		if p.twin {
+			a.tol = make([]float64, len(p.opt.Lambdas)*p.t)
+		}
 		p.prepOnce.Do(p.prepPredict)
 	}
 	return a, nil
@@ -94,7 +102,7 @@ func (p *Plan) NewAccumulator() (*Accumulator, error) {
 
 // needsGroups reports whether the rows must carry query ids.
 func (p *Plan) needsGroups() bool {
-	return p.scheme == cvGroups || p.opt.Learner == learn.QueryRank || p.opt.Measure.NeedsQueries
+	return p.scheme == cvGroups || p.loss == learn.QueryPairs || p.opt.Measure.NeedsQueries
 }
 
 // rowView is row i of a chunk, sharing its storage.
@@ -137,8 +145,8 @@ func (a *Accumulator) check(d *dataset.Data) error {
 
 func (p *Plan) needsWhat() string {
 	switch {
-	case p.opt.Learner == learn.QueryRank:
-		return "queryrank"
+	case p.loss == learn.QueryPairs:
+		return string(p.opt.Learner) + " (the query-pairs loss)"
 	case p.scheme == cvGroups:
 		return p.opt.CV
 	}
@@ -185,11 +193,13 @@ func (a *Accumulator) addStats(d *dataset.Data) error {
 			a.sizes[d.QueryNames[d.Queries[i]]]++
 		}
 	}
-	if p.opt.Learner == learn.QueryRank {
+	if p.loss == learn.QueryPairs {
 		a.p = max(a.p, a.featureDim(d.X))
 		return nil
 	}
-	z, err := p.matrixFeatures(d.X, 0)
+	// at least as wide as the shift: a chunk whose rows lack the last features
+	// (sparse rows) still has them, at −z₀ in shifted coordinates
+	z, err := p.matrixFeatures(d.X, len(p.shift))
 	if err != nil {
 		return err
 	}
@@ -336,10 +346,13 @@ func (a *Accumulator) AddGroup(rows []Row) error {
 			return fmt.Errorf("query %q: %w", g, err)
 		}
 		if pa == nil {
-			return a.predictWith(z, rows, p.totalWB())
+			m := p.totalWB()
+			if p.totalErr != nil {
+				return p.totalErr
+			}
+			return a.predictWith(z, rows, m)
 		}
-		w, b := pa.shifted(p.shift)
-		return a.predictWith(z, rows, stackWB(w, b))
+		return a.predictWith(z, rows, p.stack(pa))
 	}
 	return fmt.Errorf("%w: the %s pass takes chunks of rows (AddChunk)", ErrOptions, a.Kind)
 }
@@ -347,12 +360,12 @@ func (a *Accumulator) AddGroup(rows []Row) error {
 // groupPath solves the training set without one group: O(n_g·p² + p³ + Λ·p²t).
 // A query without pairs (one row) leaves query ranking's model unchanged: nil.
 func (p *Plan) groupPath(z, y *mat.Dense, rows []Row) (*path, error) {
-	if p.opt.Learner == learn.QueryRank {
+	if p.loss == learn.QueryPairs {
 		if len(rows) < 2 {
 			return nil, nil
 		}
 		h, b := p.rankTotal.withoutQuery(z, y, p.opt.QueryNormalize)
-		return queryPath(h, b, p.rankTotal.N-float64(len(rows)), p.opt.Lambdas)
+		return p.twinned(queryPath(h, b, p.rankTotal.N-float64(len(rows)), p.opt.Lambdas))
 	}
 	gm := NewMoments(p.p, p.t)
 	idx := make([]int, len(rows))
@@ -363,14 +376,25 @@ func (p *Plan) groupPath(z, y *mat.Dense, rows []Row) (*path, error) {
 	if p.rows-gm.N < 2 {
 		return nil, fmt.Errorf("%w: %s: %g rows left to train on", ErrData, p.opt.CV, p.rows-gm.N)
 	}
-	return newPath(p.opt.Learner, p.total.Minus(gm), p.shift, p.yshift, p.bias(), p.opt.Lambdas)
+	return p.twinned(newPath(p.loss, p.total.Minus(gm), p.shift, p.yshift, p.bias(), p.opt.Lambdas))
 }
 
 // wb is a path's weights stacked for prediction: f = z'ᵀW + b for shifted
-// rows z', every λ at once (W is p×Λt).
+// rows z', every λ at once (W is p×Λt), followed by its twin's (then W is
+// p×2Λt).
 type wb struct {
 	w *mat.Dense
 	b []float64
+}
+
+// stack is the path's stacked weights, and its twin's when it has one.
+func (p *Plan) stack(pa *path) wb {
+	w, b := pa.shifted(p.shift)
+	if pa.tw != nil {
+		w2, b2 := pa.tw.shifted(p.shift)
+		w, b = append(w, w2...), append(b, b2...)
+	}
+	return stackWB(w, b)
 }
 
 func stackWB(ws []*mat.Dense, bs [][]float64) wb {
@@ -386,13 +410,12 @@ func stackWB(ws []*mat.Dense, bs [][]float64) wb {
 // totalWB is the model of all rows (a query without pairs held out changes nothing).
 func (p *Plan) totalWB() wb {
 	p.totalOnce.Do(func() {
-		pa, err := newQueryPath(p.rankTotal, p.opt.Lambdas)
+		pa, err := p.twinned(newQueryPath(p.rankTotal, p.opt.Lambdas))
 		if err != nil {
 			p.totalErr = err
 			return
 		}
-		w, b := pa.shifted(p.shift)
-		p.totalModel = stackWB(w, b)
+		p.totalModel = p.stack(pa)
 	})
 	return p.totalModel
 }
@@ -402,8 +425,7 @@ func (p *Plan) prepPredict() {
 	p.foldWB = make([]wb, len(p.paths))
 	for f, pa := range p.paths {
 		if pa != nil {
-			w, b := pa.shifted(p.shift)
-			p.foldWB[f] = stackWB(w, b)
+			p.foldWB[f] = p.stack(pa)
 		}
 	}
 	if p.groupNames != nil {
@@ -429,17 +451,23 @@ func (p *Plan) shiftRows(z *mat.Dense) *mat.Dense {
 	return out
 }
 
-// predictWith predicts every row of z with one stacked model and scores them.
+// predictWith predicts every row of z with one stacked model (and its
+// twin) and scores them.
 func (a *Accumulator) predictWith(z *mat.Dense, rows []Row, m wb) error {
 	zs := a.plan.shiftRows(z)
 	pred := linalg.Mul(false, false, zs, m.w)
 	r, _ := pred.Dims()
+	n := len(a.plan.opt.Lambdas) * a.plan.t
 	for i := 0; i < r; i++ {
 		row := pred.RawRowView(i)
 		for k := range row {
 			row[k] += m.b[k]
 		}
-		if err := a.score(rows[i], row); err != nil {
+		var twin []float64
+		if len(row) > n {
+			twin = row[n:]
+		}
+		if err := a.score(rows[i], row[:n], twin); err != nil {
 			return err
 		}
 	}
@@ -457,7 +485,7 @@ func (a *Accumulator) predictRows(z *mat.Dense, rows []Row) error {
 	for i, r := range rows {
 		var f int
 		switch {
-		case p.opt.Learner == learn.QueryRank:
+		case p.loss == learn.QueryPairs:
 			f = GroupFold(r.Group, p.opt.Seed, p.k)
 		case p.groupIndex != nil:
 			f = p.groupIndex[r.Group]
@@ -485,17 +513,8 @@ func (a *Accumulator) predictRows(z *mat.Dense, rows []Row) error {
 	return nil
 }
 
-// leaveOneOut computes exact leave-one-out predictions from the total path.
-//
-// RLS: with h_i = z_iᵀ(S + λI)⁻¹z_i the leverage (in centred coordinates
-// h_i = aᵀM a + b/(bn+λ), a = Vᵀ(z_i − μ) + κVᵀμ, M = (D + ρṽṽᵀ)⁻¹ by
-// Sherman–Morrison) and ŷ_i the fitted value, f₋ᵢ = y_i − (y_i − ŷ_i)/(1 − h_i)
-// (Rifkin & Lippert 2007, LOOE).
-//
-// GlobalRankRLS: without row i the training set has n−1 rows and
-// H₋ᵢ = (n−1)C − n x'x'ᵀ, b₋ᵢ = (n−1)c − n x'y'ᵀ (x' = z_i − μ, y' = y_i − ȳ):
-// a rank-one downdate of (n−1)C, solved by Sherman–Morrison on its
-// eigenvectors. O(p²) per row for Vᵀ(z_i − μ), then O(p·t) per λ.
+// leaveOneOut computes exact leave-one-out predictions from the total path
+// (and, with a twin, the twin's from the twin's path: same rotation).
 func (a *Accumulator) leaveOneOut(z *mat.Dense, rows []Row) error {
 	p := a.plan
 	pa := p.totalPath
@@ -508,70 +527,107 @@ func (a *Accumulator) leaveOneOut(z *mat.Dense, rows []Row) error {
 		}
 	}
 	g := linalg.Mul(false, false, zc, pa.v) // r×p: Vᵀ(z_i − μ)
-	t := p.t
-	nl := len(p.opt.Lambdas)
-	out := make([]float64, nl*t)
-	pp := len(pa.e)
-	n := pa.n
+	n := len(p.opt.Lambdas) * p.t
+	out := make([]float64, n)
+	var twin, ys []float64
+	var g2 *mat.Dense
+	if pa.tw != nil {
+		twin, ys = make([]float64, n), make([]float64, p.t)
+		zc2 := mat.DenseCopyOf(z) // about the twin's mean
+		for i := 0; i < r; i++ {
+			row := zc2.RawRowView(i)
+			for j := 0; j < c; j++ {
+				row[j] -= pa.tw.mu[j]
+			}
+		}
+		g2 = linalg.Mul(false, false, zc2, pa.tw.v) // the twin's rotation
+	}
 	for i := 0; i < r; i++ {
 		gi := g.RawRowView(i)
 		y := rows[i].Y
-		for l, lambda := range p.opt.Lambdas {
-			wt := pa.wt[l]
-			switch p.opt.Learner {
-			case learn.RLS:
-				rho, kappa, _ := pa.rhoKappa(lambda)
-				var adv, ada, vdv float64
-				for k := 0; k < pp; k++ {
-					d := pa.e[k] + lambda
-					ak := gi[k] + kappa*pa.vmu[k]
-					ada += ak * ak / d
-					adv += ak * pa.vmu[k] / d
-					vdv += pa.vmu[k] * pa.vmu[k] / d
-				}
-				gamma := rho / (1 + rho*vdv)
-				h := ada - gamma*adv*adv + p.bias()/(p.bias()*n+lambda)
-				for cc := 0; cc < t; cc++ {
-					fit := pa.beta[l][cc]
-					for k := 0; k < pp; k++ {
-						fit += gi[k] * wt.At(k, cc)
-					}
-					out[l*t+cc] = y[cc] - (y[cc]-fit)/(1-h)
-				}
-			case learn.GlobalRank:
-				// (D' − n uuᵀ)⁻¹ with D' = (n−1)e + λ, u = g_i
-				var udu, vdu float64
-				for k := 0; k < pp; k++ {
-					d := (n-1)*pa.e[k] + lambda
-					udu += gi[k] * gi[k] / d
-					vdu += pa.vmu[k] * gi[k] / d
-				}
-				den := 1 - n*udu
-				for cc := 0; cc < t; cc++ {
-					yp := y[cc] - pa.ybar[cc]
-					// x = D'⁻¹b̃, b̃ = (n−1)Vᵀc − n u y'
-					var ux, vx float64
-					for k := 0; k < pp; k++ {
-						d := (n-1)*pa.e[k] + lambda
-						xk := ((n-1)*pa.rt.At(k, cc) - n*gi[k]*yp) / d
-						ux += gi[k] * xk
-						vx += pa.vmu[k] * xk
-					}
-					// w = x + n D'⁻¹u (uᵀx)/den; prediction (u + ṽ)ᵀw
-					out[l*t+cc] = ux + vx + n*(udu+vdu)*ux/den
-				}
+		pa.leaveOneOut(gi, y, out)
+		if twin != nil {
+			for k, v := range y {
+				ys[k] = v * selection.TwinScale
 			}
+			pa.tw.leaveOneOut(g2.RawRowView(i), ys, twin)
 		}
-		if err := a.score(rows[i], out); err != nil {
+		if err := a.score(rows[i], out, twin); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// leaveOneOut writes the leave-one-out predictions of one row (every λ,
+// λ-major) into out, from gi = Vᵀ(z_i − μ) and the row's labels y.
+//
+// Squared loss: with h_i = z_iᵀ(S + λI)⁻¹z_i the leverage (in centred
+// coordinates h_i = aᵀM a + b/(bn+λ), a = Vᵀ(z_i − μ) + κVᵀμ, M = (D + ρṽṽᵀ)⁻¹
+// by Sherman–Morrison) and ŷ_i the fitted value, f₋ᵢ = y_i − (y_i − ŷ_i)/(1 − h_i)
+// (Rifkin & Lippert 2007, LOOE).
+//
+// All-pairs loss: without row i the training set has n−1 rows and
+// H₋ᵢ = (n−1)C − n x'x'ᵀ, b₋ᵢ = (n−1)c − n x'y'ᵀ (x' = z_i − μ, y' = y_i − ȳ):
+// a rank-one downdate of (n−1)C, solved by Sherman–Morrison on its
+// eigenvectors. O(p·t) per λ.
+func (pa *path) leaveOneOut(gi, y, out []float64) {
+	t := len(y)
+	pp := len(pa.e)
+	n := pa.n
+	for l, lambda := range pa.lambdas {
+		wt := pa.wt[l]
+		switch pa.loss {
+		case learn.Squared:
+			rho, kappa, _ := pa.rhoKappa(lambda)
+			var adv, ada, vdv float64
+			for k := 0; k < pp; k++ {
+				d := pa.e[k] + lambda
+				ak := gi[k] + kappa*pa.vmu[k]
+				ada += ak * ak / d
+				adv += ak * pa.vmu[k] / d
+				vdv += pa.vmu[k] * pa.vmu[k] / d
+			}
+			gamma := rho / (1 + rho*vdv)
+			h := ada - gamma*adv*adv + pa.bias/(pa.bias*n+lambda)
+			for cc := 0; cc < t; cc++ {
+				fit := pa.beta[l][cc]
+				for k := 0; k < pp; k++ {
+					fit += gi[k] * wt.At(k, cc)
+				}
+				out[l*t+cc] = y[cc] - (y[cc]-fit)/(1-h)
+			}
+		case learn.AllPairs:
+			// (D' − n uuᵀ)⁻¹ with D' = (n−1)e + λ, u = g_i
+			var udu, vdu float64
+			for k := 0; k < pp; k++ {
+				d := (n-1)*pa.e[k] + lambda
+				udu += gi[k] * gi[k] / d
+				vdu += pa.vmu[k] * gi[k] / d
+			}
+			den := 1 - n*udu
+			for cc := 0; cc < t; cc++ {
+				yp := y[cc] - pa.ybar[cc]
+				// x = D'⁻¹b̃, b̃ = (n−1)Vᵀc − n u y'
+				var ux, vx float64
+				for k := 0; k < pp; k++ {
+					d := (n-1)*pa.e[k] + lambda
+					xk := ((n-1)*pa.rt.At(k, cc) - n*gi[k]*yp) / d
+					ux += gi[k] * xk
+					vx += pa.vmu[k] * xk
+				}
+				// w = x + n D'⁻¹u (uᵀx)/den; prediction (u + ṽ)ᵀw
+				out[l*t+cc] = ux + vx + n*(udu+vdu)*ux/den
+			}
+		}
+	}
+}
+
 // score adds one row's hold-out predictions (every λ) to the squared errors
-// and emits them when the measure needs them all.
-func (a *Accumulator) score(r Row, pred []float64) error {
+// and emits them when the measure needs them all. twin, when set, holds the
+// twin's predictions of the row: their difference, turned into a tie
+// tolerance by selection.NoiseTolerance, raises the pass's tolerances.
+func (a *Accumulator) score(r Row, pred, twin []float64) error {
 	t := a.plan.t
 	for k, v := range pred {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -580,6 +636,12 @@ func (a *Accumulator) score(r Row, pred []float64) error {
 		d := r.Y[k%t] - v
 		sq, e := twoProd(d, d)
 		a.sse.addDD(k, dd{sq, e})
+	}
+	if twin != nil && a.tol != nil {
+		n := len(pred)
+		for k, v := range selection.NoiseTolerance(mat.NewDense(1, n, pred), mat.NewDense(1, n, twin)) {
+			a.tol[k] = math.Max(a.tol[k], v)
+		}
 	}
 	if a.Emit != nil {
 		return a.Emit(Prediction{Y: append([]float64(nil), r.Y...), Group: r.Group, P: append([]float64(nil), pred...)})
@@ -649,6 +711,17 @@ func (a *Accumulator) Merge(o *Accumulator) error {
 		}
 		a.sse.merge(o.sse)
 	}
+	if len(o.tol) > 0 {
+		if len(a.tol) == 0 {
+			a.tol = make([]float64, len(o.tol))
+		}
+		if len(a.tol) != len(o.tol) {
+			return fmt.Errorf("%w: merging tolerances of %d and %d values", ErrOptions, len(o.tol), len(a.tol))
+		}
+		for k, v := range o.tol {
+			a.tol[k] = math.Max(a.tol[k], v)
+		}
+	}
 	return nil
 }
 
@@ -670,12 +743,13 @@ type wire struct {
 	SSE                  []byte
 	HasScale, HasSizeMap bool
 	Dropped              bool
+	Tol                  []float64
 }
 
 // MarshalBinary encodes the accumulator (gob of its sums, each packed
 // little-endian).
 func (a *Accumulator) MarshalBinary() ([]byte, error) {
-	w := wire{Kind: a.Kind, Rows: a.rows, Width: a.width, P: a.p, Dropped: a.dropped}
+	w := wire{Kind: a.Kind, Rows: a.rows, Width: a.width, P: a.p, Dropped: a.dropped, Tol: a.tol}
 	if a.scale != nil {
 		w.HasScale = true
 		w.Scale, _ = a.scale.MarshalBinary()
@@ -717,7 +791,7 @@ func (a *Accumulator) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("stream: decoding an accumulator: %w", err)
 	}
 	plan := a.plan
-	*a = Accumulator{Kind: w.Kind, plan: plan, rows: w.Rows, width: w.Width, p: w.P, dropped: w.Dropped}
+	*a = Accumulator{Kind: w.Kind, plan: plan, rows: w.Rows, width: w.Width, p: w.P, dropped: w.Dropped, tol: w.Tol}
 	if w.HasScale {
 		a.scale = &ScaleStats{}
 		if err := a.scale.UnmarshalBinary(w.Scale); err != nil {
@@ -830,6 +904,9 @@ func (a *Accumulator) TakePieces() ([]Piece, error) {
 		a.scale = newScaleStats(a.scale.Sparse, a.scale.shift)
 	}
 	a.sse = newAcc(a.sse.len())
+	if a.tol != nil {
+		a.tol = make([]float64, len(a.tol))
+	}
 	a.rows, a.dropped = 0, false
 	return pieces, nil
 }
@@ -869,7 +946,7 @@ func (a *Accumulator) Pieces() ([]Piece, error) {
 			return nil, err
 		}
 	}
-	meta := &Accumulator{Kind: a.Kind, rows: a.rows, width: a.width, p: a.p, scale: a.scale, sizes: a.sizes, sse: a.sse, dropped: a.dropped}
+	meta := &Accumulator{Kind: a.Kind, rows: a.rows, width: a.width, p: a.p, scale: a.scale, sizes: a.sizes, sse: a.sse, dropped: a.dropped, tol: a.tol}
 	b, err := meta.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -1046,7 +1123,6 @@ func (a *Accumulator) queryLeaveOneOut(z, y *mat.Dense, rows []Row) error {
 	nq := len(rows)
 	t := p.t
 	nl := len(p.opt.Lambdas)
-	out := make([]float64, nl*t)
 	if nq < 2 { // no pairs: the model of every row
 		m := p.totalWB()
 		if p.totalErr != nil {
@@ -1075,50 +1151,67 @@ func (a *Accumulator) queryLeaveOneOut(z, y *mat.Dense, rows []Row) error {
 		})
 		h, b := p.rankTotal.Minus(unw).matrices()
 		var err error
-		if pa, err = queryPath(h, b, p.rankTotal.N, p.opt.Lambdas); err != nil {
+		if pa, err = p.twinned(queryPath(h, b, p.rankTotal.N, p.opt.Lambdas)); err != nil {
 			return err
 		}
 		coef = float64(nq)
 	}
-	emax := 0.0
-	for _, e := range pa.e {
-		emax = math.Max(emax, e)
-	}
-	tol := float64(len(pa.e)) * 2.220446049250313e-16 * emax
 	zc, yc := centreRows(z), centreRows(y)
 	g := linalg.Mul(false, false, zc, pa.v) // Vᵀd per row
 	zv := linalg.Mul(false, false, z, pa.v) // Vᵀz per row (z unshifted features)
+	out := make([]float64, nl*t)
+	var twin, es []float64
+	var g2, zv2 *mat.Dense
+	if pa.tw != nil {
+		twin, es = make([]float64, nl*t), make([]float64, t)
+		g2, zv2 = linalg.Mul(false, false, zc, pa.tw.v), linalg.Mul(false, false, z, pa.tw.v) // the twin's rotation
+	}
 	for i := 0; i < nq; i++ {
 		gi, vi := g.RawRowView(i), zv.RawRowView(i)
-		for l, lambda := range p.opt.Lambdas {
-			var gdg, zdg float64
-			for k, e := range pa.e {
-				if e <= tol {
-					continue
-				}
-				dk := e + lambda
-				gdg += gi[k] * gi[k] / dk
-				zdg += vi[k] * gi[k] / dk
+		pa.queryLeaveOneOut(gi, vi, yc.RawRowView(i), coef, out)
+		if twin != nil {
+			for c, v := range yc.RawRowView(i) {
+				es[c] = v * selection.TwinScale
 			}
-			den := 1 - coef*gdg
-			for c := 0; c < t; c++ {
-				ec := yc.At(i, c)
-				// x = D⁻¹(r − coef·g e),  w = x + coef·D⁻¹g (gᵀx)/den,  f = (Vᵀz)ᵀw
-				var gx, zx float64
-				for k, e := range pa.e {
-					if e <= tol {
-						continue
-					}
-					xk := (pa.rt.At(k, c) - coef*gi[k]*ec) / (e + lambda)
-					gx += gi[k] * xk
-					zx += vi[k] * xk
-				}
-				out[l*t+c] = zx + coef*zdg*gx/den
-			}
+			pa.tw.queryLeaveOneOut(g2.RawRowView(i), zv2.RawRowView(i), es, coef, twin)
 		}
-		if err := a.score(rows[i], out); err != nil {
+		if err := a.score(rows[i], out, twin); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// queryLeaveOneOut writes one row's leave-one-out predictions (every λ,
+// λ-major) into out from the base path pa: gi = Vᵀd, vi = Vᵀz, e the row's
+// labels about its query's mean, coef the downdate's weight (see
+// Accumulator.queryLeaveOneOut). O(p·t) per λ.
+func (pa *path) queryLeaveOneOut(gi, vi, e []float64, coef float64, out []float64) {
+	t := len(e)
+	for l, lambda := range pa.lambdas {
+		var gdg, zdg float64
+		for k, ek := range pa.e {
+			if pa.drop[k] {
+				continue
+			}
+			dk := ek + lambda
+			gdg += gi[k] * gi[k] / dk
+			zdg += vi[k] * gi[k] / dk
+		}
+		den := 1 - coef*gdg
+		for c := 0; c < t; c++ {
+			ec := e[c]
+			// x = D⁻¹(r − coef·g e),  w = x + coef·D⁻¹g (gᵀx)/den,  f = (Vᵀz)ᵀw
+			var gx, zx float64
+			for k, ek := range pa.e {
+				if pa.drop[k] {
+					continue
+				}
+				xk := (pa.rt.At(k, c) - coef*gi[k]*ec) / (ek + lambda)
+				gx += gi[k] * xk
+				zx += vi[k] * xk
+			}
+			out[l*t+c] = zx + coef*zdg*gx/den
+		}
+	}
 }

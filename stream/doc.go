@@ -38,6 +38,28 @@
 // cancellation between its terms costs nothing. TestAccuracy10e7 states the
 // accuracy reached on 10⁷ rows against a double-double reference.
 //
+// # Ties
+//
+// The plan reads the loss a learner declares (Options.Loss: the squared,
+// all-pairs or query-pairs loss; zero takes it from the learner's registered
+// descriptor), never its name, and parses the CV spec once
+// (selection.ParseSpec). Ordinal measures (auc, cindex, disagreement,
+// spearman) score with the one tie rule of every learner family
+// (selection.ScoreWithin): hold-out predictions closer than their forward
+// error are ties, and a λ whose predictions are all within it is
+// Indistinguishable — features that carry no information score the tie
+// value, not rounding noise. The forward error is measured as the
+// in-memory learners measure it, by a twin (path.twin): every training
+// set's statistics solved a second time — labels times selection.TwinScale,
+// the p×p matrix eigendecomposed anew, its eigenvalues and the mean moved
+// by their rounding error — and its hold-out predictions computed in the
+// same pass; selection.NoiseTolerance turns the difference into the
+// tolerance. Cost, for ordinal measures only: a second O(p³) per training
+// set and twice the prediction pass's arithmetic. TestTwinToleranceBoundsError
+// holds the tolerance to the error against 300-bit retraining. The chosen λ
+// at an end of its grid, in any order, is reported in Result.OnEdge
+// (selection.GridEdge).
+//
 // # Engines
 //
 // A Plan does every computation; an engine only moves rows and accumulators.

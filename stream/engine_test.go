@@ -177,6 +177,9 @@ func TestCheckpointEngine(t *testing.T) {
 				if math.Abs(a-b) > 1e-12*math.Abs(b) {
 					t.Errorf("λ = %g: %v, Run gives %v", want.Curve[l].Lambda, a, b)
 				}
+				if got.Curve[l].Indistinguishable != want.Curve[l].Indistinguishable {
+					t.Errorf("λ = %g: indistinguishable %v, Run gives %v", want.Curve[l].Lambda, got.Curve[l].Indistinguishable, want.Curve[l].Indistinguishable)
+				}
 			}
 		})
 	}

@@ -35,7 +35,7 @@ func ExampleRun() {
 	files, _ := filepath.Glob(filepath.Join(dir, "part-*.svm"))
 	mse, _ := measure.ByName("mse")
 	res, err := stream.Run(context.Background(), stream.Options{
-		Learner: learn.RLS, Kernel: kernel.Spec{Name: "linear", Bias: 1},
+		Learner: learn.RLS, Loss: learn.Squared, Kernel: kernel.Spec{Name: "linear", Bias: 1},
 		CV: "kfold:4", Seed: 1, Lambdas: []float64{0.01, 1, 100}, Measure: mse,
 	}, stream.Source{Files: files, Format: "svmlight"}, stream.RunOptions{})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -31,8 +30,14 @@ var (
 
 // Options configure a streaming fit.
 type Options struct {
-	// Learner is learn.RLS, learn.GlobalRank or learn.QueryRank.
+	// Learner is the learner's name, recorded in the model (and fit's JSON);
+	// the computation reads only Loss.
 	Learner learn.Name
+	// Loss is the loss minimized: learn.Squared (RLS), learn.AllPairs
+	// (global RankRLS) or learn.QueryPairs (query RankRLS); another is an
+	// error naming it. Zero derives it once, at NewPlan, from Learner's
+	// registered descriptor (LossOf).
+	Loss learn.Loss
 	// Kernel is the linear kernel (its Bias is the bias feature √bias) without
 	// a basis, or any kernel over a fixed basis.
 	Kernel kernel.Spec
@@ -42,8 +47,9 @@ type Options struct {
 	// neither for the linear kernel.
 	BasisN    int
 	BasisRows []int
-	// CV is "none", "loo", "kfold:K", "lgo" or "lqo". k-fold assigns a row to
-	// Fold(row, Seed, K) — for queryrank a whole query to GroupFold(qid, Seed, K).
+	// CV is "none", "loo", "kfold:K", "lgo" or "lqo" (selection.ParseSpec;
+	// parsed once, at NewPlan). k-fold assigns a row to Fold(row, Seed, K) —
+	// for the query loss a whole query to GroupFold(qid, Seed, K).
 	CV   string
 	Seed uint64
 	// Lambdas is the λ grid (one value with CV "none").
@@ -51,7 +57,8 @@ type Options struct {
 	Measure measure.Measure
 	// Standardize scales the features as model.FitScaler does (a first pass).
 	Standardize bool
-	// QueryNormalize weighs every query's pairs by 1/n_q (rank.FitQueryNormalized).
+	// QueryNormalize weighs every query's pairs by 1/n_q (rank.FitQueryNormalized);
+	// the query loss only.
 	QueryNormalize bool
 	// Outputs names the label columns (optional).
 	Outputs []string
@@ -121,8 +128,12 @@ const (
 // accumulators: every number is computed here.
 type Plan struct {
 	opt    Options
+	loss   learn.Loss // what the math reads (Options.Loss, or derived from Learner)
 	scheme schemeKind
 	k      int
+	// twin says hold-out predictions are also computed by each path's twin
+	// (path.twin) to measure their forward error: an ordinal measure.
+	twin   bool
 	t      int
 	sparse bool
 	kern   kernel.Kernel
@@ -151,7 +162,8 @@ type Plan struct {
 	totalPath   *path
 	needPredict bool
 
-	curve []float64 // per λ
+	curve      []float64 // per λ
+	indistinct []bool    // per λ: every output's hold-out predictions within their tolerance
 
 	predictState
 
@@ -164,11 +176,21 @@ type Plan struct {
 // first PilotRows rows and calls SetPilot.
 func NewPlan(opt Options) (*Plan, error) {
 	p := &Plan{opt: opt}
-	switch opt.Learner {
-	case learn.RLS, learn.GlobalRank, learn.QueryRank:
-	default:
-		return nil, fmt.Errorf("%w: learner %q streams as rls, globalrank or queryrank", ErrOptions, opt.Learner)
+	loss := opt.Loss
+	if loss == learn.NoLoss {
+		var err error
+		if loss, err = LossOf(opt.Learner); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+		}
+	} else if d, err := learn.Lookup(string(opt.Learner)); err == nil && d.Loss != loss {
+		return nil, fmt.Errorf("%w: learner %s minimizes the %s loss, not the %s loss", ErrOptions, opt.Learner, lossName(d.Loss), lossName(loss))
 	}
+	switch loss {
+	case learn.Squared, learn.AllPairs, learn.QueryPairs:
+	default:
+		return nil, fmt.Errorf("%w: the %s loss does not stream (want the squared, all-pairs or query-pairs loss)", ErrOptions, lossName(loss))
+	}
+	p.loss = loss
 	k, err := kernel.New(opt.Kernel)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
@@ -198,33 +220,72 @@ func NewPlan(opt Options) (*Plan, error) {
 	if opt.Measure.Name == "" {
 		return nil, fmt.Errorf("%w: no measure", ErrOptions)
 	}
-	if opt.QueryNormalize && opt.Learner != learn.QueryRank {
-		return nil, fmt.Errorf("%w: query normalization is for queryrank", ErrOptions)
+	if opt.QueryNormalize && loss != learn.QueryPairs {
+		return nil, fmt.Errorf("%w: query normalization is for the query loss (queryrank)", ErrOptions)
 	}
-	switch cvs := opt.CV; {
-	case cvs == "none":
+	kind, kk, err := selection.ParseSpec(opt.CV)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	switch kind {
+	case "none":
 		p.scheme = cvNone
 		if len(opt.Lambdas) != 1 {
 			return nil, fmt.Errorf("%w: no cross-validation to choose among %d λ values", ErrOptions, len(opt.Lambdas))
 		}
-	case cvs == "loo":
+	case "loo":
 		p.scheme = cvLOO
-	case cvs == "lgo" || cvs == "lqo":
+	case "lgo", "lqo":
 		p.scheme = cvGroups
-	case strings.HasPrefix(cvs, "kfold:"):
-		k, err := strconv.Atoi(strings.TrimPrefix(cvs, "kfold:"))
-		if err != nil || k < 2 {
-			return nil, fmt.Errorf("%w: %s: K must be an integer ≥ 2", ErrOptions, cvs)
-		}
-		p.scheme, p.k = cvKFold, k
+	case "kfold":
+		p.scheme, p.k = cvKFold, kk
 	default:
-		return nil, fmt.Errorf("%w: cross-validation %q streams as none, loo, kfold:K, lgo or lqo", ErrOptions, cvs)
+		return nil, fmt.Errorf("%w: cross-validation %q streams as none, loo, kfold:K, lgo or lqo", ErrOptions, opt.CV)
 	}
 	if opt.Measure.Name == "multiclass-accuracy" {
 		return nil, fmt.Errorf("%w: multiclass-accuracy does not stream", ErrOptions)
 	}
+	p.twin = opt.Measure.Ordinal && p.scheme != cvNone
 	return p, nil
 }
+
+// LossOf returns the loss a learner streams: the Loss its registered
+// descriptor declares (learn.Lookup), which must also declare
+// learn.CanStream. The learner must be registered in the program (import
+// github.com/rlskit/rlskit/learners for every learner of the module);
+// otherwise give Options.Loss.
+func LossOf(name learn.Name) (learn.Loss, error) {
+	d, err := learn.Lookup(string(name))
+	if err != nil {
+		return learn.NoLoss, fmt.Errorf("no Options.Loss, and %w", err)
+	}
+	if err := d.Require(learn.CanStream); err != nil {
+		return learn.NoLoss, err
+	}
+	return d.Loss, nil
+}
+
+// lossName names a loss in messages.
+func lossName(l learn.Loss) string {
+	switch l {
+	case learn.NoLoss:
+		return "no"
+	case learn.Squared:
+		return "squared"
+	case learn.AllPairs:
+		return "all-pairs"
+	case learn.QueryPairs:
+		return "query-pairs"
+	case learn.GraphPairs:
+		return "graph-pairs"
+	case learn.PairSquared:
+		return "pair-squared"
+	}
+	return "loss(" + strconv.Itoa(int(l)) + ")"
+}
+
+// Loss returns the loss the plan minimizes.
+func (p *Plan) Loss() learn.Loss { return p.loss }
 
 // PilotRows returns how many leading rows (files in order) SetPilot needs:
 // the pilot that fixes the shift of the statistics, and the pool of a random
@@ -319,14 +380,14 @@ func (p *Plan) Next() (Pass, bool) {
 		order = append(order, Pass{Kind: ScalePass})
 	}
 	order = append(order, Pass{Kind: StatsPass})
-	if p.opt.Learner == learn.QueryRank {
+	if p.loss == learn.QueryPairs {
 		order = append(order, Pass{Kind: QueryPass, Grouped: true})
 	}
 	if p.next < len(order) {
 		return order[p.next], true
 	}
 	if p.next == len(order) && p.needPredict {
-		grouped := p.scheme == cvGroups && p.paths == nil || p.scheme == cvLOO && p.opt.Learner == learn.QueryRank
+		grouped := p.scheme == cvGroups && p.paths == nil || p.scheme == cvLOO && p.loss == learn.QueryPairs
 		return Pass{Kind: PredictPass, Grouped: grouped, Predictions: p.opt.Measure.Name != "mse"}, true
 	}
 	return Pass{}, false
@@ -479,11 +540,11 @@ func (p *Plan) finish(a *Accumulator, store *Store) error {
 		return p.finishQueries(a)
 	case PredictPass:
 		if store != nil {
-			v, err := store.Score(p.opt.Measure)
+			v, ind, err := store.ScoreWithin(p.opt.Measure, p.tolerances(a.tol))
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.opt.CV, err)
 			}
-			p.curve = v
+			p.curve, p.indistinct = v, ind
 			return nil
 		}
 		return p.curveFromSSE(a.sse)
@@ -501,7 +562,7 @@ func (p *Plan) finishStats(a *Accumulator) error {
 		return fmt.Errorf("%w: %g rows, need at least 2", ErrData, p.rows)
 	}
 	p.sizes = a.sizes
-	if p.opt.Learner == learn.QueryRank {
+	if p.loss == learn.QueryPairs {
 		if p.scheme == cvGroups || p.scheme == cvKFold {
 			usable := 0
 			for _, n := range p.sizes {
@@ -551,7 +612,7 @@ func (p *Plan) finishStats(a *Accumulator) error {
 	p.total.grow(p.p)
 	if p.folds != nil {
 		if err := p.foldPaths(func(f int) (*path, error) {
-			return newPath(p.opt.Learner, p.total.Minus(p.folds[f]), p.shift, p.yshift, p.bias(), p.opt.Lambdas)
+			return p.twinned(newPath(p.loss, p.total.Minus(p.folds[f]), p.shift, p.yshift, p.bias(), p.opt.Lambdas))
 		}); err != nil {
 			return err
 		}
@@ -578,7 +639,7 @@ func (p *Plan) finishStats(a *Accumulator) error {
 		}
 		return p.curveFromSSE(fa)
 	case p.scheme == cvLOO:
-		tp, err := newPath(p.opt.Learner, p.total, p.shift, p.yshift, p.bias(), p.opt.Lambdas)
+		tp, err := p.twinned(newPath(p.loss, p.total, p.shift, p.yshift, p.bias(), p.opt.Lambdas))
 		if err != nil {
 			return err
 		}
@@ -619,6 +680,35 @@ func (p *Plan) foldPaths(solve func(f int) (*path, error)) error {
 	return nil
 }
 
+// twinned gives a path its twin (path.twin) when the plan measures the
+// forward error of its hold-out predictions.
+func (p *Plan) twinned(pa *path, err error) (*path, error) {
+	if err != nil || pa == nil {
+		return pa, err
+	}
+	if p.twin {
+		if pa.tw, err = pa.twin(); err != nil {
+			return nil, err
+		}
+	}
+	pa.sys = nil // the twin is made: the matrix is not needed again
+	return pa, nil
+}
+
+// tolerances splits the prediction pass's tie tolerances (selection.NoiseTolerance
+// of every row's predictions against its twin's, the largest over rows;
+// λ-major, t per λ) per λ: nil without a twin.
+func (p *Plan) tolerances(tol []float64) [][]float64 {
+	if !p.twin || len(tol) != len(p.opt.Lambdas)*p.t {
+		return nil
+	}
+	out := make([][]float64, len(p.opt.Lambdas))
+	for l := range out {
+		out[l] = tol[l*p.t : (l+1)*p.t]
+	}
+	return out
+}
+
 func (p *Plan) finishQueries(a *Accumulator) error {
 	p.rankTotal = NewRankMoments(p.p, p.t)
 	for _, r := range a.rank {
@@ -634,13 +724,13 @@ func (p *Plan) finishQueries(a *Accumulator) error {
 	case cvKFold:
 		p.rank = a.rank
 		if err := p.foldPaths(func(f int) (*path, error) {
-			return newQueryPath(p.rankTotal.Minus(p.rank[f]), p.opt.Lambdas)
+			return p.twinned(newQueryPath(p.rankTotal.Minus(p.rank[f]), p.opt.Lambdas))
 		}); err != nil {
 			return err
 		}
 	case cvLOO:
 		if p.opt.QueryNormalize { // every row's hold-out is a rank-one downdate of H itself
-			tp, err := newQueryPath(p.rankTotal, p.opt.Lambdas)
+			tp, err := p.twinned(newQueryPath(p.rankTotal, p.opt.Lambdas))
 			if err != nil {
 				return err
 			}
@@ -680,7 +770,11 @@ func (p *Plan) curveFromSSE(a acc) error {
 // Result is a streaming fit's outcome.
 type Result struct {
 	// Curve is the CV curve (value NaN without cross-validation), Best its
-	// best point (ties: the larger λ) at index BestIndex.
+	// best point (ties: the larger λ) at index BestIndex. For an ordinal
+	// measure, hold-out predictions within their forward error of each other
+	// are ties (the one tie rule, selection.ScoreWithin, with tolerances
+	// measured by each path's twin), and a point whose predictions are all
+	// within it is Indistinguishable.
 	Curve     []selection.Point
 	Best      selection.Point
 	BestIndex int
@@ -692,6 +786,10 @@ type Result struct {
 	Rows, Width, Features, Outputs, Groups, SingleRowGroups int
 	// Basis lists the basis rows (nil without a basis).
 	Basis []int
+	// OnEdge lists λ when the chosen value is the smallest or largest of
+	// its grid, in any order (selection.GridEdge): the optimum may lie
+	// beyond it. Nil without cross-validation.
+	OnEdge []selection.Edge
 	// Passes are the passes run.
 	Passes []Pass
 }
@@ -711,18 +809,26 @@ func (p *Plan) Result() (*Result, error) {
 	meas := p.opt.Measure
 	for l, lambda := range p.opt.Lambdas {
 		pt := selection.Point{Lambda: lambda, Value: p.curve[l]}
+		if p.indistinct != nil {
+			pt.Indistinguishable = p.indistinct[l]
+		}
 		res.Curve = append(res.Curve, pt)
 		if res.BestIndex < 0 || meas.Better(pt.Value, res.Best.Value) || (pt.Value == res.Best.Value && lambda > res.Best.Lambda) {
 			res.BestIndex, res.Best = l, pt
 		}
 	}
+	if p.scheme != cvNone {
+		if e, ok := selection.GridEdge("lambda", p.opt.Lambdas, res.Best.Lambda); ok {
+			res.OnEdge = []selection.Edge{e}
+		}
+	}
 	best := []float64{res.Best.Lambda}
 	var pa *path
 	var err error
-	if p.opt.Learner == learn.QueryRank {
+	if p.loss == learn.QueryPairs {
 		pa, err = newQueryPath(p.rankTotal, best)
 	} else {
-		pa, err = newPath(p.opt.Learner, p.total, p.shift, p.yshift, p.bias(), best)
+		pa, err = newPath(p.loss, p.total, p.shift, p.yshift, p.bias(), best)
 	}
 	if err != nil {
 		return nil, err
@@ -756,7 +862,7 @@ func (p *Plan) predictor(pa *path) *model.Predictor {
 	for j := 0; j < p.width && j < p.p; j++ {
 		coef.SetRow(j, w.RawRowView(j)[:t])
 	}
-	if b != 0 && p.opt.Learner == learn.RLS {
+	if b != 0 && p.loss == learn.Squared {
 		sb := math.Sqrt(b)
 		for c := 0; c < t; c++ {
 			mw := 0.0

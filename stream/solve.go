@@ -6,8 +6,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/selection"
 )
 
 // path is the model of one training set at every λ of the grid, from one
@@ -35,7 +37,7 @@ import (
 // query, which no pair sees and b is orthogonal to (the in-memory learner
 // deflates the same null space) — and w = V diag(1/(e + λ)) VᵀB, f(z) = zᵀw.
 type path struct {
-	learner learn.Name
+	loss    learn.Loss
 	lambdas []float64
 	n       float64
 	bias    float64
@@ -43,46 +45,169 @@ type path struct {
 	ybar    []float64 // t
 	v       *mat.Dense
 	e       []float64
-	vmu     []float64    // Vᵀμ
-	rt      *mat.Dense   // Vᵀc (Vᵀb for query ranking), p×t
-	wt      []*mat.Dense // per λ: Vᵀw, p×t
-	w       []*mat.Dense // per λ: w, p×t
-	beta    [][]float64  // per λ: β, t
+	// drop marks, for query ranking, the eigenvalues at or below p·ε·max(e):
+	// the null space of H, left out of every solve (nil otherwise).
+	drop []bool
+	vmu  []float64    // Vᵀμ
+	sys  *mat.Dense   // C (H for query ranking), p×p, until the twin is made from it (then nil)
+	cy   *mat.Dense   // c (B for query ranking), p×t: the right-hand side before the rotation
+	rt   *mat.Dense   // Vᵀc (Vᵀb for query ranking), p×t
+	wt   []*mat.Dense // per λ: Vᵀw, p×t
+	w    []*mat.Dense // per λ: w, p×t
+	beta [][]float64  // per λ: β, t
+	// tw is the path's twin (see twin), when its hold-out predictions
+	// measure their forward error; nil otherwise.
+	tw *path
 }
 
-// newPath solves the training set of moments m (RLS, GlobalRank) along the
-// grid. O(p³ + Λ·p²t).
-func newPath(name learn.Name, m *Moments, shift, yshift []float64, bias float64, lambdas []float64) (*path, error) {
+// newPath solves the training set of moments m (the squared or the
+// all-pairs loss) along the grid. O(p³ + Λ·p²t).
+func newPath(loss learn.Loss, m *Moments, shift, yshift []float64, bias float64, lambdas []float64) (*path, error) {
 	if m.N < 1 {
 		return nil, fmt.Errorf("%w: a training set without rows", ErrShape)
 	}
 	c := m.centred(shift, yshift)
-	e, v, err := linalg.EigSym(c.c)
-	if err != nil {
-		return nil, fmt.Errorf("stream: eigendecomposition of the %d×%d scatter matrix: %w", m.P, m.P, err)
+	pa := &path{loss: loss, lambdas: lambdas, n: c.n, bias: bias, mu: c.mu, ybar: c.ybar, sys: c.c, cy: c.cy}
+	if err := pa.factor(1); err != nil {
+		return nil, err
 	}
-	for k := range e {
-		e[k] = math.Max(e[k], 0) // C is positive semidefinite: below 0 is rounding
-	}
-	pa := &path{learner: name, lambdas: lambdas, n: c.n, bias: bias, mu: c.mu, ybar: c.ybar, v: v, e: e}
-	pa.vmu = mulVecT(v, c.mu)
-	pa.rt = linalg.Mul(true, false, v, c.cy)
-	for _, lambda := range lambdas {
-		var wt *mat.Dense
-		var beta []float64
-		switch name {
-		case learn.RLS:
-			wt, beta = pa.rlsAt(lambda)
-		case learn.GlobalRank:
-			wt, beta = pa.globalAt(lambda)
-		default:
-			return nil, fmt.Errorf("stream: learner %s has no moment path", name)
-		}
-		pa.wt = append(pa.wt, wt)
-		pa.w = append(pa.w, linalg.Mul(false, false, v, wt))
-		pa.beta = append(pa.beta, beta)
+	if err := pa.solve(); err != nil {
+		return nil, err
 	}
 	return pa, nil
+}
+
+// factor eigendecomposes s·sys and divides the eigenvalues back by s (s ≠ 1:
+// the same matrix rounded another way), then rotates μ and the right-hand
+// side: V, e (the scatter's clamped at 0; for query ranking the null space
+// marked in drop), Vᵀμ and Vᵀc. O(p³ + p²t).
+func (pa *path) factor(s float64) error {
+	a := pa.sys
+	if s != 1 {
+		a = mat.DenseCopyOf(pa.sys)
+		a.Scale(s, a)
+	}
+	e, v, err := linalg.EigSym(a)
+	if err != nil {
+		what := "scatter"
+		if pa.loss == learn.QueryPairs {
+			what = "ranking"
+		}
+		return fmt.Errorf("stream: eigendecomposition of the %d×%d %s matrix: %w", len(e), len(e), what, err)
+	}
+	emax := 0.0
+	for k := range e {
+		e[k] /= s
+		emax = math.Max(emax, e[k])
+	}
+	if pa.loss == learn.QueryPairs {
+		tol := float64(len(e)) * 2.220446049250313e-16 * emax
+		pa.drop = make([]bool, len(e))
+		for k, x := range e {
+			pa.drop[k] = x <= tol
+		}
+	} else {
+		for k := range e {
+			e[k] = math.Max(e[k], 0) // C is positive semidefinite: below 0 is rounding
+		}
+	}
+	pa.v, pa.e = v, e
+	pa.vmu = mulVecT(v, pa.mu)
+	pa.rt = linalg.Mul(true, false, v, pa.cy)
+	return nil
+}
+
+// solve fills the weights of every λ from the eigendecomposition and the
+// rotated right-hand side. O(Λ·p²t).
+func (pa *path) solve() error {
+	pa.wt, pa.w, pa.beta = nil, nil, nil
+	switch pa.loss {
+	case learn.Squared, learn.AllPairs:
+		for _, lambda := range pa.lambdas {
+			var wt *mat.Dense
+			var beta []float64
+			if pa.loss == learn.Squared {
+				wt, beta = pa.rlsAt(lambda)
+			} else {
+				wt, beta = pa.globalAt(lambda)
+			}
+			pa.wt = append(pa.wt, wt)
+			pa.w = append(pa.w, linalg.Mul(false, false, pa.v, wt))
+			pa.beta = append(pa.beta, beta)
+		}
+	case learn.QueryPairs:
+		p, t := pa.rt.Dims()
+		all := mat.NewDense(p, len(pa.lambdas)*t, nil) // Vᵀw for every λ side by side: one gemm gives every w
+		for l, lambda := range pa.lambdas {
+			for k := 0; k < p; k++ {
+				if pa.drop[k] {
+					continue // the null space of H: shifts constant on every query
+				}
+				for c := 0; c < t; c++ {
+					all.Set(k, l*t+c, pa.rt.At(k, c)/(pa.e[k]+lambda))
+				}
+			}
+		}
+		ws := linalg.Mul(false, false, pa.v, all)
+		for l := range pa.lambdas {
+			pa.wt = append(pa.wt, mat.DenseCopyOf(all.Slice(0, p, l*t, (l+1)*t)))
+			pa.w = append(pa.w, mat.DenseCopyOf(ws.Slice(0, p, l*t, (l+1)*t)))
+			pa.beta = append(pa.beta, make([]float64, t))
+		}
+	default:
+		return fmt.Errorf("%w: the %s loss has no moment path", ErrOptions, lossName(pa.loss))
+	}
+	return nil
+}
+
+// twin returns the path's twin, the streaming form of learn.Perturber:
+// the same statistics solved again — the label sums (the right-hand side
+// and the label means) multiplied by selection.TwinScale, the p×p matrix
+// eigendecomposed anew from TwinScale times it (so its rounding, eigenvectors
+// included, is another realization) and every eigenvalue moved up by about
+// its rounding error (factor.PerturbUp: by up to p·ε·max e) — along the same
+// grid. In exact arithmetic and without the perturbation, the twin's
+// predictions, hold-out shortcuts included, are TwinScale times the path's;
+// computed in the same prediction pass, their difference is what
+// selection.NoiseTolerance turns into the tie tolerance of the one tie rule,
+// so that hold-out predictions closer than their forward error — the
+// eigendecomposition's rounding and the solve's sensitivity to it, the
+// shortcuts' cancellations — count as ties. O(p³ + Λ·p²t).
+func (pa *path) twin() (*path, error) {
+	if pa.sys == nil {
+		return nil, fmt.Errorf("%w: a path's twin after its matrix was released", ErrOptions)
+	}
+	s := selection.TwinScale
+	tw := &path{loss: pa.loss, lambdas: pa.lambdas, n: pa.n, bias: pa.bias, mu: perturbMean(pa.mu), sys: pa.sys}
+	tw.ybar = make([]float64, len(pa.ybar))
+	for c, v := range pa.ybar {
+		tw.ybar[c] = v * s
+	}
+	tw.cy = mat.DenseCopyOf(pa.cy)
+	tw.cy.Scale(s, tw.cy)
+	if err := tw.factor(s); err != nil {
+		return nil, err
+	}
+	tw.e = factor.PerturbUp(tw.e)
+	tw.sys = nil
+	if err := tw.solve(); err != nil {
+		return nil, err
+	}
+	return tw, nil
+}
+
+// perturbMean returns μ with every entry moved by about its rounding error,
+// ε·|μ_j|·u_j with u_j ∈ [−1, 1) a fixed low-discrepancy sequence, so that
+// a twin also measures the sensitivity of its predictions to the rounding of
+// the mean (large for features far from 0 without a bias: the mean then
+// carries the intercept). O(p).
+func perturbMean(mu []float64) []float64 {
+	out := make([]float64, len(mu))
+	for j, v := range mu {
+		u := 2*math.Mod(float64(j+1)*0.6180339887498949, 1) - 1
+		out[j] = v + 2.220446049250313e-16*math.Abs(v)*u
+	}
+	return out
 }
 
 // rhoKappa returns ρ = nλ/(bn+λ), κ = λ/(bn+λ) and 1 − κ = bn/(bn+λ).
@@ -91,11 +216,19 @@ func (pa *path) rhoKappa(lambda float64) (rho, kappa, oneMinus float64) {
 	return pa.n * lambda / (bn + lambda), lambda / (bn + lambda), bn / (bn + lambda)
 }
 
-// rlsAt is the RLS solution at λ in eigen-coordinates (Vᵀw) and its β.
+// rlsAt is the RLS solution at λ in eigen-coordinates (Vᵀw) and its β. With
+// D = diag(e) + λ, ṽ = Vᵀμ, x₁ = D⁻¹Vᵀc and γ = ρ/(1 + ρ ṽᵀD⁻¹ṽ),
+// Sherman–Morrison gives
+//
+//	Vᵀw = x₁ + γ (ȳ − ṽᵀx₁) D⁻¹ṽ,   ṽᵀw = (ṽᵀx₁ + ρ ṽᵀD⁻¹ṽ ȳ)/(1 + ρ ṽᵀD⁻¹ṽ),
+//
+// the label mean entering once, scaled by γ: solving for D⁻¹(c + ρμȳ) first
+// and correcting it after would cancel terms ρ·ṽᵀD⁻¹ṽ times larger than w —
+// 10⁵ and more for features far from 0 — and lose as many digits.
 func (pa *path) rlsAt(lambda float64) (*mat.Dense, []float64) {
 	p, t := pa.rt.Dims()
 	rho, kappa, oneMinus := pa.rhoKappa(lambda)
-	dv := make([]float64, p) // D⁻¹ṽ, D = e + λ
+	dv := make([]float64, p) // D⁻¹ṽ
 	vdv := 0.0
 	for k := range dv {
 		dv[k] = pa.vmu[k] / (pa.e[k] + lambda)
@@ -108,15 +241,14 @@ func (pa *path) rlsAt(lambda float64) (*mat.Dense, []float64) {
 	for c := 0; c < t; c++ {
 		vx := 0.0
 		for k := range x {
-			x[k] = (pa.rt.At(k, c) + rho*pa.ybar[c]*pa.vmu[k]) / (pa.e[k] + lambda)
+			x[k] = pa.rt.At(k, c) / (pa.e[k] + lambda)
 			vx += pa.vmu[k] * x[k]
 		}
-		vw := 0.0
+		g := gamma * (pa.ybar[c] - vx)
 		for k := range x {
-			w := x[k] - gamma*dv[k]*vx
-			wt.Set(k, c, w)
-			vw += pa.vmu[k] * w
+			wt.Set(k, c, x[k]+g*dv[k])
 		}
+		vw := (vx + rho*vdv*pa.ybar[c]) / (1 + rho*vdv)
 		beta[c] = oneMinus*pa.ybar[c] + kappa*vw
 	}
 	return wt, beta
@@ -146,34 +278,13 @@ func newQueryPath(m *RankMoments, lambdas []float64) (*path, error) {
 
 // queryPath is newQueryPath from H and B rounded to float64.
 func queryPath(h, b *mat.Dense, n float64, lambdas []float64) (*path, error) {
-	e, v, err := linalg.EigSym(h)
-	if err != nil {
-		return nil, fmt.Errorf("stream: eigendecomposition of the %d×%d ranking matrix: %w", len(e), len(e), err)
-	}
 	p, t := b.Dims()
-	emax := 0.0
-	for _, x := range e {
-		emax = math.Max(emax, x)
+	pa := &path{loss: learn.QueryPairs, lambdas: lambdas, n: n, mu: make([]float64, p), ybar: make([]float64, t), sys: h, cy: b}
+	if err := pa.factor(1); err != nil {
+		return nil, err
 	}
-	tol := float64(p) * 2.220446049250313e-16 * emax
-	pa := &path{learner: learn.QueryRank, lambdas: lambdas, n: n, mu: make([]float64, p), ybar: make([]float64, t), v: v, e: e, vmu: make([]float64, p)}
-	pa.rt = linalg.Mul(true, false, v, b)
-	all := mat.NewDense(p, len(lambdas)*t, nil) // Vᵀw for every λ side by side: one gemm gives every w
-	for l, lambda := range lambdas {
-		for k := 0; k < p; k++ {
-			if e[k] <= tol {
-				continue // the null space of H: shifts constant on every query
-			}
-			for c := 0; c < t; c++ {
-				all.Set(k, l*t+c, pa.rt.At(k, c)/(e[k]+lambda))
-			}
-		}
-	}
-	ws := linalg.Mul(false, false, v, all)
-	for l := range lambdas {
-		pa.wt = append(pa.wt, mat.DenseCopyOf(all.Slice(0, p, l*t, (l+1)*t)))
-		pa.w = append(pa.w, mat.DenseCopyOf(ws.Slice(0, p, l*t, (l+1)*t)))
-		pa.beta = append(pa.beta, make([]float64, t))
+	if err := pa.solve(); err != nil {
+		return nil, err
 	}
 	return pa, nil
 }

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/selection"
 )
 
 // Prediction is the hold-out prediction of one row at every λ of the grid:
@@ -149,13 +150,28 @@ func (s *Store) Rows() int {
 	return n
 }
 
-// Score scores the predictions at every λ with the measure: one read of the
-// labels, then one read of each λ's file. Query codes are passed to measures
-// that need them. It returns the value per λ. O(Λ·(m·t + the measure's cost)).
+// Score scores the predictions at every λ with the measure, comparing them
+// exactly: ScoreWithin without tolerances.
 func (s *Store) Score(meas measure.Measure) ([]float64, error) {
+	v, _, err := s.ScoreWithin(meas, nil)
+	return v, err
+}
+
+// ScoreWithin scores the predictions at every λ with the measure and the
+// one tie rule (selection.ScoreWithin): for an ordinal measure, predictions
+// of output c at λ_l within tol[l][c] of each other (chained, in sorted
+// order) are ties; indistinct[l] reports that at λ_l every output's
+// predictions lie within it. tol nil compares exactly. One read of the
+// labels, then one read of each λ's file; query codes are passed to measures
+// that need them. A NaN or infinite prediction is ErrNonFinite.
+// O(Λ·(m·t log m + the measure's cost)); memory O(m·t).
+func (s *Store) ScoreWithin(meas measure.Measure, tol [][]float64) (values []float64, indistinct []bool, err error) {
 	m := s.Rows()
 	if m == 0 {
-		return nil, fmt.Errorf("%w: no predictions to score", ErrShape)
+		return nil, nil, fmt.Errorf("%w: no predictions to score", ErrShape)
+	}
+	if tol != nil && len(tol) != s.lambdas {
+		return nil, nil, fmt.Errorf("%w: tolerances for %d λ, the store holds %d", ErrShape, len(tol), s.lambdas)
 	}
 	y := mat.NewDense(m, s.t, nil)
 	q := make([]int, m)
@@ -163,14 +179,14 @@ func (s *Store) Score(meas measure.Measure) ([]float64, error) {
 	for n, w := range s.writers {
 		f, err := os.Open(filepath.Join(s.dir, fmt.Sprintf("w%d.meta", n)))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		br := bufio.NewReaderSize(f, 64<<10)
 		buf := make([]byte, 4+8*s.t)
 		for i := 0; i < w.rows; i++ {
 			if _, err := io.ReadFull(br, buf); err != nil {
 				f.Close()
-				return nil, fmt.Errorf("stream: prediction store: %w", err)
+				return nil, nil, fmt.Errorf("stream: prediction store: %w", err)
 			}
 			q[row] = int(binary.LittleEndian.Uint32(buf))
 			yr := y.RawRowView(row)
@@ -181,14 +197,14 @@ func (s *Store) Score(meas measure.Measure) ([]float64, error) {
 		}
 		f.Close()
 	}
-	values := make([]float64, s.lambdas)
+	values, indistinct = make([]float64, s.lambdas), make([]bool, s.lambdas)
 	pred := mat.NewDense(m, s.t, nil)
 	for l := range values {
 		row := 0
 		for n, w := range s.writers {
 			f, err := os.Open(filepath.Join(s.dir, fmt.Sprintf("w%d.l%d", n, l)))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			br := bufio.NewReaderSize(f, 64<<10)
 			raw := pred.RawMatrix().Data[row*s.t : (row+w.rows)*s.t]
@@ -196,7 +212,7 @@ func (s *Store) Score(meas measure.Measure) ([]float64, error) {
 			for k := range raw {
 				if _, err := io.ReadFull(br, buf); err != nil {
 					f.Close()
-					return nil, fmt.Errorf("stream: prediction store: %w", err)
+					return nil, nil, fmt.Errorf("stream: prediction store: %w", err)
 				}
 				raw[k] = math.Float64frombits(binary.LittleEndian.Uint64(buf))
 			}
@@ -205,15 +221,18 @@ func (s *Store) Score(meas measure.Measure) ([]float64, error) {
 		}
 		for i, v := range pred.RawMatrix().Data {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: row %d of the store, output %d is %v at λ index %d (rescale the features, e.g. standardize them)", ErrNonFinite, i/s.t, i%s.t, v, l)
+				return nil, nil, fmt.Errorf("%w: row %d of the store, output %d is %v at λ index %d (rescale the features, e.g. standardize them)", ErrNonFinite, i/s.t, i%s.t, v, l)
 			}
 		}
-		var err error
-		if values[l], err = meas.Score(y, pred, q); err != nil {
-			return nil, err
+		var tl []float64
+		if tol != nil {
+			tl = tol[l]
+		}
+		if values[l], indistinct[l], err = selection.ScoreWithin(meas, y, pred, q, tl); err != nil {
+			return nil, nil, err
 		}
 	}
-	return values, nil
+	return values, indistinct, nil
 }
 
 // ErrNonFinite is returned when a hold-out prediction or squared error is NaN or ±Inf.

@@ -256,6 +256,9 @@ func TestStreamEqualsInMemory(t *testing.T) {
 				if rel > 1e-9 {
 					t.Errorf("λ = %g: %s %.15g, in memory %.15g (relative %.1e)", got.Curve[l].Lambda, c.meas, a, b, rel)
 				}
+				if got.Curve[l].Indistinguishable != want.Curve[l].Indistinguishable {
+					t.Errorf("λ = %g: indistinguishable %v, in memory %v", got.Curve[l].Lambda, got.Curve[l].Indistinguishable, want.Curve[l].Indistinguishable)
+				}
 			}
 			// the models agree on the data
 			pw, err := want.Predictor.Predict(d.X)

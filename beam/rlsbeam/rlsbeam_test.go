@@ -69,14 +69,15 @@ func shards(t *testing.T, m, n int, graded bool) string {
 func TestPrismEqualsStream(t *testing.T) {
 	cases := []struct {
 		learner learn.Name
+		loss    learn.Loss
 		cv      string
 		meas    string
 		graded  bool
 		std     bool
 	}{
-		{learn.RLS, "kfold:5", "mse", false, true},
-		{learn.GlobalRank, "loo", "cindex", false, false},
-		{learn.QueryRank, "lqo", "disagreement", true, false},
+		{learn.RLS, learn.Squared, "kfold:5", "mse", false, true},
+		{learn.GlobalRank, learn.AllPairs, "loo", "cindex", false, false},
+		{learn.QueryRank, learn.QueryPairs, "lqo", "disagreement", true, false},
 	}
 	for _, c := range cases {
 		t.Run(string(c.learner)+"/"+c.cv, func(t *testing.T) {
@@ -86,7 +87,7 @@ func TestPrismEqualsStream(t *testing.T) {
 			if c.learner != learn.RLS {
 				bias = 0
 			}
-			opt := stream.Options{Learner: c.learner, Kernel: kernel.Spec{Name: "linear", Bias: bias}, CV: c.cv, Seed: 4,
+			opt := stream.Options{Learner: c.learner, Loss: c.loss, Kernel: kernel.Spec{Name: "linear", Bias: bias}, CV: c.cv, Seed: 4,
 				Lambdas: []float64{0.01, 1, 100}, Measure: meas, Standardize: c.std}
 			got, err := Fit(context.Background(), opt, Source{Patterns: []string{filepath.Join(dir, "part-*")}, Format: "svmlight"}, Config{ChunkRows: 50})
 			if err != nil {
@@ -126,7 +127,7 @@ func TestPrismBadShard(t *testing.T) {
 	lines[7] = "1 1:2 1:3"
 	os.WriteFile(bad, []byte(strings.Join(lines, "\n")), 0o644)
 	mse, _ := measure.ByName("mse")
-	_, err := Fit(context.Background(), stream.Options{Learner: learn.RLS, Kernel: kernel.Spec{Name: "linear", Bias: 1}, CV: "kfold:3",
+	_, err := Fit(context.Background(), stream.Options{Learner: learn.RLS, Loss: learn.Squared, Kernel: kernel.Spec{Name: "linear", Bias: 1}, CV: "kfold:3",
 		Lambdas: []float64{1}, Measure: mse}, Source{Patterns: []string{filepath.Join(dir, "part-*")}, Format: "svmlight"}, Config{})
 	if err == nil || !strings.Contains(err.Error(), "part-02.svm:8:") {
 		t.Fatalf("malformed line 8: %v", err)

@@ -30,6 +30,7 @@ import (
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	_ "github.com/rlskit/rlskit/learners" // the registry: stream.LossOf reads the learners' declared losses
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/selection"
 	"github.com/rlskit/rlskit/stream"
@@ -120,6 +121,11 @@ func options(f *flags) (stream.Options, error) {
 		return opt, fmt.Errorf("--learner %q: want rls, globalrank or queryrank", f.learner)
 	}
 	opt.Learner = learn.Name(f.learner)
+	loss, err := stream.LossOf(opt.Learner)
+	if err != nil {
+		return opt, fmt.Errorf("--learner %q: %w", f.learner, err)
+	}
+	opt.Loss = loss
 	if !f.changedBias && opt.Learner != learn.RLS {
 		f.bias = 0
 	}
