@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -25,10 +26,8 @@ import (
 // planStream checks the flags of fit --stream, after planFit's own checks and
 // before any work.
 func planStream(f *fitFlags, changed func(string) bool, le *learnerEntry, cvName string) error {
-	switch le.name {
-	case learn.RLS, learn.GlobalRank, learn.QueryRank:
-	default:
-		return fmt.Errorf("--stream trains --learner rls, globalrank or queryrank, not %s", le.name)
+	if _, err := stream.LossOf(le.name); err != nil { // the registered descriptor declares learn.CanStream
+		return fmt.Errorf("--stream trains a learner whose loss streams (--learner %s), not %s: %w", streamLearners(), le.name, err)
 	}
 	if f.data == "-" {
 		return errors.New("--stream reads its data more than once: give files (--data 'dir/part-*.svm.gz'), not standard input")
@@ -105,7 +104,12 @@ func runStream(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 	if err != nil {
 		return err
 	}
-	opt := stream.Options{Learner: p.learner.name, Kernel: p.specs[0], BasisN: f.basis, CV: p.cvSpec, Seed: f.seed,
+	// the loss the learner's descriptor declares: package stream reads only it
+	loss, err := stream.LossOf(p.learner.name)
+	if err != nil {
+		return err
+	}
+	opt := stream.Options{Learner: p.learner.name, Loss: loss, Kernel: p.specs[0], BasisN: f.basis, CV: p.cvSpec, Seed: f.seed,
 		Lambdas: p.grid, Measure: p.meas, Standardize: f.standardize, QueryNormalize: f.queryNormalize}
 	if f.basisRows != "" {
 		b, err := readFile(f.basisRows, func(r io.Reader) ([]int, error) { return dataset.ReadIndices(r, f.basisRows, math.MaxInt32) })
@@ -146,6 +150,7 @@ func runStream(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 			curve = append(curve, point(pt, p.specs[0], false))
 		}
 		out.CV = &cvOutput{Strategy: p.cvSpec, Measure: p.meas.Name, Curve: curve, Best: point(res.Best, p.specs[0], false)}
+		out.CV.Best.OnEdge = res.OnEdge
 		if res.Basis != nil {
 			out.CV.BasisHoldOut = "keep"
 		}
@@ -157,12 +162,33 @@ func runStream(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 		out.Stream.RowsPerSecond = float64(res.Rows) * float64(len(passes)) / passTime
 	}
 	if out.CV != nil && !f.quiet {
-		lo, hi := p.grid[0], p.grid[len(p.grid)-1]
-		if len(p.grid) > 1 && (res.Best.Lambda == lo || res.Best.Lambda == hi) {
-			fmt.Fprintf(e.stderr, "rlskit: warning: the chosen lambda is an end of its grid; the best value may lie beyond it: widen the grid\n")
+		for _, edge := range res.OnEdge { // selection.GridEdge: the grid in any order
+			fmt.Fprintf(e.stderr, "rlskit: warning: the chosen %s is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
+				edge.Parameter, map[string]string{"low": "lower", "high": "upper"}[edge.Side])
 		}
 	}
 	return finish(e, f, &outs, bar.p, out)
+}
+
+// streamLearners lists the registered learners that declare
+// learn.CanStream, in the order of their losses: "rls, globalrank or
+// queryrank".
+func streamLearners() string {
+	var ds []*learn.Descriptor
+	for _, d := range learn.Descriptors() {
+		if d.Can(learn.CanStream) {
+			ds = append(ds, d)
+		}
+	}
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Loss < ds[j].Loss })
+	var names []string
+	for _, d := range ds {
+		names = append(names, string(d.Name))
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // streamSource builds the reader options for the files.

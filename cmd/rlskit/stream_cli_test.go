@@ -167,6 +167,9 @@ func TestStreamCLIEqualsInMemory(t *testing.T) {
 				if rel > 1e-9 {
 					t.Errorf("λ = %g: %s %v, in memory %v", p.Lambda, want.CV.Measure, got.CV.Curve[l].Value, p.Value)
 				}
+				if got.CV.Curve[l].Indistinguishable != p.Indistinguishable {
+					t.Errorf("λ = %g: indistinguishable %v, in memory %v", p.Lambda, got.CV.Curve[l].Indistinguishable, p.Indistinguishable)
+				}
 			}
 			t.Logf("%s over %d λ: largest relative difference %.1e", want.CV.Measure, len(want.CV.Curve), worst)
 			if got.Lambda != want.Lambda {
@@ -266,5 +269,86 @@ func TestStreamCLIRefuses(t *testing.T) {
 	_, _, err := run(t, "x", "fit", "--stream", "--data", "-")
 	if err == nil || !strings.Contains(err.Error(), "standard input") {
 		t.Errorf("--data -: %v", err)
+	}
+}
+
+// TestStreamCLIGridEdgeAnyOrder: fit --stream decides the grid edge by the
+// one edge rule (selection.GridEdge), whatever the order of --lambda-grid:
+// the best λ written last but lying inside the grid is no edge (the old
+// first/last rule warned), and the best λ written in the middle but the
+// grid's largest is one, reported in the JSON (on_edge) and on stderr.
+func TestStreamCLIGridEdgeAnyOrder(t *testing.T) {
+	dir := t.TempDir()
+	streamShards(t, dir, 400, 4, false)
+	fit := func(grid string) (streamOutput, string) {
+		t.Helper()
+		out, stderr, err := run(t, "", "fit", "--stream", "--data", filepath.Join(dir, "part-*"), "--cv", "kfold:5",
+			"--lambda-grid", grid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return decodeStream(t, out), stderr
+	}
+	// the best λ of a wide grid, inside it
+	wide, _ := fit("2^-12..2^12")
+	best := wide.CV.Best.Lambda
+	if len(wide.CV.Best.OnEdge) > 0 || best < 0x1p-6 || best > 0x1p6 {
+		t.Fatalf("the wide grid's best λ %g (on edge %v): the test needs one inside 2^-6..2^6", best, wide.CV.Best.OnEdge)
+	}
+	g := func(vs ...float64) string {
+		var s []string
+		for _, v := range vs {
+			s = append(s, ftoa(v))
+		}
+		return strings.Join(s, ",")
+	}
+	// inside, written last: no edge
+	got, stderr := fit(g(8*best, best/8, best))
+	if got.CV.Best.Lambda != best || len(got.CV.Best.OnEdge) != 0 || strings.Contains(stderr, "end of its grid") {
+		t.Errorf("grid %s: best %g, on edge %v, stderr %q; want %g inside the grid, no warning", g(8*best, best/8, best),
+			got.CV.Best.Lambda, got.CV.Best.OnEdge, stderr, best)
+	}
+	// the largest, written in the middle: the upper edge
+	got, stderr = fit(g(best/8, best, best/64))
+	if got.CV.Best.Lambda != best || len(got.CV.Best.OnEdge) != 1 || got.CV.Best.OnEdge[0].Parameter != "lambda" ||
+		got.CV.Best.OnEdge[0].Side != "high" || !strings.Contains(stderr, "lambda is the upper end of its grid") {
+		t.Errorf("grid %s: best %g, on edge %v, stderr %q; want %g on the upper edge, warned", g(best/8, best, best/64),
+			got.CV.Best.Lambda, got.CV.Best.OnEdge, stderr, best)
+	}
+	// the smallest, written in the middle: the lower edge
+	got, stderr = fit(g(8*best, best, 64*best))
+	if got.CV.Best.Lambda != best || len(got.CV.Best.OnEdge) != 1 || got.CV.Best.OnEdge[0].Side != "low" ||
+		!strings.Contains(stderr, "lambda is the lower end of its grid") {
+		t.Errorf("grid %s: best %g, on edge %v, stderr %q; want %g on the lower edge, warned", g(8*best, best, 64*best),
+			got.CV.Best.Lambda, got.CV.Best.OnEdge, stderr, best)
+	}
+}
+
+// TestStreamCLIIndistinguishable: features that carry no information
+// (one-hot rows: K = I) score the tie value under fit --stream, every point
+// marked indistinguishable in the JSON, as the in-memory fit does.
+func TestStreamCLIIndistinguishable(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b strings.Builder
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&b, "%d qid:%d %d:1\n", rng.IntN(5), i%3, i+1)
+	}
+	data := filepath.Join(dir, "noise.svm")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, learner := range []string{"rls", "globalrank", "queryrank"} {
+		out, _, err := run(t, "", "fit", "--stream", "--data", data, "--learner", learner, "--bias", "0", "--cv", "loo",
+			"--measure", "cindex", "--lambda-grid", "1e-6,1,1e4", "--quiet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := decodeStream(t, out)
+		for _, pt := range o.CV.Curve {
+			if pt.Value != 0.5 || !pt.Indistinguishable {
+				t.Errorf("%s, λ = %g: cindex %v, indistinguishable %v; want 0.5, indistinguishable", learner, pt.Lambda, pt.Value, pt.Indistinguishable)
+			}
+		}
 	}
 }
