@@ -11,6 +11,8 @@
 package learners
 
 import (
-	_ "github.com/rlskit/rlskit/rank" // globalrank, queryrank, prefrank
-	_ "github.com/rlskit/rlskit/rls"  // rls
+	_ "github.com/rlskit/rlskit/greedy"   // greedy
+	_ "github.com/rlskit/rlskit/pairwise" // kronrls, twostep
+	_ "github.com/rlskit/rlskit/rank"     // globalrank, queryrank, prefrank
+	_ "github.com/rlskit/rlskit/rls"      // rls
 )

@@ -44,8 +44,12 @@ func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.
 	}
 	_, width := x.Dims()
 	lambda := p.grid[0]
+	loss, err := cgLoss(p.learner.Loss)
+	if err != nil {
+		return err
+	}
 	t0 := time.Now()
-	res, err := cg.Solve(cg.Problem{X: x, Y: d.Y, Loss: *p.learner.cg, Queries: d.Queries, Bias: f.bias, Outputs: d.LabelNames, Scaler: scaler},
+	res, err := cg.Solve(cg.Problem{X: x, Y: d.Y, Loss: loss, Queries: d.Queries, Bias: f.bias, Outputs: d.LabelNames, Scaler: scaler},
 		cg.Options{Lambda: lambda, Tol: f.tol, MaxIter: f.maxIter})
 	if err != nil {
 		return fmt.Errorf("--solver cg: %w", err)

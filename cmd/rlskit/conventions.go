@@ -87,14 +87,6 @@ var (
 	delimiterValues = []string{"auto", ",", ";", "tab"}
 )
 
-func learnerValues() []string {
-	var out []string
-	for _, le := range learners {
-		out = append(out, string(le.name))
-	}
-	return append(out, "kronrls", "twostep")
-}
-
 func kernelValues() []string  { return kernel.Names() }
 func measureValues() []string { return measure.Names() }
 

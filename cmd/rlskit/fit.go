@@ -16,9 +16,9 @@ import (
 	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
-	"github.com/rlskit/rlskit/rank"
 	"github.com/rlskit/rlskit/report"
 	"github.com/rlskit/rlskit/selection"
 )
@@ -226,7 +226,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		return err
 	}
 	m, width := d.X.Dims()
-	scheme, err := fitScheme(f, p, d, in.basis)
+	scheme, err := fitScheme(f, p, d, in.Basis)
 	if err != nil {
 		return err
 	}
@@ -238,20 +238,16 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	prog := newProgress(e.stderr, f.quiet)
 	defer prog.done()
 	if !f.quiet { // the phases' estimates cost a calibration run: only when shown
-		in.observe = prog.phase
+		in.Observe = prog.phase
 	}
-	prob := selection.Problem{X: d.X, Method: p.learner.method(in), Standardize: f.standardize}
+	prob := selection.Problem{Learner: p.learner.Descriptor, Input: in, Standardize: f.standardize}
 	if f.basisDesign == 3 {
 		prob.Retrain = func(x mat.Matrix, k kernel.Kernel) selection.Retrainer {
 			return selection.RandomBasisPerFold(x, d.Y, k, f.basis, f.seed)
 		}
 	}
-	opt := selection.Options{Queries: d.Queries}
-	if p.learner.graph && d.Y != nil && scheme.Kind != selection.None {
-		opt.Labels = d.Y // the graph is what prefrank learns; the labels score it
-	}
 	res, err = selection.Search(prob, selection.Settings{Kernels: p.specs, Lambdas: p.grid, Scheme: scheme, Measure: p.meas,
-		Options: opt, Permutations: f.permutations, Seed: f.seed, Progress: prog.step})
+		Options: selection.Options{Queries: d.Queries}, Permutations: f.permutations, Seed: f.seed, Progress: prog.step})
 	if err != nil {
 		return err
 	}
@@ -353,9 +349,10 @@ type classInfo struct {
 // trainingInput checks the data against the plan and gathers what the
 // learner's method needs: labels (one ±1 output per class with --one-vs-all),
 // queries, the preference graph and the basis.
-func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*trainInput, *classInfo, error) {
+func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*learn.Input, *classInfo, error) {
 	le := p.learner
-	if d.Y == nil && (!le.graph || p.cvSpec != "none") {
+	graph := le.Needs.Has(learn.NeedsGraph)
+	if d.Y == nil && (!graph || p.cvSpec != "none") {
 		return nil, nil, fmt.Errorf("%s: no labels (%s)", f.data, labelHint(f.data, f.format))
 	}
 	var classes *classInfo
@@ -370,7 +367,7 @@ func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*trainInput, *clas
 		classes = &classInfo{labels: cl, column: d.LabelNames[0]}
 		d.Y, d.LabelNames = y, dataset.ClassNames(cl)
 	}
-	if le.queries && d.Queries == nil {
+	if le.Needs.Has(learn.NeedsGroups) && d.Queries == nil {
 		return nil, nil, fmt.Errorf("--learner %s needs query ids (qid: in svmlight, --qid in CSV)", le.name)
 	}
 	if p.meas.NeedsQueries && d.Queries == nil {
@@ -384,8 +381,17 @@ func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*trainInput, *clas
 			return nil, nil, fmt.Errorf("--permutations %d: at most %d for %d rows (every permutation is an output held in memory)", f.permutations, mp, d.Rows())
 		}
 	}
-	in := &trainInput{d: d, cost: p.cost, normalized: f.queryNormalize}
-	if le.graph {
+	in := &learn.Input{X: d.X, Y: d.Y, Outputs: d.LabelNames, Groups: d.Queries}
+	if le.Takes(learn.ParamCost) {
+		in.Cost = f.cost
+	}
+	if le.Takes(learn.ParamQueryNormalize) {
+		in.QueryNormalize = f.queryNormalize
+	}
+	if le.Takes(learn.ParamSelect) {
+		in.Select = f.selectK
+	}
+	if graph {
 		prefs, err := readFile(f.preferences, func(r io.Reader) ([]dataset.Preference, error) {
 			return dataset.ReadPreferences(r, f.preferences, d.Rows())
 		})
@@ -393,7 +399,7 @@ func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*trainInput, *clas
 			return nil, nil, err
 		}
 		for _, pr := range prefs {
-			in.edges = append(in.edges, rank.Edge{I: pr.I, J: pr.J, Magnitude: pr.Magnitude, Weight: pr.Weight})
+			in.Graph = append(in.Graph, learn.Edge{I: pr.I, J: pr.J, Magnitude: pr.Magnitude, Weight: pr.Weight})
 		}
 		if d.Y != nil {
 			if _, t := d.Y.Dims(); t != 1 {
@@ -406,11 +412,11 @@ func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*trainInput, *clas
 		return nil, nil, fmt.Errorf("%s: a precomputed kernel matrix must be square, got %d rows and %d columns", f.data, m, width)
 	}
 	var err error
-	if in.basis, err = chooseBasis(f, d, m); err != nil {
+	if in.Basis, err = chooseBasis(f, d, m); err != nil {
 		return nil, nil, err
 	}
 	if f.basisSelect == "greedy" {
-		in.greedy = &greedyBasis{n: f.basis, lambda: f.greedyLambda, seed: f.seed}
+		in.ChooseBasis = greedyBasis(d.Y, f.basis, f.greedyLambda, f.seed)
 	}
 	return in, classes, nil
 }
@@ -418,7 +424,7 @@ func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*trainInput, *clas
 // fitScheme builds the cross-validation scheme of the plan for the data.
 func fitScheme(f *fitFlags, p *fitPlan, d *dataset.Data, basis []int) (selection.Scheme, error) {
 	o := selection.SchemeOptions{Rows: d.Rows(), Seed: f.seed, Groups: d.Queries, Labels: d.Y, Basis: basis,
-		Design: f.basisDesign, Policy: p.policy, PairsWithinGroups: p.learner.queries && d.Y != nil, FoldMean: f.foldScore == "mean"}
+		Design: f.basisDesign, Policy: p.policy, PairsWithinGroups: p.learner.Needs.Has(learn.NeedsGroups) && d.Y != nil, FoldMean: f.foldScore == "mean"}
 	if p.cvKind == "folds" {
 		folds, err := readFile(f.folds, func(r io.Reader) ([][]int, error) { return dataset.ReadFolds(r, f.folds, d.Rows()) })
 		if err != nil {

@@ -90,7 +90,11 @@ func TestFitGreedyLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := fitScheme(&fitFlags{seed: 3, foldScore: "pooled"}, &fitPlan{cvSpec: "kfold:4", cvKind: "kfold", learner: &learners[0]}, d, nil)
+	rlsEntry, err := learnerByName("rls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := fitScheme(&fitFlags{seed: 3, foldScore: "pooled"}, &fitPlan{cvSpec: "kfold:4", cvKind: "kfold", learner: rlsEntry}, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

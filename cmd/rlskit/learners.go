@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,171 +10,94 @@ import (
 
 	"github.com/rlskit/rlskit/basis"
 	"github.com/rlskit/rlskit/cg"
-	"github.com/rlskit/rlskit/dataset"
-	"github.com/rlskit/rlskit/factor"
-	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
-	"github.com/rlskit/rlskit/rank"
-	"github.com/rlskit/rlskit/rls"
-	"github.com/rlskit/rlskit/selection"
+	_ "github.com/rlskit/rlskit/learners" // every learner of the module registers itself
 )
 
-// trainInput is what a learner's method is built from: the data read, the
-// basis (fixed, or chosen greedily per kernel setting) and the preference graph.
-type trainInput struct {
-	d      *dataset.Data
-	basis  []int
-	greedy *greedyBasis // nil: basis as given
-	edges  []rank.Edge
-	cost   rank.Cost
-	// normalized weighs each query's pairs by 1/n_q (RLScore's convention).
-	normalized bool
-	// observe is told of each factorization phase (progress).
-	observe func(factor.Phase)
-}
-
-// greedyBasis asks for n basis vectors chosen by the randomized greedy
-// selection (Pahikkala, Suominen & Boberg 2012, Algorithm 1) per kernel setting.
-type greedyBasis struct {
-	n      int
-	lambda float64
-	seed   uint64
-}
-
-// options returns the learners' options for one kernel setting on X.
-func (in *trainInput) options(x mat.Matrix, k kernel.Kernel) (learn.Options, error) {
-	opt := learn.Options{Kernel: k, Basis: in.basis, Outputs: in.d.LabelNames, Observe: in.observe}
-	if in.greedy != nil {
-		b, err := basis.Greedy(x, in.d.Y, k, in.greedy.n, basis.GreedyOptions{Lambda: in.greedy.lambda, Seed: in.greedy.seed})
-		if err != nil {
-			return opt, fmt.Errorf("--basis-select greedy: %w", err)
-		}
-		slices.Sort(b)
-		opt.Basis = b
-	}
-	return opt, nil
-}
-
-// learnerEntry registers a learner with the command line: a new learner is one
-// entry here plus its flags.
+// learnerEntry is a registered learner as the command line sees it: its
+// descriptor (package learn's registry), whose declared needs, capabilities
+// and parameters every plan check reads.
 type learnerEntry struct {
+	*learn.Descriptor
 	name learn.Name
-	help string
-	// bias is the default bias of the linear kernel (a ranking loss cannot see a constant shift).
-	bias float64
-	// measure is the default measure for a --cv spec.
-	measure func(cv string) string
-	// queries says the learner needs query ids; graph that it learns from --preferences.
-	queries, graph bool
-	// cg is the conjugate-gradient loss (nil: no --solver cg).
-	cg *cg.Loss
-	// method trains the learner for one kernel setting.
-	method func(in *trainInput) selection.Method
 }
 
-func lossOf(l cg.Loss) *cg.Loss { return &l }
-
-// withOptions makes a learner's method from its fit function: the learners'
-// options (kernel, basis — greedy per kernel setting — and output names) are
-// built for each kernel setting.
-func withOptions(fit func(in *trainInput, x mat.Matrix, opt learn.Options) (learn.Learner, error)) func(in *trainInput) selection.Method {
-	return func(in *trainInput) selection.Method {
-		return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
-			opt, err := in.options(x, k)
-			if err != nil {
-				return nil, err
-			}
-			return fit(in, x, opt)
-		}
-	}
-}
-
-// learners is the table of --learner values.
-var learners = []learnerEntry{
-	{
-		name: learn.RLS, help: "rls (regression)", bias: 1, cg: lossOf(cg.Regression),
-		measure: func(cv string) string { return pick(cv == "lpo", "auc", "mse") },
-		method: withOptions(func(in *trainInput, x mat.Matrix, opt learn.Options) (learn.Learner, error) {
-			return rls.Fit(x, in.d.Y, opt)
-		}),
-	},
-	{
-		name: learn.GlobalRank, help: "globalrank (all pairs of the scores)", cg: lossOf(cg.GlobalRank),
-		measure: func(string) string { return "cindex" },
-		method: withOptions(func(in *trainInput, x mat.Matrix, opt learn.Options) (learn.Learner, error) {
-			return rank.FitGlobal(x, in.d.Y, opt)
-		}),
-	},
-	{
-		name: learn.QueryRank, help: "queryrank (pairs within queries)", queries: true, cg: lossOf(cg.QueryRank),
-		measure: func(cv string) string { return pick(cv == "lpo", "cindex", "disagreement") },
-		method: withOptions(func(in *trainInput, x mat.Matrix, opt learn.Options) (learn.Learner, error) {
-			if in.normalized {
-				return rank.FitQueryNormalized(x, in.d.Y, in.d.Queries, opt)
-			}
-			return rank.FitQuery(x, in.d.Y, in.d.Queries, opt)
-		}),
-	},
-	{
-		name: learn.PrefRank, help: "prefrank (a preference graph)", graph: true,
-		measure: func(string) string { return "cindex" },
-		method: withOptions(func(in *trainInput, x mat.Matrix, opt learn.Options) (learn.Learner, error) {
-			opt.Outputs = []string{"score"}
-			if in.d.Y != nil {
-				opt.Outputs = in.d.LabelNames[:1]
-			}
-			return rank.FitPreference(x, in.edges, in.cost, opt)
-		}),
-	},
-	{
-		// greedy forward feature selection (package greedy): its own flow,
-		// runGreedy in greedy.go, called before the kernel search
-		name: greedy.Name, help: "greedy (forward feature selection for rls, --select K)", bias: 1,
-		measure: func(string) string { return "mse" },
-	},
-}
-
-func pick(c bool, a, b string) string {
-	if c {
-		return a
-	}
-	return b
-}
-
-// learnerByName looks up --learner.
+// learnerByName looks up --learner in the registry.
 func learnerByName(name string) (*learnerEntry, error) {
-	var names []string
-	for i := range learners {
-		if string(learners[i].name) == name {
-			return &learners[i], nil
-		}
-		names = append(names, string(learners[i].name))
+	d, err := learn.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("--learner %q: %w", name, err)
 	}
-	for _, l := range pairwiseLearners {
-		names = append(names, string(l.name))
-	}
-	return nil, fmt.Errorf("--learner %q: unknown learner (want one of [%s])", name, strings.Join(names, " "))
+	return &learnerEntry{Descriptor: d, name: d.Name}, nil
 }
 
-// learnerHelp is the --learner flag's help.
+// learnerHelp is the --learner flag's help: every registered learner's summary.
 func learnerHelp() string {
 	var parts []string
-	for _, l := range append(learners[:len(learners):len(learners)], pairwiseLearners...) {
-		parts = append(parts, l.help)
+	for _, d := range learn.Descriptors() {
+		parts = append(parts, d.Summary)
 	}
 	return "learner: " + strings.Join(parts, ", ")
 }
 
-// parseCost maps --cost to a preference cost.
-func parseCost(s string) (rank.Cost, error) {
-	switch s {
-	case "unit":
-		return rank.Unit, nil
-	case "magnitude":
-		return rank.Magnitude, nil
-	case "inverse":
-		return rank.Inverse, nil
+// learnerValues completes --learner.
+func learnerValues() []string {
+	var out []string
+	for _, n := range learn.Names() {
+		out = append(out, string(n))
 	}
-	return 0, fmt.Errorf("--cost %q: want unit, magnitude or inverse", s)
+	return out
 }
+
+// cgLoss maps a declared loss to the conjugate-gradient solver's.
+func cgLoss(l learn.Loss) (cg.Loss, error) {
+	switch l {
+	case learn.Squared:
+		return cg.Regression, nil
+	case learn.AllPairs:
+		return cg.GlobalRank, nil
+	case learn.QueryPairs:
+		return cg.QueryRank, nil
+	}
+	return 0, fmt.Errorf("--solver cg has no loss %d", l)
+}
+
+// greedyBasis is --basis-select greedy: n basis vectors chosen by the
+// randomized greedy selection (Pahikkala, Suominen & Boberg 2012,
+// Algorithm 1) anew for each kernel setting.
+func greedyBasis(y *mat.Dense, n int, lambda float64, seed uint64) func(x mat.Matrix, k kernel.Kernel) ([]int, error) {
+	return func(x mat.Matrix, k kernel.Kernel) ([]int, error) {
+		b, err := basis.Greedy(x, y, k, n, basis.GreedyOptions{Lambda: lambda, Seed: seed})
+		if err != nil {
+			return nil, fmt.Errorf("--basis-select greedy: %w", err)
+		}
+		slices.Sort(b)
+		return b, nil
+	}
+}
+
+// paramFlags are the flags of the learner parameters: a flag given to a
+// learner that does not take its parameter is refused.
+var paramFlags = map[learn.Param]string{
+	learn.ParamCost: "cost", learn.ParamQueryNormalize: "query-normalize", learn.ParamSymmetry: "symmetry",
+	learn.ParamSelect: "select", learn.ParamColLambda: "col-lambda",
+}
+
+// checkParams refuses the flags of parameters the learner does not take.
+func checkParams(le *learnerEntry, changed func(string) bool) error {
+	for p, flag := range paramFlags {
+		if changed(flag) && !le.Takes(p) {
+			var takers []string
+			for _, d := range learn.Descriptors() {
+				if d.Takes(p) {
+					takers = append(takers, string(d.Name))
+				}
+			}
+			return fmt.Errorf("--%s goes with --learner %s, not %s", flag, strings.Join(takers, ", "), le.name)
+		}
+	}
+	return nil
+}
+
+var errNoLearner = errors.New("no learner")

@@ -23,13 +23,6 @@ import (
 	"github.com/rlskit/rlskit/pairwise"
 )
 
-// The pairwise learners: labels on (row object, column object) pairs, read
-// from --rows, --cols and --pairs instead of --data.
-var pairwiseLearners = []learnerEntry{
-	{name: learn.KronRLS, help: "kronrls (Kronecker RLS on pairs: --rows, --cols, --pairs)"},
-	{name: learn.TwoStep, help: "twostep (two-step RLS on pairs; --col-lambda)"},
-}
-
 // isPairwise reports whether --learner names a pairwise learner.
 func isPairwise(name string) bool {
 	return name == string(learn.KronRLS) || name == string(learn.TwoStep)

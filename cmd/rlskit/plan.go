@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
@@ -18,7 +17,6 @@ import (
 // combination, before any data is read.
 type fitPlan struct {
 	learner *learnerEntry
-	cost    rank.Cost
 	specs   []kernel.Spec
 	grid    []float64
 	// cvSpec is the scheme spec ("loo", "kfold:10", "folds", …), cvKind its kind word, kfoldK its K.
@@ -51,17 +49,21 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 		return nil, err
 	}
 	if !changed("bias") {
-		f.bias = le.bias
+		f.bias = le.Bias
 	}
-	cost, err := parseCost(f.cost)
-	if err != nil {
+	if err := checkParams(le, changed); err != nil {
 		return nil, err
 	}
-	if (f.preferences != "") != le.graph {
-		return nil, errors.New("--preferences goes with --learner prefrank, and prefrank needs it")
+	if le.Takes(learn.ParamCost) {
+		if _, err := rank.ParseCost(f.cost); err != nil {
+			return nil, fmt.Errorf("--cost: %w", err)
+		}
 	}
-	if changed("cost") && !le.graph {
-		return nil, errors.New("--cost applies to --learner prefrank")
+	if graph := le.Needs.Has(learn.NeedsGraph); (f.preferences != "") != graph {
+		if graph {
+			return nil, fmt.Errorf("--learner %s learns from a preference graph: give --preferences FILE", le.name)
+		}
+		return nil, fmt.Errorf("--preferences is the graph of a learner that learns from one, not --learner %s", le.name)
 	}
 	specs, err := kernelGrid(f, changed)
 	if err != nil {
@@ -88,7 +90,7 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--cv: %w", err)
 	}
-	if err := planGreedy(f, le.name == greedy.Name, cvName, changed); err != nil {
+	if err := planGreedy(f, le.Takes(learn.ParamSelect), cvName, changed); err != nil {
 		return nil, err
 	}
 	if cvName == "none" && len(grid) > 1 {
@@ -96,7 +98,7 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 	}
 	measName := f.measure
 	if measName == "" {
-		measName = le.measure(cvName)
+		measName = le.Measure(cvKind)
 		if f.oneVsAll {
 			measName = "multiclass-accuracy"
 		}
@@ -129,7 +131,7 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 	}
 	switch f.basisHoldOut {
 	case "":
-		if sparse && cvName != "loo" && le.name == learn.RLS {
+		if sparse && cvName != "loo" && le.Can(learn.CanHoldOutBasis) {
 			f.basisHoldOut = "remove"
 		} else if sparse {
 			f.basisHoldOut = "keep"
@@ -145,15 +147,15 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 	default:
 		return nil, fmt.Errorf("--basis-holdout %q: want remove, keep or skip", f.basisHoldOut)
 	}
-	if f.basisHoldOut != "" && le.name != learn.RLS && f.basisHoldOut != "keep" {
-		return nil, fmt.Errorf("--basis-holdout %s: the rankers keep their basis (use keep)", f.basisHoldOut)
+	if f.basisHoldOut != "" && !le.Can(learn.CanHoldOutBasis) && f.basisHoldOut != "keep" {
+		return nil, fmt.Errorf("--basis-holdout %s: --learner %s keeps its basis in hold-outs (use keep)", f.basisHoldOut, le.name)
 	}
 	if f.basisDesign != 0 {
 		if f.basisDesign < 1 || f.basisDesign > 3 {
 			return nil, fmt.Errorf("--basis-design %d: want 1, 2 or 3", f.basisDesign)
 		}
-		if kfoldK == 0 || le.name != learn.RLS || f.basis == 0 || f.basisSelect != "random" || f.kernel == "precomputed" {
-			return nil, errors.New("--basis-design goes with --learner rls, --cv kfold:K, a random --basis N and a kernel on features")
+		if kfoldK == 0 || !le.Can(learn.CanHoldOutBasis) || le.Loss != learn.Squared || f.basis == 0 || f.basisSelect != "random" || f.kernel == "precomputed" {
+			return nil, errors.New("--basis-design goes with a regression learner whose hold-outs remove basis vectors (rls), --cv kfold:K, a random --basis N and a kernel on features")
 		}
 	}
 	if f.reportOut != "" && (cvName == "none" || f.solver != "direct") {
@@ -162,8 +164,8 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 	if f.permutations < 0 {
 		return nil, fmt.Errorf("--permutations %d: must be ≥ 0", f.permutations)
 	}
-	if f.permutations > 0 && (cvName == "none" || le.graph || f.basisDesign == 3 || f.solver != "direct") {
-		return nil, errors.New("--permutations needs cross-validation with the direct solver and a learner trained on the labels (not prefrank, not --basis-design 3)")
+	if f.permutations > 0 && (cvName == "none" || f.basisDesign == 3 || f.solver != "direct") {
+		return nil, errors.New("--permutations needs cross-validation with the direct solver (not --basis-design 3)")
 	}
 	switch f.solver {
 	case "direct":
@@ -174,8 +176,8 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 		switch {
 		case f.kernel != "linear":
 			return nil, fmt.Errorf("--solver cg trains the linear kernel, not %s", f.kernel)
-		case le.cg == nil:
-			return nil, fmt.Errorf("--solver cg does not train --learner %s", le.name)
+		case !le.Can(learn.CanCG):
+			return nil, fmt.Errorf("--solver cg does not train --learner %s (its loss has no conjugate-gradient form)", le.name)
 		case f.basis > 0 || f.basisRows != "":
 			return nil, errors.New("--solver cg works on the features; --basis does not apply")
 		case cvName != "none" || len(grid) != 1:
@@ -190,7 +192,7 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 		return nil, errors.New("--basis and --basis-rows: give one of them")
 	}
 
-	if f.queryNormalize && (!le.queries || f.solver == "cg") {
+	if f.queryNormalize && f.solver == "cg" {
 		return nil, errors.New("--query-normalize applies to --learner queryrank with the direct solver")
 	}
 	switch f.foldScore {
@@ -214,8 +216,12 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--basis-holdout: %w", err)
 	}
-	if f.oneVsAll && le.name != learn.RLS {
-		return nil, errors.New("--one-vs-all trains rls on one output per class")
+	if f.oneVsAll && (le.Loss != learn.Squared || !le.Needs.Has(learn.NeedsLabels) || le.Takes(learn.ParamSelect)) {
+		return nil, fmt.Errorf("--one-vs-all trains one regression output per class (rls), not --learner %s", le.name)
+	}
+	if err := selection.Check(le.Descriptor, selection.Plan{Scheme: cvName, Policy: policy, Measure: meas,
+		Kernel: specs[0].Name, Permutations: f.permutations, Stream: f.stream, CG: f.solver == "cg"}); err != nil && !le.Takes(learn.ParamSelect) {
+		return nil, fmt.Errorf("--learner %s: %w", le.name, err)
 	}
 	if f.standardize && specs[0].Name == "precomputed" {
 		return nil, errors.New("--standardize with a precomputed kernel: the data are kernel values")
@@ -226,7 +232,7 @@ func planFit(f *fitFlags, changed func(string) bool) (*fitPlan, error) {
 			return nil, fmt.Errorf("%s \"\": give a value", flag)
 		}
 	}
-	return &fitPlan{learner: le, cost: cost, specs: specs, grid: grid, cvSpec: cvName, cvKind: cvKind, kfoldK: kfoldK,
+	return &fitPlan{learner: le, specs: specs, grid: grid, cvSpec: cvName, cvKind: cvKind, kfoldK: kfoldK,
 		meas: meas, policy: policy, sparse: sparse}, nil
 }
 

@@ -81,7 +81,7 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 	_, t := d.Y.Dims()
 	r.ValueNote = valueNote(scheme, predictedRows(best.Predictions), t, classes != nil)
 	if scheme.Kind == selection.Folds && best.Predictions != nil {
-		r.FoldValues = foldValues(d, best.Predictions, scheme.Folds, meas)
+		r.FoldValues = best.FoldValues(d.Y, scheme.Folds, meas, d.Queries)
 		r.FoldNote = "the predictions of all folds scored together"
 		if scheme.FoldMean {
 			r.FoldNote = "the mean of the folds' values"
@@ -144,28 +144,6 @@ func valueNote(scheme selection.Scheme, rows, outputs int, oneVsAll bool) string
 		return fmt.Sprintf("the mean over the %d outputs of each output's value over %s", outputs, over)
 	}
 	return "computed over " + over
-}
-
-// foldValues scores each fold's CV predictions on its own (NaN where the
-// measure is undefined, e.g. AUC on a one-class fold).
-func foldValues(d *dataset.Data, pred *mat.Dense, folds [][]int, meas measure.Measure) []float64 {
-	out := make([]float64, len(folds))
-	for k, fold := range folds {
-		y := mat.DenseCopyOf(kernel.Rows(d.Y, fold))
-		p := mat.DenseCopyOf(kernel.Rows(pred, fold))
-		var q []int
-		if d.Queries != nil {
-			for _, i := range fold {
-				q = append(q, d.Queries[i])
-			}
-		}
-		v, err := meas.Score(y, p, q)
-		if err != nil {
-			v = math.NaN()
-		}
-		out[k] = v
-	}
-	return out
 }
 
 // provenance records where a report comes from.
