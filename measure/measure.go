@@ -61,6 +61,10 @@ type Measure struct {
 	// them, predictions closer than their computation's rounding error must
 	// count as ties.
 	Ordinal bool
+	// Multiclass is true for a measure that scores the outputs together as
+	// the one-vs-rest scores of classes (multiclass-accuracy): it needs one
+	// output per class.
+	Multiclass bool
 
 	fn func(y, p []float64, q []int) (float64, error)
 	// whole, when set, scores the matrices at once (multi-class measures).
@@ -78,7 +82,7 @@ func all() []Measure {
 		{Name: "disagreement", NeedsQueries: true, Ordinal: true, fn: Disagreement},
 		{Name: "accuracy", HigherIsBetter: true, fn: noQueries(Accuracy)},
 		{Name: "spearman", HigherIsBetter: true, Ordinal: true, fn: noQueries(Spearman)},
-		{Name: "multiclass-accuracy", HigherIsBetter: true, fn: noQueries(Accuracy), whole: MulticlassAccuracy},
+		{Name: "multiclass-accuracy", HigherIsBetter: true, Multiclass: true, fn: noQueries(Accuracy), whole: MulticlassAccuracy},
 	}
 }
 

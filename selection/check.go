@@ -51,6 +51,9 @@ func Check(d *learn.Descriptor, p Plan) error {
 	if name == "lpo" && !p.Measure.Pairwise {
 		return fmt.Errorf("%w: leave-pair-out needs a pairwise measure (auc, cindex), not %s", ErrScheme, p.Measure.Name)
 	}
+	if pairs && p.Measure.Multiclass {
+		return fmt.Errorf("%w: %s needs one output per class; the pairs of learner %s have one label", measure.ErrUnknown, p.Measure.Name, d.Name)
+	}
 	if p.ColKernels && !pairs {
 		return fmt.Errorf("%w: learner %s has one kernel: no column kernel", learn.ErrCapability, d.Name)
 	}

@@ -17,6 +17,14 @@ func selectGrid(l learn.Learner, grid, colGrid []float64, sc Scheme, meas measur
 	if sc.Kind == Objects {
 		return selectDesign(l, grid, colGrid, sc, meas, opt)
 	}
+	if sc.Kind == None && len(colGrid) == 1 {
+		res, err := Select(l, grid, sc, meas, opt)
+		if err == nil {
+			res.Best.ColLambda = colGrid[0]
+			res.Curve[0].ColLambda = colGrid[0]
+		}
+		return res, err
+	}
 	if len(colGrid) > 0 {
 		return nil, fmt.Errorf("%w: a second λ grid is cross-validated by the object designs of a learner of pairs, not %s", ErrScheme, sc.Name)
 	}

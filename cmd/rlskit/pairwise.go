@@ -14,13 +14,14 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/pairwise"
+	"github.com/rlskit/rlskit/selection"
 )
 
 // isPairwise reports whether --learner names a pairwise learner.
@@ -50,7 +51,7 @@ type pairPlan struct {
 	setting             pairwise.Setting // "" for --cv none
 	cvSpec              string
 	rowK, colK          int // K of rows:K, cols:K, both:K, vertices:K (0: leave-one-out or files)
-	meas                pairwise.Measure
+	meas                measure.Measure
 	homogeneous         bool
 	sym                 pairwise.Symmetry
 	cvGiven, forceCG    bool
@@ -121,7 +122,7 @@ func planPairwise(f *fitFlags, changed func(string) bool) (*pairPlan, error) {
 				return nil, fmt.Errorf("--%s applies to --learner twostep; kronrls has one λ (--lambda, --lambda-grid)", fl)
 			}
 		}
-		p.colGrid = []float64{0}
+		p.colGrid = nil
 	} else if p.colGrid, err = colLambdaGrid(f, changed); err != nil {
 		return nil, err
 	}
@@ -132,8 +133,11 @@ func planPairwise(f *fitFlags, changed func(string) bool) (*pairPlan, error) {
 	if measName == "" {
 		measName = "mse"
 	}
-	if p.meas, err = pairwise.MeasureByName(measName); err != nil {
+	if p.meas, err = measure.ByName(measName); err != nil {
 		return nil, fmt.Errorf("--measure: %w", err)
+	}
+	if p.meas.Multiclass {
+		return nil, fmt.Errorf("--measure %s needs one output per class; pairs have one label", p.meas.Name)
 	}
 	switch f.solver {
 	case "direct":
@@ -301,11 +305,13 @@ type pairCV struct {
 }
 
 type pairPoint struct {
-	Lambda    float64      `json:"lambda"`
-	ColLambda float64      `json:"col_lambda,omitempty"`
-	Value     float64      `json:"value"`
-	Kernel    *kernel.Spec `json:"kernel,omitempty"`
-	ColKernel *kernel.Spec `json:"col_kernel,omitempty"`
+	Lambda            float64          `json:"lambda"`
+	ColLambda         float64          `json:"col_lambda,omitempty"`
+	Value             float64          `json:"value"`
+	Kernel            *kernel.Spec     `json:"kernel,omitempty"`
+	ColKernel         *kernel.Spec     `json:"col_kernel,omitempty"`
+	Indistinguishable bool             `json:"indistinguishable,omitempty"`
+	OnEdge            []selection.Edge `json:"on_edge,omitempty"`
 }
 
 type pairCG struct {
@@ -386,24 +392,6 @@ func toPairs(p *dataset.Pairs) []pairwise.Pair {
 	return out
 }
 
-// pairFolds reads a folds file or draws K folds over n objects.
-func pairFolds(flag, path string, k, n int, seed uint64) ([][]int, error) {
-	switch {
-	case path != "":
-		folds, err := readFile(path, func(r io.Reader) ([][]int, error) { return dataset.ReadFolds(r, path, n) })
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", flag, err)
-		}
-		return folds, nil
-	case k > 0:
-		if k > n {
-			return nil, fmt.Errorf("%s: %d folds of %d objects", flag, k, n)
-		}
-		return cv.KFold(n, k, seed)
-	}
-	return nil, nil
-}
-
 // pairSolution is the model at the chosen point, whichever learner.
 type pairSolution interface {
 	PairModel() *model.PairPredictor
@@ -466,7 +454,6 @@ func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
 	}
 	pairs := toPairs(pf)
 	bestPairs = pairs
-	opt := pairwise.Options{Symmetry: p.sym}
 	loaded := time.Now()
 
 	out = pairFitOutput{Learner: f.learner, NTrain: pf.Len(), Rows: m, Cols: q, Pairs: pf.Len(), Backend: linalg.Backend(),
@@ -508,13 +495,13 @@ func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
 				res.Iterations, res.Residual, p.tol)
 		}
 	} else {
-		sol, res, tr, ct, err := p.runComplete(e, f, rows, cols, pairs, pf.Labels, m, q, opt, prog, &out)
+		sol, res, tr, ct, err := p.runComplete(e, f, rows, cols, pairs, pf.Labels, m, q, prog, &out)
 		if err != nil {
 			return err
 		}
 		best, train, cvTime = sol, tr, ct
-		if res != nil {
-			bestCV = res.Predictions
+		if res.Predictions != nil {
+			bestCV = mat.Col(nil, 0, res.Predictions)
 		}
 	}
 	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: train.Seconds(), CV: cvTime.Seconds(), Total: time.Since(start).Seconds()}
@@ -604,164 +591,96 @@ func newSide(what string, d *dataset.Data, spec kernel.Spec, standardize bool) (
 	return s, nil
 }
 
-// runComplete trains on complete data: per kernel setting one learner (one
-// eigendecomposition per side and setting), cross-validated along the λ
-// grid(s); the best setting's solution is returned.
+// runComplete trains on complete data through the one search
+// (selection.Search with the registered learner): per kernel setting one
+// learner (each side factored once per distinct kernel), cross-validated by
+// the object design along the λ grid(s) with the one tie rule.
 func (p *pairPlan) runComplete(e *env, f *fitFlags, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int,
-	opt pairwise.Options, prog *progress, out *pairFitOutput) (pairSolution, *pairwise.Result, time.Duration, time.Duration, error) {
-	var d pairwise.Design
-	if p.setting != "" {
-		d.Setting = p.setting
-		var err error
-		rowFile, colFile := f.folds, f.colFolds
-		if d.Setting == pairwise.Rows || d.Setting == pairwise.Both || d.Setting == pairwise.Vertices {
-			if d.RowFolds, err = pairFolds("--folds", rowFile, p.rowK, m, f.seed); err != nil {
-				return nil, nil, 0, 0, err
-			}
-		}
-		if d.Setting == pairwise.Cols || d.Setting == pairwise.Both {
-			if d.ColFolds, err = pairFolds("--col-folds", colFile, p.colK, q, f.seed+1); err != nil {
-				return nil, nil, 0, 0, err
-			}
-		}
+	prog *progress, out *pairFitOutput) (pairSolution, *selection.Result, time.Duration, time.Duration, error) {
+	le, err := learnerByName(string(p.learner))
+	if err != nil {
+		return nil, nil, 0, 0, err
 	}
-	// sides per kernel setting, each eigendecomposed once (lazily) and reused:
-	// the current row setting's, and every column setting's
-	rowSides := map[int]*pairwise.Side{}
-	colSides := map[int]*pairwise.Side{}
-	var train, cvTime time.Duration
-	var bestRes *pairwise.Result
-	var bestSol pairSolution
-	var curve []pairPoint
-	var bestPt pairPoint
-	multi := len(p.rowSpecs)*len(p.colSpecs) > 1
-	steps := len(p.rowSpecs) * len(p.colSpecs)
-	n := 0
-	for ri, rspec := range p.rowSpecs {
-		for ci, cspec := range p.colSpecs {
-			prog.step(fmt.Sprintf("%s %s", p.learner, rspec), n, steps)
-			n++
-			t0 := time.Now()
-			rs, cs := rowSides[ri], colSides[ci]
-			var err error
-			if rs == nil {
-				if rs, err = newSide("--rows "+f.rows, rows, rspec, f.standardize); err != nil {
-					return nil, nil, 0, 0, err
-				}
-				rowSides = map[int]*pairwise.Side{ri: rs} // the row setting's side lives while its column settings run
+	in := &learn.Input{X: rows.X, Y: mat.NewDense(len(y), 1, y), Outputs: []string{"y"}}
+	for _, pr := range pairs {
+		in.Pairs = append(in.Pairs, learn.ObjectPair{Row: pr.Row, Col: pr.Col})
+	}
+	st := selection.Settings{Kernels: p.rowSpecs, Lambdas: p.grid, Measure: p.meas, Progress: prog.step,
+		Scheme: selection.Scheme{Kind: selection.None, Name: "none"}}
+	if p.homogeneous {
+		in.Symmetry = p.sym.String()
+	} else {
+		in.Cols, st.ColKernels = cols.X, p.colSpecs
+	}
+	if le.Can(learn.CanColLambda) {
+		st.ColLambdas = p.colGrid
+	}
+	if p.setting != "" {
+		o := selection.SchemeOptions{RowObjects: m, ColObjects: q, Seed: f.seed, FoldsName: f.folds}
+		if o.Folds, err = objectFolds("--folds", f.folds, m); err != nil {
+			return nil, nil, 0, 0, err
+		}
+		if o.ColFolds, err = objectFolds("--col-folds", f.colFolds, q); err != nil {
+			return nil, nil, 0, 0, err
+		}
+		if st.Scheme, err = selection.NewScheme(p.cvSpec, o); err != nil {
+			return nil, nil, 0, 0, fmt.Errorf("--cv %s: %w", p.cvSpec, err)
+		}
+		st.Scheme.Name = p.cvSpec
+	}
+	res, err := selection.Search(selection.Problem{Learner: le.Descriptor, Input: in, Standardize: f.standardize}, st)
+	if err != nil {
+		return nil, nil, 0, 0, fmt.Errorf("--pairs %s: %w", f.pairs, err)
+	}
+	sol, ok := res.Solution.(pairSolution)
+	if !ok {
+		return nil, nil, 0, 0, fmt.Errorf("--learner %s: its model is not a model of pairs", p.learner)
+	}
+	out.Form, out.Kernel, out.Lambda, out.ColLambda = "eigen", res.Kernel, res.Lambda, res.ColLambda
+	if !p.homogeneous {
+		out.ColKernel = res.ColKernel
+	}
+	best := res.Curves[res.Best].Result
+	if p.setting != "" {
+		multi := len(res.Curves) > 1
+		point := func(c selection.Curve, pt selection.Point) pairPoint {
+			pp := pairPoint{Lambda: pt.Lambda, ColLambda: pt.ColLambda, Value: pt.Value, Indistinguishable: pt.Indistinguishable}
+			if multi {
+				k := c.Kernel
+				pp.Kernel, pp.ColKernel = &k, c.ColKernel
 			}
-			if p.homogeneous {
-				cs = rs
-			} else if cs == nil {
-				if cs, err = newSide("--cols "+f.cols, cols, cspec, f.standardize); err != nil {
-					return nil, nil, 0, 0, err
-				}
-				colSides[ci] = cs
-			}
-			var res *pairwise.Result
-			var sol pairSolution
-			switch p.learner {
-			case learn.KronRLS:
-				k, err := pairwise.FitKron(rs, cs, pairs, y, opt)
-				if err != nil {
-					return nil, nil, 0, 0, fmt.Errorf("--pairs %s: %w", f.pairs, err)
-				}
-				if steps == 1 { // with several kernel settings, their count is the progress
-					k.Progress = tenths(prog, "setting "+string(p.setting)+": folds")
-				}
-				t1 := time.Now()
-				train += t1.Sub(t0)
-				lambda := p.grid[0]
-				if p.setting != "" {
-					if res, err = pairwise.SelectKron(k, d, p.grid, p.meas); err != nil {
-						return nil, nil, 0, 0, fmt.Errorf("--cv %s with %s: %w", p.cvSpec, rspec, err)
-					}
-					lambda = res.Best.Lambda
-				}
-				cvTime += time.Since(t1)
-				s, err := k.Solve(lambda)
-				if err != nil {
-					return nil, nil, 0, 0, err
-				}
-				sol = s
-			case learn.TwoStep:
-				t, err := pairwise.FitTwoStep(rs, cs, pairs, y, opt)
-				if err != nil {
-					return nil, nil, 0, 0, fmt.Errorf("--pairs %s: %w", f.pairs, err)
-				}
-				t1 := time.Now()
-				train += t1.Sub(t0)
-				lr, lc := p.grid[0], p.colGrid[0]
-				if p.setting != "" {
-					if res, err = pairwise.SelectTwoStep(t, d, p.grid, p.colGrid, p.meas); err != nil {
-						return nil, nil, 0, 0, fmt.Errorf("--cv %s with %s: %w", p.cvSpec, rspec, err)
-					}
-					lr, lc = res.Best.Lambda, res.Best.ColLambda
-				}
-				cvTime += time.Since(t1)
-				s, err := t.Solve(lr, lc)
-				if err != nil {
-					return nil, nil, 0, 0, err
-				}
-				sol = s
-			}
-			point := func(pt pairwise.Point) pairPoint {
-				pp := pairPoint{Lambda: pt.Lambda, ColLambda: pt.ColLambda, Value: pt.Value}
-				if multi {
-					rc, cc := rspec, cspec
-					pp.Kernel = &rc
-					if !p.homogeneous {
-						pp.ColKernel = &cc
-					}
-				}
-				return pp
-			}
-			if res != nil {
-				for _, pt := range res.Curve {
-					curve = append(curve, point(pt))
-				}
-			}
-			if bestSol == nil || (res != nil && p.meas.Better(res.Best.Value, bestRes.Best.Value)) {
-				bestSol, bestRes = sol, res
-				out.Kernel = rspec
-				if !p.homogeneous {
-					c := cspec
-					out.ColKernel = &c
-				}
-				switch s := sol.(type) {
-				case *pairwise.KronSolution:
-					out.Lambda = s.Lambda
-				case *pairwise.TwoStepSolution:
-					out.Lambda, out.ColLambda = s.RowLambda, s.ColLambda
-				}
-				if res != nil {
-					bestPt = point(res.Best)
-				}
+			return pp
+		}
+		out.CV = &pairCV{Strategy: p.cvSpec, Measure: p.meas.Name, Best: point(res.Curves[res.Best], best.Best)}
+		for _, c := range res.Curves {
+			for _, pt := range c.Curve {
+				out.CV.Curve = append(out.CV.Curve, point(c, pt))
 			}
 		}
-	}
-	out.Form = "eigen"
-	if p.setting != "" {
-		out.CV = &pairCV{Strategy: p.cvSpec, Measure: p.meas.Name, Curve: curve, Best: bestPt}
+		out.CV.Best.OnEdge = res.OnEdge
 		if !f.quiet {
-			edgeWarnings(e, "lambda", p.grid, out.Lambda)
-			if p.learner == learn.TwoStep {
-				edgeWarnings(e, "col_lambda", p.colGrid, out.ColLambda)
+			for _, edge := range res.OnEdge {
+				fmt.Fprintf(e.stderr, "rlskit: warning: the chosen %s is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
+					edge.Parameter, map[string]string{"low": "lower", "high": "upper"}[edge.Side])
 			}
-			var gammas, colGammas []float64
-			for _, s := range p.rowSpecs {
-				gammas = append(gammas, s.Gamma)
-			}
-			edgeWarnings(e, "gamma", gammas, out.Kernel.Gamma)
-			if out.ColKernel != nil {
-				for _, s := range p.colSpecs {
-					colGammas = append(colGammas, s.Gamma)
-				}
-				edgeWarnings(e, "col_gamma", colGammas, out.ColKernel.Gamma)
+			if best.Best.Indistinguishable {
+				fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point the CV predictions are numerically indistinguishable — the kernels tell the pairs apart by rounding noise only; %s counts them as ties\n", p.meas.Name)
 			}
 		}
 	}
-	return &namedModel{bestSol, rows, cols}, bestRes, train, cvTime, nil
+	return &namedModel{sol, rows, cols}, best, res.Train, res.CV, nil
+}
+
+// objectFolds reads a file of object folds (nil without a file).
+func objectFolds(flag, path string, n int) ([][]int, error) {
+	if path == "" {
+		return nil, nil
+	}
+	folds, err := readFile(path, func(r io.Reader) ([][]int, error) { return dataset.ReadFolds(r, path, n) })
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return folds, nil
 }
 
 // edgeWarnings warns when the chosen value is an end of its grid.
@@ -828,11 +747,14 @@ func runPredictPairs(e *env, f *predictFlags) error {
 	case f.label != "" || f.qid != "" || f.scores:
 		return usage(errors.New("--label, --qid and --scores do not apply to pairwise models (labels are the third field of --pairs)"))
 	}
-	var meas pairwise.Measure
+	var meas measure.Measure
 	if f.measure != "" {
 		var err error
-		if meas, err = pairwise.MeasureByName(f.measure); err != nil {
+		if meas, err = measure.ByName(f.measure); err != nil {
 			return usage(fmt.Errorf("--measure: %w", err))
+		}
+		if meas.Multiclass {
+			return usage(fmt.Errorf("--measure %s needs one output per class; pairs have one label", meas.Name))
 		}
 	}
 	var pred []float64
@@ -894,7 +816,7 @@ func runPredictPairs(e *env, f *predictFlags) error {
 		if pf.Labels == nil {
 			return fmt.Errorf("--measure %s: %s has no labels (lines \"row col label\")", meas.Name, f.pairs)
 		}
-		v, err := meas.Score(pf.Labels, pred, pf.Rows)
+		v, err := meas.Score(mat.NewDense(len(pred), 1, pf.Labels), mat.NewDense(len(pred), 1, pred), pf.Rows)
 		if err != nil {
 			return fmt.Errorf("--measure %s: %w", meas.Name, err)
 		}

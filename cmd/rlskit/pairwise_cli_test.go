@@ -333,7 +333,7 @@ func TestPairwiseCLIErrors(t *testing.T) {
 		{"symmetry heterogeneous", base(full, "--symmetry", "antisymmetric"), "--symmetry applies to homogeneous networks"},
 		{"bad cv", base(full, "--cv", "kfold:5"), "--cv \"kfold:5\": want pairs, rows, cols, both"},
 		{"pairs with K", base(full, "--cv", "pairs:5"), "setting pairs leaves each pair out alone"},
-		{"K too large", base(full, "--cv", "rows:5"), "--folds: 5 folds of 3 objects"},
+		{"K too large", base(full, "--cv", "rows:5"), "--cv rows:5: selection: invalid cross-validation scheme: rows:5: 5 folds of 3 row objects"},
 		{"measure", base(full, "--measure", "nope"), "--measure"},
 		{"solver cg twostep", []string{"fit", "--learner", "twostep", "--rows", rowsF, "--cols", colsF, "--pairs", full, "--solver", "cg"}, "--solver cg trains --learner kronrls"},
 		{"patience alone", base(full, "--patience", "3"), "--patience goes with --validation-pairs"},
