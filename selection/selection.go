@@ -1,6 +1,10 @@
-// Package selection chooses the regularization parameter λ and kernel
-// parameters by exact cross-validation, through the learner contract of
-// package learn.
+// Package selection is the one search of rlskit: it chooses the
+// regularization parameter λ (and a second λ), kernel parameters and, through
+// them, the model, by exact cross-validation, for the learners of package
+// learn's registry — on rows and on pairs of objects — with one result type,
+// one measure type, one tie rule and one edge rule (greedy selection, whose
+// criterion is its own search along the number of features, reports its
+// path in the same Points and scores it with the same tie rule).
 //
 // Select evaluates one trained learner along a λ grid: at every λ the learner
 // is re-solved (no refactorization) and cross-validated with its shortcuts —
@@ -9,39 +13,50 @@
 // before the λ loop starts.
 //
 // Search adds the kernel-parameter grid: it trains once per kernel setting
-// (one factorization each), runs Select on each, picks the best setting and λ,
-// and returns its predictor — with the scaler when the data were standardized —
-// and optionally a permutation test. NewScheme builds a scheme from a spec
-// such as "loo", "kfold:10", "lgo" or "lpo"; RandomBasisPerFold retrains sparse
+// (one factorization each; for a learner of pairs every row setting with
+// every column setting), runs Select — or, for a learner of pairs, its
+// object design (settings A–D, vertices) along both λ grids — on each, picks
+// the best setting and λ, and returns its predictor (with the scaler when
+// the data were standardized) and optionally a permutation test in which
+// every permutation is searched over the same grid. NewScheme builds a
+// scheme from a spec such as "loo", "kfold:10", "lgo", "lpo", "rows:5" or
+// "both"; Check checks such a plan against a learner's declared
+// capabilities before any data is read; RandomBasisPerFold retrains sparse
 // models per fold when the basis itself must depend on the fold.
 //
 // # Searching γ and λ by leave-one-out, then predicting
 //
+//	d, _ := learn.Lookup("rls") // import _ "github.com/rlskit/rlskit/learners"
 //	specs := []kernel.Spec{{Name: "gaussian", Gamma: 0.01}, {Name: "gaussian", Gamma: 0.1}}
 //	mse, _ := measure.ByName("mse")
-//	res, err := selection.Search(selection.Problem{
-//		X: x, Standardize: true,
-//		Method: func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
-//			return rls.Fit(x, y, rls.Options{Kernel: k}) // any learner of package learn's contract
-//		},
-//	}, selection.Settings{Kernels: specs, Lambdas: selection.DefaultGrid(), Measure: mse,
-//		Scheme: selection.Scheme{Kind: selection.LOO, Name: "loo"}})
+//	if err := selection.Check(d, selection.Plan{Scheme: "loo", Measure: mse, Kernel: "gaussian"}); err != nil {
+//		return err // the learner cannot run this plan: said before any work
+//	}
+//	res, err := selection.Search(selection.Problem{Learner: d, Input: &learn.Input{X: x, Y: y}, Standardize: true},
+//		selection.Settings{Kernels: specs, Lambdas: selection.DefaultGrid(), Measure: mse,
+//			Scheme: selection.Scheme{Kind: selection.LOO, Name: "loo"}})
 //	// res.Kernel, res.Lambda, res.Value: the chosen point; res.Curves: every CV curve;
 //	// res.OnEdge: parameters chosen at an end of their grid (widen it)
 //	f, err := res.Predictor.Predict(xNew) // scales xNew itself
 //
 // Other schemes come from NewScheme("kfold:10", SchemeOptions{Rows: m, Seed: 1}),
-// "lgo"/"lqo" with Groups, "lpo" (a pairwise measure: auc, cindex).
+// "lgo"/"lqo" with Groups, "lpo" (a pairwise measure: auc, cindex); for a
+// learner of pairs (Input.Pairs, Input.Cols, Settings.ColKernels,
+// Settings.ColLambdas for two-step RLS) NewScheme("rows:5",
+// SchemeOptions{RowObjects: m, ColObjects: q}) and the others. A Problem may
+// also give rows X and a Method instead of a registered learner.
 //
 // # Ties and numerical honesty
 //
-// For ordinal measures (auc, cindex, disagreement, spearman) CV predictions that
-// differ by less than their forward error are ties: the learner's
-// learn.Perturber twin, solved on labels times a constant and a factor
-// perturbed within rounding, measures that error at every λ. A kernel that
-// carries no information therefore scores the tie value, as retraining would,
-// and Point.Indistinguishable says so. A non-finite CV prediction is an error
-// (ErrNonFinite), never a row dropped from the score.
+// For ordinal measures (auc, cindex, cindex-row, disagreement, spearman) CV
+// predictions that differ by less than their forward error are ties: the
+// learner's learn.Perturber twin, solved on labels times a constant and a
+// factor perturbed within rounding, measures that error at every λ
+// (NoiseTolerance; ScoreWithin scores with it and is what every family's
+// scoring uses). A kernel that carries no information therefore scores the
+// tie value, as retraining would, and Point.Indistinguishable says so. A
+// non-finite CV prediction is an error (ErrNonFinite), never a row dropped
+// from the score.
 package selection
 
 import (
