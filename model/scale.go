@@ -120,9 +120,13 @@ func FitScaler(x mat.Matrix) *Scaler {
 	buf := make([]float64, d)
 	exp := make([]int, d) // per column: max|x| = f·2^exp, f ∈ [0.5, 1)
 	big := make([]float64, d)
+	lo, hi := make([]float64, d), make([]float64, d)
+	copy(lo, row(0, buf))
+	copy(hi, lo)
 	for i := 0; i < m; i++ {
 		for j, v := range row(i, buf) {
 			big[j] = max(big[j], math.Abs(v))
+			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
 		}
 	}
 	for j, a := range big {
@@ -145,6 +149,12 @@ func FitScaler(x mat.Matrix) *Scaler {
 	for j := range s.Scale {
 		s.Mean[j] = math.Ldexp(s.Mean[j], exp[j])
 		s.Scale[j] = usable(math.Ldexp(math.Sqrt(s.Scale[j]/float64(m)), exp[j]))
+		if lo[j] == hi[j] {
+			// a constant column: its computed mean differs from the value by
+			// rounding, and that difference over its rounding-sized spread
+			// would be ±1 — a second bias; it is 0 exactly instead
+			s.Mean[j], s.Scale[j] = lo[j], 1
+		}
 	}
 	return s
 }

@@ -85,3 +85,30 @@ func csrOf(d *mat.Dense) *matrix.CSR {
 	}
 	return out
 }
+
+// A constant column standardizes to exact zeros, whatever its value: its
+// computed mean differs from the value by rounding, and dividing that by the
+// column's rounding-sized spread gave ±1 — a second bias feature that greedy
+// selection then kept.
+func TestScalerConstantColumnIsZero(t *testing.T) {
+	for _, c := range []float64{3.7, 0.1, -1e-3, 1e300, 0} {
+		x := mat.NewDense(7, 2, nil)
+		for i := 0; i < 7; i++ {
+			x.Set(i, 0, c)
+			x.Set(i, 1, float64(i))
+		}
+		s := FitScaler(x)
+		xs, err := s.Transform(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 7; i++ {
+			if v := xs.At(i, 0); v != 0 {
+				t.Errorf("constant %g: row %d standardizes to %g, want 0", c, i, v)
+			}
+		}
+		if s.Scale[1] == 1 || xs.At(0, 1) == 0 {
+			t.Errorf("constant %g: the varying column lost its scaling: %v", c, s.Scale)
+		}
+	}
+}
