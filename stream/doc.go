@@ -51,9 +51,9 @@
 // value, not rounding noise. The forward error is measured as the
 // in-memory learners measure it, by a twin (path.twin): every training
 // set's statistics solved a second time — labels times selection.TwinScale,
-// the p×p matrix eigendecomposed anew, its eigenvalues and the mean moved
-// by their rounding error — and its hold-out predictions computed in the
-// same pass; selection.NoiseTolerance turns the difference into the
+// the p×p matrix eigendecomposed anew, its eigenvalues, the mean and the
+// accumulated right-hand side moved by about their rounding error — and its
+// hold-out predictions computed in the same pass; selection.NoiseTolerance turns the difference into the
 // tolerance. Cost, for ordinal measures only: a second O(p³) per training
 // set and twice the prediction pass's arithmetic. TestTwinToleranceBoundsError
 // holds the tolerance to the error against 300-bit retraining. The chosen λ

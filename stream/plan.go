@@ -161,6 +161,9 @@ type Plan struct {
 	paths       []*path // per fold
 	totalPath   *path
 	needPredict bool
+	// rhsErr bounds the rounding error of the accumulated right-hand side
+	// (rhsError), for the twins (p×t; nil before the statistics are in).
+	rhsErr *mat.Dense
 
 	curve      []float64 // per λ
 	indistinct []bool    // per λ: every output's hold-out predictions within their tolerance
@@ -610,6 +613,7 @@ func (p *Plan) finishStats(a *Accumulator) error {
 		f.grow(p.p)
 	}
 	p.total.grow(p.p)
+	p.rhsErr = rhsError(p.p, p.t, blockRows, func(j int) float64 { return p.total.zzAt(j, j).float() }, p.total.yy.floats())
 	if p.folds != nil {
 		if err := p.foldPaths(func(f int) (*path, error) {
 			return p.twinned(newPath(p.loss, p.total.Minus(p.folds[f]), p.shift, p.yshift, p.bias(), p.opt.Lambdas))
@@ -687,12 +691,38 @@ func (p *Plan) twinned(pa *path, err error) (*path, error) {
 		return pa, err
 	}
 	if p.twin {
-		if pa.tw, err = pa.twin(); err != nil {
+		if pa.tw, err = pa.twin(p.rhsErr); err != nil {
 			return nil, err
 		}
 	}
 	pa.sys = nil // the twin is made: the matrix is not needed again
 	return pa, nil
+}
+
+// rhsError is, entry by entry, about the rounding error of the accumulated
+// right-hand side c = Σ z'y'ᵀ (B for the query loss) of a training set:
+// each entry was summed in float64 blocks of block rows before the blocks'
+// sums were added in double-double, an error of at most
+// block·ε·Σ|z'_j y'_k| and typically, rounding errors of either sign adding
+// up like a random walk,
+//
+//	√block·ε·(Σ z'_j² · Σ y'_k²)^{1/2}  ≥  √block·ε·Σ|z'_j y'_k|
+//
+// (Cauchy–Schwarz; zz(j) = Σ z'_j², yy[k] = Σ y'_k² over all rows, about the
+// shift or each query's mean: at least those of any training set). A
+// path's twin moves its right-hand side by that much (path.twin), as it
+// moves its eigenvalues by about theirs: where c is itself rounding noise —
+// features that carry no information — the twin's predictions then differ
+// from the path's as much as the noise does. O(p·t).
+func rhsError(p, t, block int, zz func(j int) float64, yy []float64) *mat.Dense {
+	out := mat.NewDense(max(p, 1), max(t, 1), nil)
+	scale := math.Sqrt(float64(block)) * 2.220446049250313e-16
+	for j := 0; j < p; j++ {
+		for k := 0; k < t; k++ {
+			out.Set(j, k, scale*math.Sqrt(math.Max(zz(j), 0)*math.Max(yy[k], 0)))
+		}
+	}
+	return out
 }
 
 // tolerances splits the prediction pass's tie tolerances (selection.NoiseTolerance
@@ -717,6 +747,8 @@ func (p *Plan) finishQueries(a *Accumulator) error {
 			return err
 		}
 	}
+	rt := p.rankTotal
+	p.rhsErr = rhsError(p.p, p.t, queryRows, func(j int) float64 { return rt.h.at(j*rt.P + j).float() }, rt.yy.floats())
 	switch p.scheme {
 	case cvNone:
 		p.curve = []float64{math.NaN()}

@@ -20,17 +20,20 @@ import (
 // C_q the scatter of the query's rows about their own mean. Queries add
 // (Merge) and leave (Minus) the sums independently of each other, which is
 // what makes leave-query-out, and k-fold over whole queries, exact updates.
-// N counts rows, Q queries. Memory O(p² + p·t).
+// N counts rows, Q queries; YY holds Σ_q w_q n_q Σ_{i∈q} (y_i − ȳ_q)², the
+// labels' share of the terms summed into B (what bounds B's rounding, see
+// rhsError). Memory O(p² + p·t).
 type RankMoments struct {
 	P, T int
 	N, Q float64
 	h    acc // p×p upper triangle
 	b    acc // p×t
+	yy   acc // t
 }
 
 // NewRankMoments returns empty rank moments of p features and t outputs.
 func NewRankMoments(p, t int) *RankMoments {
-	return &RankMoments{P: p, T: t, h: newAcc(p * p), b: newAcc(p * t)}
+	return &RankMoments{P: p, T: t, h: newAcc(p * p), b: newAcc(p * t), yy: newAcc(t)}
 }
 
 func (m *RankMoments) grow(p int) {
@@ -96,6 +99,20 @@ func (m *RankMoments) addQuery(z, y *mat.Dense, normalized bool) {
 			}
 		}
 	})
+	if nq < 2 {
+		return
+	}
+	w := float64(nq)
+	if normalized {
+		w = 1
+	}
+	yc := centreRows(y)
+	for i := 0; i < nq; i++ {
+		for k, v := range yc.RawRowView(i) {
+			a, e := twoProd(v*v, w)
+			m.yy.addDD(k, dd{a, e})
+		}
+	}
 }
 
 // withoutQuery returns H and B of m without one query (rows z, labels y),
@@ -164,6 +181,7 @@ func (m *RankMoments) Merge(other *RankMoments) error {
 		}
 	}
 	m.b.merge(other.b)
+	m.yy.merge(other.yy)
 	m.N += other.N
 	m.Q += other.Q
 	return nil
@@ -171,14 +189,14 @@ func (m *RankMoments) Merge(other *RankMoments) error {
 
 // Clone returns a copy of m.
 func (m *RankMoments) Clone() *RankMoments {
-	return &RankMoments{P: m.P, T: m.T, N: m.N, Q: m.Q, h: m.h.clone(), b: m.b.clone()}
+	return &RankMoments{P: m.P, T: m.T, N: m.N, Q: m.Q, h: m.h.clone(), b: m.b.clone(), yy: m.yy.clone()}
 }
 
 // Minus returns m without the queries of sub, in double-double.
 func (m *RankMoments) Minus(sub *RankMoments) *RankMoments {
 	out := m.Clone()
 	neg := sub.Clone()
-	for _, a := range []acc{neg.h, neg.b} {
+	for _, a := range []acc{neg.h, neg.b, neg.yy} {
 		for k := range a.hi {
 			a.hi[k], a.lo[k] = -a.hi[k], -a.lo[k]
 		}
@@ -196,7 +214,8 @@ func (m *RankMoments) MarshalBinary() ([]byte, error) {
 	out = binary.LittleEndian.AppendUint64(out, math.Float64bits(m.N))
 	out = binary.LittleEndian.AppendUint64(out, math.Float64bits(m.Q))
 	out = appendAcc(out, m.h)
-	return appendAcc(out, m.b), nil
+	out = appendAcc(out, m.b)
+	return appendAcc(out, m.yy), nil
 }
 
 // UnmarshalBinary decodes what MarshalBinary wrote.
@@ -209,14 +228,15 @@ func (m *RankMoments) UnmarshalBinary(b []byte) error {
 		return errCorrupt
 	}
 	P, T := int(p), int(t)
-	if len(b) != 32+16*(P*P+P*T) {
+	if len(b) != 32+16*(P*P+P*T+T) {
 		return errCorrupt
 	}
 	*m = *NewRankMoments(P, T)
 	m.N = math.Float64frombits(binary.LittleEndian.Uint64(b[16:]))
 	m.Q = math.Float64frombits(binary.LittleEndian.Uint64(b[24:]))
 	off := readAcc(b, 32, m.h)
-	readAcc(b, off, m.b)
+	off = readAcc(b, off, m.b)
+	readAcc(b, off, m.yy)
 	return nil
 }
 

@@ -161,19 +161,21 @@ func (pa *path) solve() error {
 }
 
 // twin returns the path's twin, the streaming form of learn.Perturber:
-// the same statistics solved again — the label sums (the right-hand side
-// and the label means) multiplied by selection.TwinScale, the p×p matrix
-// eigendecomposed anew from TwinScale times it (so its rounding, eigenvectors
-// included, is another realization) and every eigenvalue moved up by about
-// its rounding error (factor.PerturbUp: by up to p·ε·max e) — along the same
-// grid. In exact arithmetic and without the perturbation, the twin's
+// the same statistics solved again — the right-hand side moved by its
+// accumulation's rounding bound rhsErr (Plan's rhsError) in a fixed
+// low-discrepancy pattern and, with the label means, multiplied by
+// selection.TwinScale; the mean moved by its rounding error (perturbMean);
+// the p×p matrix eigendecomposed anew from TwinScale times it (so its
+// rounding, eigenvectors included, is another realization) and every
+// eigenvalue moved up by about its rounding error (factor.PerturbUp: by up
+// to p·ε·max e) — along the same grid. In exact arithmetic and without the perturbation, the twin's
 // predictions, hold-out shortcuts included, are TwinScale times the path's;
 // computed in the same prediction pass, their difference is what
 // selection.NoiseTolerance turns into the tie tolerance of the one tie rule,
 // so that hold-out predictions closer than their forward error — the
 // eigendecomposition's rounding and the solve's sensitivity to it, the
 // shortcuts' cancellations — count as ties. O(p³ + Λ·p²t).
-func (pa *path) twin() (*path, error) {
+func (pa *path) twin(rhsErr *mat.Dense) (*path, error) {
 	if pa.sys == nil {
 		return nil, fmt.Errorf("%w: a path's twin after its matrix was released", ErrOptions)
 	}
@@ -184,6 +186,15 @@ func (pa *path) twin() (*path, error) {
 		tw.ybar[c] = v * s
 	}
 	tw.cy = mat.DenseCopyOf(pa.cy)
+	r, t := tw.cy.Dims()
+	if rhsErr != nil {
+		er, et := rhsErr.Dims()
+		for j := 0; j < r && j < er; j++ {
+			for k := 0; k < t && k < et; k++ {
+				tw.cy.Set(j, k, tw.cy.At(j, k)+rhsErr.At(j, k)*lowDiscrepancy(j*t+k))
+			}
+		}
+	}
 	tw.cy.Scale(s, tw.cy)
 	if err := tw.factor(s); err != nil {
 		return nil, err
@@ -196,6 +207,12 @@ func (pa *path) twin() (*path, error) {
 	return tw, nil
 }
 
+// lowDiscrepancy is u_i ∈ [−1, 1), a fixed golden-ratio sequence: the
+// direction of a twin's perturbations.
+func lowDiscrepancy(i int) float64 {
+	return 2*math.Mod(float64(i+1)*0.6180339887498949, 1) - 1
+}
+
 // perturbMean returns μ with every entry moved by about its rounding error,
 // ε·|μ_j|·u_j with u_j ∈ [−1, 1) a fixed low-discrepancy sequence, so that
 // a twin also measures the sensitivity of its predictions to the rounding of
@@ -204,8 +221,7 @@ func (pa *path) twin() (*path, error) {
 func perturbMean(mu []float64) []float64 {
 	out := make([]float64, len(mu))
 	for j, v := range mu {
-		u := 2*math.Mod(float64(j+1)*0.6180339887498949, 1) - 1
-		out[j] = v + 2.220446049250313e-16*math.Abs(v)*u
+		out[j] = v + 2.220446049250313e-16*math.Abs(v)*lowDiscrepancy(j)
 	}
 	return out
 }

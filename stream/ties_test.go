@@ -20,7 +20,9 @@ import (
 
 // degenerateFile writes m svmlight rows whose features carry no
 // information: one-hot (row i has feature i+1 = 1: the linear kernel without
-// bias is K = I) or one constant feature 0.7 (K = 0.49·11ᵀ). The labels are
+// bias is K = I) or one constant feature 3.7 (K = 13.69·11ᵀ; the pilot's
+// mean of 3.7 is not 3.7 exactly, so the shifted statistics are rounding
+// noise rather than exact zeros). The labels are
 // pure noise — ±1 when binary, else graded 0..4 — and the query ids i mod
 // groups interleave the queries (4 when groups is 0).
 func degenerateFile(t *testing.T, m int, oneHot, binary bool, seed uint64, groups ...int) string {
@@ -43,7 +45,7 @@ func degenerateFile(t *testing.T, m int, oneHot, binary bool, seed uint64, group
 		if oneHot {
 			fmt.Fprintf(&b, " %d:1\n", i+1)
 		} else {
-			b.WriteString(" 1:0.7\n")
+			b.WriteString(" 1:3.7\n")
 		}
 	}
 	path := filepath.Join(t.TempDir(), "noise.svm")
