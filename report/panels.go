@@ -655,7 +655,7 @@ func nullFigure(d *Data) (figure, error) {
 	}
 	p.Legend.Add("permuted labels", h)
 	mean, sd := meanSD(d.Null)
-	caption := fmt.Sprintf("%s, each the best CV %s over the same grid; mean %s, sd %s, range %s … %s. Real labels: %s = %s, p = %s (the share of permutations at least as good, counting the real labelling).%s",
+	caption := fmt.Sprintf("%s, each the best CV %s over the same kernel settings and λ grid as the real labels; mean %s, sd %s, range %s … %s. Real labels: %s = %s, p = %s (the share of permutations at least as good, counting the real labelling).%s",
 		plural(len(d.Null), "permutation", "permutations"), measure, num(mean), num(sd), num(slices.Min(d.Null)), num(slices.Max(d.Null)),
 		measure, num(d.Observed), num(d.PValue), where)
 	svg, err := renderSVG(p, "Histogram of the permutation null distribution")

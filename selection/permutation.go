@@ -16,7 +16,8 @@ type PermutationResult struct {
 	Permutations int
 	// Real is the best CV value of the real labels over the λ grid.
 	Real float64
-	// Null holds the best CV value of each permuted labelling over the same grid.
+	// Null holds the best CV value of each permuted labelling over the same grid
+	// (with Search: over every kernel setting and λ the real labels were searched over).
 	Null []float64
 	// PValue is (1 + #{null at least as good as real}) / (P + 1).
 	PValue           float64
