@@ -14,43 +14,44 @@ import (
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/plan"
 )
 
 // runCG trains a linear model by conjugate gradients (no factorization, no CV).
 // The --model output is checked before the work and committed after it
 // (dataset.Outputs): an existing model file is only replaced by a complete one.
-func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.Time) error {
+func runCG(e *env, f *fitFlags, p *plan.Plan, d *dataset.Data, start, loaded time.Time) error {
 	var (
 		outs = dataset.Outputs{Stdout: e.stdout}
 		pred *model.Predictor
 	)
-	outs.Add("--model", f.modelOut, func(w io.Writer) error { return pred.Save(w) })
+	outs.Add("--model", f.Model, func(w io.Writer) error { return pred.Save(w) })
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	if err := outs.CheckInputs(f.data, f.folds, f.basisRows, f.preferences); err != nil {
+	if err := outs.CheckInputs(f.Data, f.Folds, f.BasisRows, f.Preferences); err != nil {
 		return err
 	}
 	if err := cgWidthFits(d.X); err != nil {
-		return fmt.Errorf("--solver cg: %s: %w", f.data, err)
+		return fmt.Errorf("--solver cg: %s: %w", f.Data, err)
 	}
-	x, scaler, err := learn.Options{Standardize: f.standardize}.Prepare(d.X)
+	x, scaler, err := learn.Options{Standardize: f.Standardize}.Prepare(d.X)
 	if err != nil {
 		return err
 	}
 	// Values whose squares overflow are named here, not met as NaN weights.
-	if err := kernel.CheckFinite(kernel.Spec{Name: "linear", Bias: f.bias}, x); err != nil {
-		return fmt.Errorf("%s: %w", f.data, err)
+	if err := kernel.CheckFinite(kernel.Spec{Name: "linear", Bias: f.Bias}, x); err != nil {
+		return fmt.Errorf("%s: %w", f.Data, err)
 	}
 	_, width := x.Dims()
-	lambda := p.grid[0]
-	loss, err := cgLoss(p.learner.Loss)
+	lambda := p.Lambdas[0]
+	loss, err := cgLoss(p.Learner.Loss)
 	if err != nil {
 		return err
 	}
 	t0 := time.Now()
-	res, err := cg.Solve(cg.Problem{X: x, Y: d.Y, Loss: loss, Queries: d.Queries, Bias: f.bias, Outputs: d.LabelNames, Scaler: scaler},
-		cg.Options{Lambda: lambda, Tol: f.tol, MaxIter: f.maxIter})
+	res, err := cg.Solve(cg.Problem{X: x, Y: d.Y, Loss: loss, Queries: d.Queries, Bias: f.Bias, Outputs: d.LabelNames, Scaler: scaler},
+		cg.Options{Lambda: lambda, Tol: f.Tol, MaxIter: f.MaxIter})
 	if err != nil {
 		return fmt.Errorf("--solver cg: %w", err)
 	}
@@ -58,7 +59,7 @@ func runCG(e *env, f *fitFlags, p *fitPlan, d *dataset.Data, start, loaded time.
 	pred = res.Predictor()
 	pred.Features, pred.ZeroBased = d.FeatureNames, d.ZeroBased
 	m, _ := x.Dims()
-	out := fitOutput{Learner: f.learner, Kernel: kernel.Spec{Name: "linear", Bias: f.bias}, Form: "cg", Lambda: lambda,
+	out := fitOutput{Learner: f.Learner, Kernel: kernel.Spec{Name: "linear", Bias: f.Bias}, Form: "cg", Lambda: lambda,
 		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend(),
 		CG: &cgOutput{Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual}}
 	if d.Queries != nil {

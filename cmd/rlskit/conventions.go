@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/measure"
 )
 
@@ -80,14 +79,7 @@ func markFiles(cmd *cobra.Command, names ...string) {
 	}
 }
 
-// The value sets completed for the flags shared by fit and predict.
-var (
-	formatValues    = []string{"svmlight", "csv", "npy", "npz", "parquet"}
-	zeroBasedValues = []string{"auto", "true", "false"}
-	delimiterValues = []string{"auto", ",", ";", "tab"}
-)
-
-func kernelValues() []string  { return kernel.Names() }
+// measureValues completes --measure.
 func measureValues() []string { return measure.Names() }
 
 // prettyChoice decides whether fit prints the table summary: --pretty when

@@ -13,54 +13,19 @@ import (
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/factor"
-	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
-	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/report"
 	"github.com/rlskit/rlskit/selection"
 )
 
+// fitFlags are fit's flags: those of package plan (every learner's, shared
+// with rlskit-beam) and the command line's own.
 type fitFlags struct {
-	data, format, label, qid   string
-	learner, kernel            string
-	gamma, bias, coef0         float64
-	degree                     int
-	gammaGrid, degreeGrid      string
-	coef0Grid                  string
-	basis                      int
-	basisRows                  string
-	seed                       uint64
-	lambda                     float64
-	lambdaGrid                 string
-	cv, folds, measure         string
-	preferences, cost          string
-	solver                     string
-	basisSelect, basisHoldOut  string
-	basisDesign                int
-	permutations               int
-	oneVsAll                   bool
-	reportOut                  string
-	greedyLambda               float64
-	maxIter                    int
-	tol                        float64
-	modelOut, cvPredictionsOut string
-	standardize, quiet         bool
-	queryNormalize             bool
-	foldScore                  string
-	selectK, outerFolds        int
-	stream                     bool       // cmd/rlskit/stream.go
-	in                         inputFlags // --zero-based, --delimiter, --labels (input.go)
-	// pairwise learners (cmd/rlskit/pairwise.go)
-	rows, cols, pairs, colKernel string
-	colGamma, colBias, colCoef0  float64
-	colDegree, patience          int
-	colGammaGrid, colLambdaGrid  string
-	colLambda                    float64
-	colFolds, validationPairs    string
-	symmetry                     string
+	plan.Flags
 	// command is the command line as parsed (the flags given, sorted by
 	// name), recorded in the report's provenance.
 	command string
@@ -107,77 +72,11 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runFit(cmd, e, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.data, "data", "", "training data file (svmlight, CSV, .npy, .npz or Parquet, any of them gzipped; - for standard input)")
-	fl.StringVar(&f.format, "format", "", "data format: svmlight, csv, npy, npz or parquet (default: from the file name, .csv/.tsv, .npy, .npz, .parquet/.pq, else svmlight; .gz looked through)")
-	addInputFlags(fl, &f.in, false)
-	fl.StringVar(&f.label, "label", "", "CSV or Parquet label column(s), or .npz label array(s) (default y), comma-separated (several give a multi-output model)")
-	fl.StringVar(&f.qid, "qid", "", "CSV or Parquet query/group column, or .npz array")
-	fl.StringVar(&f.learner, "learner", "rls", learnerHelp())
-	fl.StringVar(&f.preferences, "preferences", "", "prefrank: file of preferences \"i j [magnitude [weight]]\", 0-based rows, i preferred over j")
-	fl.StringVar(&f.cost, "cost", "magnitude", "prefrank cost: unit (20), magnitude (21) or inverse (22)")
-	fl.StringVar(&f.kernel, "kernel", "linear", "kernel: linear, gaussian, polynomial or precomputed")
-	fl.Float64Var(&f.gamma, "gamma", 1, "gamma of the gaussian and polynomial kernels")
-	fl.Float64Var(&f.bias, "bias", 1, "bias of the linear kernel, k(x,z) = x·z + bias")
-	fl.Lookup("bias").DefValue = "1 for rls and greedy, 0 for the rankers" // one default, stated once
-	fl.Float64Var(&f.coef0, "coef0", 0, "coef0 of the polynomial kernel")
-	fl.IntVar(&f.degree, "degree", 2, "degree of the polynomial kernel")
-	fl.StringVar(&f.gammaGrid, "gamma-grid", "", "grid SPEC of gamma values searched with λ")
-	fl.StringVar(&f.degreeGrid, "degree-grid", "", "grid of polynomial degrees searched with λ")
-	fl.StringVar(&f.coef0Grid, "coef0-grid", "", "grid SPEC of coef0 values searched with λ")
-	fl.IntVar(&f.basis, "basis", 0, "sparse model: number of basis vectors drawn at random (seeded by --seed)")
-	fl.StringVar(&f.basisRows, "basis-rows", "", "sparse model: file of 0-based basis row indices")
-	fl.StringVar(&f.basisSelect, "basis-select", "random", "how --basis N vectors are chosen: random, greedy (Pahikkala, Suominen & Boberg 2012, Algorithm 1) or per-group (one per query/group; no N)")
-	fl.Float64Var(&f.greedyLambda, "greedy-lambda", 1, "λ at which greedy basis selection measures the training error")
-	fl.StringVar(&f.basisHoldOut, "basis-holdout", "", "sparse models: held-out basis vectors are removed from the basis (remove, default for folds), kept (keep, default for loo), or for loo skipped (skip)")
-	fl.IntVar(&f.basisDesign, "basis-design", 0, "sparse k-fold design of Pahikkala, Suominen & Boberg 2012 sect. 6.2: 1 spreads the basis over the folds, 2 keeps it out of every fold, 3 draws a new random basis per fold (retrains)")
-	fl.Uint64Var(&f.seed, "seed", 1, "random seed (folds, basis)")
-	fl.Float64Var(&f.lambda, "lambda", 0, "regularization parameter λ")
-	fl.StringVar(&f.lambdaGrid, "lambda-grid", "", "grid SPEC of λ values (default 2^-15..2^15)")
-	fl.StringVar(&f.cv, "cv", "", "cross-validation: none, loo, kfold:K, lgo/lqo (leave-group/query-out) or lpo (default loo)")
-	fl.StringVar(&f.folds, "folds", "", "file of folds, one per line (0-based row indices)")
-	fl.StringVar(&f.measure, "measure", "", "measure: "+strings.Join(measure.Names(), ", ")+" (default: rls mse, auc with lpo; queryrank disagreement; other rankers cindex)")
-	fl.StringVar(&f.modelOut, "model", "", "write the model selected to this file (JSON)")
-	fl.StringVar(&f.cvPredictionsOut, "cv-predictions", "", "write the CV predictions at the best λ to this file")
-	fl.BoolVar(&f.standardize, "standardize", false, "standardize features: dense data (CSV, NumPy, Parquet, and svmlight whose rows store at least half of all features) to mean 0 and sd 1 per feature; sparser svmlight data divided by each feature's root mean square, not centred (keeps the zeros); stored in the model (scaler.centered)")
-	fl.StringVar(&f.solver, "solver", "direct", "direct (factor once: exact λ path and CV) or cg (matrix-free conjugate gradient for the linear kernel on large sparse data; --cv none, one --lambda)")
-	fl.IntVar(&f.maxIter, "max-iter", 1000, "cg: iteration cap")
-	fl.Float64Var(&f.tol, "tol", 1e-6, "cg: relative residual at which to stop")
-	fl.IntVar(&f.permutations, "permutations", 0, "permutation test: learn P label permutations as extra outputs of the same model and cross-validate them in the same pass (seeded by --seed)")
-	fl.BoolVar(&f.oneVsAll, "one-vs-all", false, "multi-class: turn the class-label column into one ±1 output per class, learned together (default measure multiclass-accuracy)")
-	fl.StringVar(&f.reportOut, "report", "", "write an HTML report (CV curve, predictions or ROC, per-query disagreement, summary) to this file")
-	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	plan.Define(fl, &f.Flags)
 	fl.BoolVar(&f.pretty, "pretty", false, "print the summary as a table for people instead of JSON (--pretty=false forces JSON)")
 	fl.Lookup("pretty").DefValue = "true on a terminal, else false"
-	fl.BoolVar(&f.queryNormalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/(its size), RLScore's convention (default: every pair weighs 1)")
-	fl.IntVar(&f.selectK, "select", 0, "greedy: the number K of features to select forward (the model keeps the best k ≤ K by the CV criterion)")
-	fl.IntVar(&f.outerFolds, "outer-folds", 0, "greedy: estimate the whole selection by an outer K-fold cross-validation (seeded by --seed)")
-	fl.BoolVar(&f.stream, "stream", false, "larger than memory: read the data in passes (--data may be a pattern of gzip or plain shards, 'dir/part-*.svm.gz') and cross-validate from additive statistics; rls, globalrank and queryrank with the linear kernel or a fixed basis; cv none, loo, kfold:K, lgo or lqo")
-	fl.StringVar(&f.foldScore, "fold-score", "pooled", "k-fold and group CV: score the pooled predictions of all folds (pooled) or average the folds' scores (mean, as RLScore does)")
-	fl.StringVar(&f.rows, "rows", "", "kronrls, twostep: the row objects (CSV with a header and no label column, svmlight with labels ignored, or with --kernel precomputed their kernel matrix)")
-	fl.StringVar(&f.cols, "cols", "", "kronrls, twostep: the column objects, like --rows; same: the rows (a homogeneous network)")
-	fl.StringVar(&f.pairs, "pairs", "", "kronrls, twostep: labelled pairs, one \"row col label\" per line (0-based indices into --rows and --cols)")
-	fl.StringVar(&f.colKernel, "col-kernel", "", "kernel of the column objects (default: --kernel)")
-	fl.Float64Var(&f.colGamma, "col-gamma", 1, "gamma of the column kernel")
-	fl.Float64Var(&f.colBias, "col-bias", 1, "bias of the linear column kernel")
-	fl.Float64Var(&f.colCoef0, "col-coef0", 0, "coef0 of the polynomial column kernel")
-	fl.IntVar(&f.colDegree, "col-degree", 2, "degree of the polynomial column kernel")
-	fl.StringVar(&f.colGammaGrid, "col-gamma-grid", "", "grid SPEC of column-kernel gamma values searched with λ")
-	fl.Float64Var(&f.colLambda, "col-lambda", 0, "twostep: λ of the column step")
-	fl.StringVar(&f.colLambdaGrid, "col-lambda-grid", "", "twostep: grid SPEC of column λ values, searched jointly with --lambda-grid (default 2^-15..2^15)")
-	fl.StringVar(&f.colFolds, "col-folds", "", "kronrls, twostep: file of column folds (--cv cols or both)")
-	fl.StringVar(&f.validationPairs, "validation-pairs", "", "kronrls on incomplete data: labelled pairs scored during conjugate gradients; the best iterate is kept and training stops when --patience iterations bring no improvement")
-	fl.IntVar(&f.patience, "patience", 30, "iterations without improvement on --validation-pairs before stopping")
-	fl.StringVar(&f.symmetry, "symmetry", "", "--cols same: symmetric (default) or antisymmetric Kronecker kernel")
-	completeValues(cmd, map[string][]string{
-		"learner": learnerValues(), "kernel": kernelValues(), "col-kernel": kernelValues(), "measure": measureValues(),
-		"cv":     {"none", "loo", "kfold:5", "kfold:10", "lgo", "lqo", "lpo", "rows", "cols", "both", "vertices"},
-		"format": formatValues, "zero-based": zeroBasedValues, "delimiter": delimiterValues,
-		"cost": {"unit", "magnitude", "inverse"}, "solver": {"direct", "cg"},
-		"basis-select": {"random", "greedy", "per-group"}, "basis-holdout": {"remove", "keep", "skip"},
-		"basis-design": {"1", "2", "3"}, "fold-score": {"pooled", "mean"}, "symmetry": {"symmetric", "antisymmetric"},
-	})
-	markFiles(cmd, "data", "labels", "folds", "basis-rows", "preferences", "model", "cv-predictions", "report",
-		"rows", "cols", "pairs", "col-folds", "validation-pairs")
+	completeValues(cmd, plan.Completions())
+	markFiles(cmd, plan.FileFlags...)
 	return cmd
 }
 
@@ -186,17 +85,17 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	start := time.Now()
 	f.command = commandLine(cmd)
 	f.prettySet = cmd.Flags().Changed("pretty")
-	p, err := planFit(f, cmd.Flags().Changed)
+	p, err := plan.New(&f.Flags, cmd.Flags().Changed)
 	if err != nil {
-		return usage(err)
+		return usage(err) // every error of plan.New is a usage error
 	}
-	if p.pairwise != nil {
-		return runPairwise(e, f, p.pairwise, start)
+	if p.Pairwise != nil {
+		return runPairwise(e, f, p.Pairwise, start)
 	}
-	if p.learner.name == greedy.Name {
+	if p.Learner.Takes(learn.ParamSelect) { // greedy forward selection: its own search
 		return runGreedy(e, f, p, start)
 	}
-	if f.stream {
+	if f.Stream {
 		return runStream(e, f, p, start)
 	}
 	// Outputs are checked before any work and committed together after it.
@@ -206,18 +105,18 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		rd   report.Data
 		outs = dataset.Outputs{Stdout: e.stdout}
 	)
-	outs.Add("--model", f.modelOut, func(w io.Writer) error { return res.Predictor.Save(w) })
-	outs.Add("--cv-predictions", f.cvPredictionsOut, func(w io.Writer) error {
+	outs.Add("--model", f.Model, func(w io.Writer) error { return res.Predictor.Save(w) })
+	outs.Add("--cv-predictions", f.CVPredictions, func(w io.Writer) error {
 		return writeCVPredictions(w, res.Curves[res.Best].Result, res.Learner.Labels(), outputColumns(res.Predictor))
 	})
-	outs.Add("--report", f.reportOut, func(w io.Writer) error { return report.Write(w, rd) })
+	outs.Add("--report", f.Report, func(w io.Writer) error { return report.Write(w, rd) })
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	if err := outs.CheckInputs(f.data, f.folds, f.basisRows, f.preferences); err != nil {
+	if err := outs.CheckInputs(f.Data, f.Folds, f.BasisRows, f.Preferences); err != nil {
 		return err
 	}
-	d, err := readData(e, f.data, f.format, f.label, f.qid, 0, f.in)
+	d, err := readData(e, f.Data, f.Format, f.Label, f.Qid, 0, f.In)
 	if err != nil {
 		return err
 	}
@@ -231,30 +130,30 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		return err
 	}
 	loaded := time.Now()
-	if f.solver == "cg" {
+	if f.Solver == "cg" {
 		return runCG(e, f, p, d, start, loaded)
 	}
 
-	prog := newProgress(e.stderr, f.quiet)
+	prog := newProgress(e.stderr, f.Quiet)
 	defer prog.done()
-	if !f.quiet { // the phases' estimates cost a calibration run: only when shown
+	if !f.Quiet { // the phases' estimates cost a calibration run: only when shown
 		in.Observe = prog.phase
 	}
-	prob := selection.Problem{Learner: p.learner.Descriptor, Input: in, Standardize: f.standardize}
-	if f.basisDesign == 3 {
+	prob := selection.Problem{Learner: p.Learner, Input: in, Standardize: f.Standardize}
+	if f.BasisDesign == 3 {
 		prob.Retrain = func(x mat.Matrix, k kernel.Kernel) selection.Retrainer {
-			return selection.RandomBasisPerFold(x, d.Y, k, f.basis, f.seed)
+			return selection.RandomBasisPerFold(x, d.Y, k, f.Basis, f.Seed)
 		}
 	}
-	res, err = selection.Search(prob, selection.Settings{Kernels: p.specs, Lambdas: p.grid, Scheme: scheme, Measure: p.meas,
-		Options: selection.Options{Queries: d.Queries}, Permutations: f.permutations, Seed: f.seed, Progress: prog.step})
+	res, err = selection.Search(prob, selection.Settings{Kernels: p.Kernels, Lambdas: p.Lambdas, Scheme: scheme, Measure: p.Measure,
+		Options: selection.Options{Queries: d.Queries}, Permutations: f.Permutations, Seed: f.Seed, Progress: prog.step})
 	if err != nil {
 		return err
 	}
 	best := res.Curves[res.Best].Result
-	if best.Best.Indistinguishable && !f.quiet {
+	if best.Best.Indistinguishable && !f.Quiet {
 		fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point (%s, λ = %g) the CV predictions are numerically indistinguishable — the kernel tells the rows apart by rounding noise only; %s counts them as ties\n",
-			res.Kernel, res.Lambda, p.meas.Name)
+			res.Kernel, res.Lambda, p.Measure.Name)
 	}
 	pred := res.Predictor
 	pred.Features, pred.ZeroBased = d.FeatureNames, d.ZeroBased
@@ -262,7 +161,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		pred.Classes, pred.ClassLabel = classes.labels, classes.column
 	}
 
-	out = fitOutput{Learner: string(p.learner.name), Kernel: res.Kernel, Form: formOf(res.Learner), Lambda: res.Lambda,
+	out = fitOutput{Learner: string(p.Learner.Name), Kernel: res.Kernel, Form: formOf(res.Learner), Lambda: res.Lambda,
 		NTrain: m, NFeatures: width, Outputs: d.LabelNames, NBasis: len(basisOf(res.Learner)), Backend: linalg.Backend()}
 	if d.Queries != nil {
 		out.Queries = queryStats(d)
@@ -277,11 +176,11 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		}
 	}
 	if scheme.Kind != selection.None {
-		out.CV = &cvOutput{Strategy: scheme.Name, Measure: p.meas.Name, Curve: curves,
-			Best: point(best.Best, res.Kernel, len(res.Curves) > 1), BasisHoldOut: f.basisHoldOut}
+		out.CV = &cvOutput{Strategy: scheme.Name, Measure: p.Measure.Name, Curve: curves,
+			Best: point(best.Best, res.Kernel, len(res.Curves) > 1), BasisHoldOut: f.BasisHoldOut}
 		out.CV.Best.OnEdge = res.OnEdge
 		for _, edge := range res.OnEdge {
-			if !f.quiet {
+			if !f.Quiet {
 				fmt.Fprintf(e.stderr, "rlskit: warning: the chosen %s is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
 					edge.Parameter, map[string]string{"low": "lower", "high": "upper"}[edge.Side])
 			}
@@ -290,8 +189,8 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: res.Train.Seconds(), CV: res.CV.Seconds(),
 		Total: time.Since(start).Seconds()}
 
-	if f.reportOut != "" {
-		rd = reportData(f, d, &out, p.meas, res, scheme, classes)
+	if f.Report != "" {
+		rd = reportData(f, d, &out, p.Measure, res, scheme, classes)
 	}
 	return finish(e, f, &outs, prog, out)
 }
@@ -305,7 +204,7 @@ func finish(e *env, f *fitFlags, outs *dataset.Outputs, prog *progress, summary 
 	}
 	prog.done()
 	w := e.stdout
-	if f.modelOut == "-" || f.cvPredictionsOut == "-" || f.reportOut == "-" {
+	if f.Model == "-" || f.CVPredictions == "-" || f.Report == "-" {
 		w = e.stderr
 	}
 	if prettyChoice(f.prettySet, f.pretty, w) {
@@ -349,16 +248,16 @@ type classInfo struct {
 // trainingInput checks the data against the plan and gathers what the
 // learner's method needs: labels (one ±1 output per class with --one-vs-all),
 // queries, the preference graph and the basis.
-func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*learn.Input, *classInfo, error) {
-	le := p.learner
+func trainingInput(f *fitFlags, p *plan.Plan, d *dataset.Data) (*learn.Input, *classInfo, error) {
+	le := p.Learner
 	graph := le.Needs.Has(learn.NeedsGraph)
-	if d.Y == nil && (!graph || p.cvSpec != "none") {
-		return nil, nil, fmt.Errorf("%s: no labels (%s)", f.data, labelHint(f.data, f.format))
+	if d.Y == nil && (!graph || p.CVSpec != "none") {
+		return nil, nil, fmt.Errorf("%s: no labels (%s)", f.Data, labelHint(f.Data, f.Format))
 	}
 	var classes *classInfo
-	if f.oneVsAll {
+	if f.OneVsAll {
 		if _, t := d.Y.Dims(); t != 1 {
-			return nil, nil, fmt.Errorf("--one-vs-all takes one class-label column, %s has %d", f.data, t)
+			return nil, nil, fmt.Errorf("--one-vs-all takes one class-label column, %s has %d", f.Data, t)
 		}
 		y, cl, err := dataset.OneVsAll(mat.Col(nil, 0, d.Y))
 		if err != nil {
@@ -368,32 +267,32 @@ func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*learn.Input, *cla
 		d.Y, d.LabelNames = y, dataset.ClassNames(cl)
 	}
 	if le.Needs.Has(learn.NeedsGroups) && d.Queries == nil {
-		return nil, nil, fmt.Errorf("--learner %s needs query ids (qid: in svmlight, --qid in CSV)", le.name)
+		return nil, nil, fmt.Errorf("--learner %s needs query ids (qid: in svmlight, --qid in CSV)", le.Name)
 	}
-	if p.meas.NeedsQueries && d.Queries == nil {
-		return nil, nil, fmt.Errorf("--measure %s needs query ids (qid: in svmlight, --qid in CSV)", p.meas.Name)
+	if p.Measure.NeedsQueries && d.Queries == nil {
+		return nil, nil, fmt.Errorf("--measure %s needs query ids (qid: in svmlight, --qid in CSV)", p.Measure.Name)
 	}
-	if f.permutations > 0 {
+	if f.Permutations > 0 {
 		if _, t := d.Y.Dims(); t != 1 {
-			return nil, nil, fmt.Errorf("--permutations takes one label column, %s has %d", f.data, t)
+			return nil, nil, fmt.Errorf("--permutations takes one label column, %s has %d", f.Data, t)
 		}
-		if mp := selection.MaxPermutations(d.Rows()); f.permutations > mp {
-			return nil, nil, fmt.Errorf("--permutations %d: at most %d for %d rows (every permutation is an output held in memory)", f.permutations, mp, d.Rows())
+		if mp := selection.MaxPermutations(d.Rows()); f.Permutations > mp {
+			return nil, nil, fmt.Errorf("--permutations %d: at most %d for %d rows (every permutation is an output held in memory)", f.Permutations, mp, d.Rows())
 		}
 	}
 	in := &learn.Input{X: d.X, Y: d.Y, Outputs: d.LabelNames, Groups: d.Queries}
 	if le.Takes(learn.ParamCost) {
-		in.Cost = f.cost
+		in.Cost = f.Cost
 	}
 	if le.Takes(learn.ParamQueryNormalize) {
-		in.QueryNormalize = f.queryNormalize
+		in.QueryNormalize = f.QueryNormalize
 	}
 	if le.Takes(learn.ParamSelect) {
-		in.Select = f.selectK
+		in.Select = f.Select
 	}
 	if graph {
-		prefs, err := readFile(f.preferences, func(r io.Reader) ([]dataset.Preference, error) {
-			return dataset.ReadPreferences(r, f.preferences, d.Rows())
+		prefs, err := readFile(f.Preferences, func(r io.Reader) ([]dataset.Preference, error) {
+			return dataset.ReadPreferences(r, f.Preferences, d.Rows())
 		})
 		if err != nil {
 			return nil, nil, err
@@ -403,40 +302,40 @@ func trainingInput(f *fitFlags, p *fitPlan, d *dataset.Data) (*learn.Input, *cla
 		}
 		if d.Y != nil {
 			if _, t := d.Y.Dims(); t != 1 {
-				return nil, nil, fmt.Errorf("--learner %s has one output; %s has %d label columns", le.name, f.data, t)
+				return nil, nil, fmt.Errorf("--learner %s has one output; %s has %d label columns", le.Name, f.Data, t)
 			}
 		}
 	}
 	m, width := d.X.Dims()
-	if p.specs[0].Name == "precomputed" && m != width {
-		return nil, nil, fmt.Errorf("%s: a precomputed kernel matrix must be square, got %d rows and %d columns", f.data, m, width)
+	if p.Kernels[0].Name == "precomputed" && m != width {
+		return nil, nil, fmt.Errorf("%s: a precomputed kernel matrix must be square, got %d rows and %d columns", f.Data, m, width)
 	}
 	var err error
 	if in.Basis, err = chooseBasis(f, d, m); err != nil {
 		return nil, nil, err
 	}
-	if f.basisSelect == "greedy" {
-		in.ChooseBasis = greedyBasis(d.Y, f.basis, f.greedyLambda, f.seed)
+	if f.BasisSelect == "greedy" {
+		in.ChooseBasis = greedyBasis(d.Y, f.Basis, f.GreedyLambda, f.Seed)
 	}
 	return in, classes, nil
 }
 
 // fitScheme builds the cross-validation scheme of the plan for the data.
-func fitScheme(f *fitFlags, p *fitPlan, d *dataset.Data, basis []int) (selection.Scheme, error) {
-	o := selection.SchemeOptions{Rows: d.Rows(), Seed: f.seed, Groups: d.Queries, Labels: d.Y, Basis: basis,
-		Design: f.basisDesign, Policy: p.policy, PairsWithinGroups: p.learner.Needs.Has(learn.NeedsGroups) && d.Y != nil, FoldMean: f.foldScore == "mean"}
-	if p.cvKind == "folds" {
-		folds, err := readFile(f.folds, func(r io.Reader) ([][]int, error) { return dataset.ReadFolds(r, f.folds, d.Rows()) })
+func fitScheme(f *fitFlags, p *plan.Plan, d *dataset.Data, basis []int) (selection.Scheme, error) {
+	o := selection.SchemeOptions{Rows: d.Rows(), Seed: f.Seed, Groups: d.Queries, Labels: d.Y, Basis: basis,
+		Design: f.BasisDesign, Policy: p.Policy, PairsWithinGroups: p.Learner.Needs.Has(learn.NeedsGroups) && d.Y != nil, FoldMean: f.FoldScore == "mean"}
+	if p.CVKind == "folds" {
+		folds, err := readFile(f.Folds, func(r io.Reader) ([][]int, error) { return dataset.ReadFolds(r, f.Folds, d.Rows()) })
 		if err != nil {
 			return selection.Scheme{}, err
 		}
-		o.Folds, o.FoldsName = folds, f.folds
+		o.Folds, o.FoldsName = folds, f.Folds
 	}
-	sc, err := selection.NewScheme(p.cvSpec, o)
+	sc, err := selection.NewScheme(p.CVSpec, o)
 	if err != nil {
-		flag := "--cv " + p.cvSpec
-		if p.cvKind == "folds" {
-			flag = "--folds " + f.folds
+		flag := "--cv " + p.CVSpec
+		if p.CVKind == "folds" {
+			flag = "--folds " + f.Folds
 		}
 		return sc, fmt.Errorf("%s: %w", flag, err)
 	}

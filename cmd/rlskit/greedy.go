@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,47 +14,10 @@ import (
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/report"
 	"github.com/rlskit/rlskit/selection"
 )
-
-// planGreedy checks the flags of --learner greedy (and refuses its flags
-// for the other learners): greedy forward selection on the linear kernel by an
-// exact LOO or hold-out criterion.
-func planGreedy(f *fitFlags, isGreedy bool, cvName string, changed func(string) bool) error {
-	if !isGreedy {
-		switch {
-		case changed("select"):
-			return errors.New("--select goes with --learner greedy")
-		case changed("outer-folds"):
-			return errors.New("--outer-folds goes with --learner greedy")
-		}
-		return nil
-	}
-	switch {
-	case !changed("select"):
-		return errors.New("--learner greedy needs --select K, the number of features to select")
-	case f.selectK < 1:
-		return fmt.Errorf("--select %d: %w (want at least 1)", f.selectK, greedy.ErrSelect)
-	case f.kernel != "linear":
-		return fmt.Errorf("--learner greedy selects features of the linear kernel, not --kernel %s", f.kernel)
-	case cvName == "lpo" || cvName == "none":
-		return fmt.Errorf("--learner greedy selects by a leave-one-out or hold-out criterion: --cv loo, kfold:K, lgo or --folds, not %s", cvName)
-	case f.basis > 0 || f.basisRows != "" || changed("basis-select") || changed("basis-holdout") || f.basisDesign != 0:
-		return errors.New("--learner greedy works on the features: the --basis flags do not apply")
-	case f.solver != "direct":
-		return errors.New("--learner greedy has its own solver: --solver does not apply")
-	case f.permutations > 0:
-		return errors.New("--permutations does not apply to --learner greedy (use --outer-folds for an honest estimate)")
-	case f.oneVsAll:
-		return errors.New("--one-vs-all does not apply to --learner greedy (give the ±1 label columns with --label)")
-	case f.foldScore != "pooled":
-		return errors.New("--learner greedy scores the pooled hold-out predictions: --fold-score mean does not apply")
-	case changed("outer-folds") && f.outerFolds < 2:
-		return fmt.Errorf("--outer-folds %d: want at least 2", f.outerFolds)
-	}
-	return nil
-}
 
 // selectionOutput is fit's JSON "selection" of --learner greedy.
 type selectionOutput struct {
@@ -96,23 +58,23 @@ type outerFoldJSON struct {
 
 // runGreedy is fit --learner greedy: read → greedy.Select (and greedy.Outer)
 // → write. The selection, its criterion and the outer loop are the library's.
-func runGreedy(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
+func runGreedy(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	var (
 		out  fitOutput
 		res  *greedy.Result
 		rd   report.Data
 		outs = dataset.Outputs{Stdout: e.stdout}
 	)
-	outs.Add("--model", f.modelOut, func(w io.Writer) error { return res.Predictor.Save(w) })
-	outs.Add("--cv-predictions", f.cvPredictionsOut, func(w io.Writer) error { return writeRowPredictions(w, res.Predictions, res.Predictor.Outputs) })
-	outs.Add("--report", f.reportOut, func(w io.Writer) error { return report.Write(w, rd) })
+	outs.Add("--model", f.Model, func(w io.Writer) error { return res.Predictor.Save(w) })
+	outs.Add("--cv-predictions", f.CVPredictions, func(w io.Writer) error { return writeRowPredictions(w, res.Predictions, res.Predictor.Outputs) })
+	outs.Add("--report", f.Report, func(w io.Writer) error { return report.Write(w, rd) })
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	if err := outs.CheckInputs(f.data, f.folds); err != nil {
+	if err := outs.CheckInputs(f.Data, f.Folds); err != nil {
 		return err
 	}
-	d, err := readData(e, f.data, f.format, f.label, f.qid, 0, f.in)
+	d, err := readData(e, f.Data, f.Format, f.Label, f.Qid, 0, f.In)
 	if err != nil {
 		return err
 	}
@@ -120,18 +82,18 @@ func runGreedy(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 		return err
 	}
 	m, width := d.X.Dims()
-	if f.selectK > width {
-		return fmt.Errorf("--select %d: %w: %s has %d features", f.selectK, greedy.ErrSelect, f.data, width)
+	if f.Select > width {
+		return fmt.Errorf("--select %d: %w: %s has %d features", f.Select, greedy.ErrSelect, f.Data, width)
 	}
 	scheme, err := fitScheme(f, p, d, nil)
 	if err != nil {
 		return err
 	}
 	loaded := time.Now()
-	prog := newProgress(e.stderr, f.quiet)
+	prog := newProgress(e.stderr, f.Quiet)
 	defer prog.done()
-	opt := greedy.Options{Lambdas: p.grid, Bias: f.bias, K: f.selectK, Measure: p.meas, Folds: scheme.Folds,
-		Queries: d.Queries, Outputs: d.LabelNames, Standardize: f.standardize, Progress: prog.step}
+	opt := greedy.Options{Lambdas: p.Lambdas, Bias: f.Bias, K: f.Select, Measure: p.Measure, Folds: scheme.Folds,
+		Queries: d.Queries, Outputs: d.LabelNames, Standardize: f.Standardize, Progress: prog.step}
 	res, err = greedy.Select(d.X, d.Y, opt)
 	if err != nil {
 		return fmt.Errorf("--learner greedy: %w", err)
@@ -139,39 +101,39 @@ func runGreedy(e *env, f *fitFlags, p *fitPlan, start time.Time) error {
 	res.Predictor.Features, res.Predictor.ZeroBased = d.FeatureNames, d.ZeroBased
 	t1 := time.Now()
 	var outer *greedy.OuterResult
-	if f.outerFolds > 0 {
-		folds, err := cv.KFold(m, f.outerFolds, f.seed)
+	if f.OuterFolds > 0 {
+		folds, err := cv.KFold(m, f.OuterFolds, f.Seed)
 		if err != nil {
-			return fmt.Errorf("--outer-folds %d: %w", f.outerFolds, err)
+			return fmt.Errorf("--outer-folds %d: %w", f.OuterFolds, err)
 		}
 		if outer, err = greedy.Outer(d.X, d.Y, opt, folds); err != nil {
-			return fmt.Errorf("--outer-folds %d: %w", f.outerFolds, err)
+			return fmt.Errorf("--outer-folds %d: %w", f.OuterFolds, err)
 		}
 	}
 
-	out = fitOutput{Learner: string(greedy.Name), Kernel: kernel.Spec{Name: "linear", Bias: f.bias}, Form: "linear", Lambda: res.Lambda,
+	out = fitOutput{Learner: string(p.Learner.Name), Kernel: kernel.Spec{Name: "linear", Bias: f.Bias}, Form: "linear", Lambda: res.Lambda,
 		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend()}
 	if d.Queries != nil {
 		out.Queries = queryStats(d)
 	}
 	out.Selection = greedySelection(res, d.FeatureNames)
-	out.CV = &cvOutput{Strategy: scheme.Name, Measure: p.meas.Name}
-	for _, c := range lambdaCurve(res, p.meas) {
+	out.CV = &cvOutput{Strategy: scheme.Name, Measure: p.Measure.Name}
+	for _, c := range lambdaCurve(res, p.Measure) {
 		out.CV.Curve = append(out.CV.Curve, curvePoint{Lambda: c.Lambda, Value: c.Value})
 	}
 	out.CV.Best = curvePoint{Lambda: res.Lambda, Value: res.Value}
 	if outer != nil {
-		out.Outer = &outerOutput{Folds: f.outerFolds, Measure: p.meas.Name, Value: outer.Value}
+		out.Outer = &outerOutput{Folds: f.OuterFolds, Measure: p.Measure.Name, Value: outer.Value}
 		for _, fo := range outer.Folds {
 			out.Outer.PerFold = append(out.Outer.PerFold, outerFoldJSON{Lambda: fo.Lambda, Features: fo.K, Selected: fo.Selected, Inner: fo.Inner})
 		}
 	}
-	if !f.quiet {
+	if !f.Quiet {
 		greedyWarnings(e, res, p)
 	}
 	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: t1.Sub(loaded).Seconds(), CV: time.Since(t1).Seconds(),
 		Total: time.Since(start).Seconds()}
-	if f.reportOut != "" {
+	if f.Report != "" {
 		if rd, err = greedyReport(f, d, &out, p, res); err != nil {
 			return err
 		}
@@ -227,9 +189,9 @@ func lambdaCurve(res *greedy.Result, meas measure.Measure) []selection.Point {
 }
 
 // greedyWarnings: a choice at the end of what was searched may lie beyond it.
-func greedyWarnings(e *env, res *greedy.Result, p *fitPlan) {
-	if len(p.grid) > 1 {
-		lo, hi := slices.Min(p.grid), slices.Max(p.grid)
+func greedyWarnings(e *env, res *greedy.Result, p *plan.Plan) {
+	if len(p.Lambdas) > 1 {
+		lo, hi := slices.Min(p.Lambdas), slices.Max(p.Lambdas)
 		if res.Lambda == lo || res.Lambda == hi {
 			fmt.Fprintf(e.stderr, "rlskit: warning: the chosen lambda is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
 				map[bool]string{true: "lower", false: "upper"}[res.Lambda == lo])
@@ -239,6 +201,6 @@ func greedyWarnings(e *env, res *greedy.Result, p *fitPlan) {
 		fmt.Fprintf(e.stderr, "rlskit: note: the criterion was still improving at the last of the %d features selected; more might be better (raise --select)\n", res.K)
 	}
 	if res.Paths[res.Best].Steps[res.K-1].Indistinguishable {
-		fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point the CV predictions are numerically indistinguishable; %s counts them as ties\n", p.meas.Name)
+		fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point the CV predictions are numerically indistinguishable; %s counts them as ties\n", p.Measure.Name)
 	}
 }

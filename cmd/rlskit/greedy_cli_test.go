@@ -11,6 +11,7 @@ import (
 	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/plan"
 )
 
 // TestFitGreedy: the JSON contract of --learner greedy, for each criterion;
@@ -90,11 +91,11 @@ func TestFitGreedyLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rlsEntry, err := learnerByName("rls")
+	rlsEntry, err := plan.LookupLearner("rls")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := fitScheme(&fitFlags{seed: 3, foldScore: "pooled"}, &fitPlan{cvSpec: "kfold:4", cvKind: "kfold", learner: rlsEntry}, d, nil)
+	sc, err := fitScheme(&fitFlags{Flags: plan.Flags{Seed: 3, FoldScore: "pooled"}}, &plan.Plan{CVSpec: "kfold:4", CVKind: "kfold", Learner: rlsEntry}, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

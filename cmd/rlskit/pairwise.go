@@ -8,8 +8,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -21,260 +19,9 @@ import (
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/pairwise"
+	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/selection"
 )
-
-// isPairwise reports whether --learner names a pairwise learner.
-func isPairwise(name string) bool {
-	return name == string(learn.KronRLS) || name == string(learn.TwoStep)
-}
-
-// pairwiseOnly are the flags of the pairwise learners alone.
-var pairwiseOnly = []string{"rows", "cols", "pairs", "col-kernel", "col-gamma", "col-bias", "col-coef0", "col-degree",
-	"col-gamma-grid", "col-lambda", "col-lambda-grid", "col-folds", "validation-pairs", "patience", "symmetry"}
-
-// noPairwiseFlags refuses the pairwise learners' flags with another learner.
-func noPairwiseFlags(learner string, changed func(string) bool) error {
-	for _, fl := range pairwiseOnly {
-		if changed(fl) {
-			return fmt.Errorf("--%s applies to --learner kronrls and twostep, not %s", fl, learner)
-		}
-	}
-	return nil
-}
-
-// pairPlan is what fit's flags resolve to for a pairwise learner.
-type pairPlan struct {
-	learner             learn.Name
-	rowSpecs, colSpecs  []kernel.Spec
-	grid, colGrid       []float64
-	setting             pairwise.Setting // "" for --cv none
-	cvSpec              string
-	rowK, colK          int // K of rows:K, cols:K, both:K, vertices:K (0: leave-one-out or files)
-	meas                measure.Measure
-	homogeneous         bool
-	sym                 pairwise.Symmetry
-	cvGiven, forceCG    bool
-	tol                 float64
-	rowsPath, colsPath  string
-	patience            int
-	validationPairsPath string
-}
-
-// planPairwise checks fit's flags for --learner kronrls or twostep.
-func planPairwise(f *fitFlags, changed func(string) bool) (*pairPlan, error) {
-	p := &pairPlan{learner: learn.Name(f.learner), rowsPath: f.rows, colsPath: f.cols, patience: f.patience,
-		validationPairsPath: f.validationPairs}
-	if f.data != "" {
-		return nil, fmt.Errorf("--learner %s reads --rows, --cols and --pairs, not --data", f.learner)
-	}
-	for _, fl := range []string{"label", "qid", "preferences", "cost", "basis", "basis-rows", "basis-select", "basis-holdout",
-		"basis-design", "greedy-lambda", "permutations", "one-vs-all", "report", "query-normalize", "fold-score"} {
-		if changed(fl) {
-			return nil, fmt.Errorf("--%s does not apply to --learner %s", fl, f.learner)
-		}
-	}
-	for flag, v := range map[string]string{"--rows": f.rows, "--pairs": f.pairs} {
-		if v == "" {
-			return nil, fmt.Errorf("%s FILE is required with --learner %s", flag, f.learner)
-		}
-	}
-	if f.cols == "" {
-		return nil, fmt.Errorf("--cols FILE is required with --learner %s (--cols same: the rows are also the columns, a homogeneous network)", f.learner)
-	}
-	p.homogeneous = f.cols == "same"
-	if changed("symmetry") && !p.homogeneous {
-		return nil, errors.New("--symmetry applies to homogeneous networks (--cols same)")
-	}
-	if p.homogeneous {
-		sym := f.symmetry
-		if sym == "" || sym == "none" {
-			sym = "symmetric"
-			if changed("symmetry") {
-				return nil, errors.New("--symmetry none: a homogeneous network (--cols same) is symmetric or antisymmetric")
-			}
-		}
-		var err error
-		if p.sym, err = pairwise.ParseSymmetry(sym); err != nil {
-			return nil, fmt.Errorf("--symmetry: %w", err)
-		}
-		for _, fl := range []string{"col-kernel", "col-gamma", "col-bias", "col-coef0", "col-degree", "col-gamma-grid"} {
-			if changed(fl) {
-				return nil, fmt.Errorf("--%s: a homogeneous network (--cols same) has one kernel: use --kernel and its flags", fl)
-			}
-		}
-	}
-	var err error
-	if p.rowSpecs, err = kernelGrid(f, changed); err != nil {
-		return nil, err
-	}
-	if p.homogeneous {
-		p.colSpecs = []kernel.Spec{{}}
-	} else if p.colSpecs, err = colKernelGrid(f, changed); err != nil {
-		return nil, err
-	}
-	if p.grid, err = lambdaGrid(f, changed); err != nil {
-		return nil, err
-	}
-	if p.learner == learn.KronRLS {
-		for _, fl := range []string{"col-lambda", "col-lambda-grid"} {
-			if changed(fl) {
-				return nil, fmt.Errorf("--%s applies to --learner twostep; kronrls has one λ (--lambda, --lambda-grid)", fl)
-			}
-		}
-		p.colGrid = nil
-	} else if p.colGrid, err = colLambdaGrid(f, changed); err != nil {
-		return nil, err
-	}
-	if err := p.planCV(f, changed); err != nil {
-		return nil, err
-	}
-	measName := f.measure
-	if measName == "" {
-		measName = "mse"
-	}
-	if p.meas, err = measure.ByName(measName); err != nil {
-		return nil, fmt.Errorf("--measure: %w", err)
-	}
-	if p.meas.Multiclass {
-		return nil, fmt.Errorf("--measure %s needs one output per class; pairs have one label", p.meas.Name)
-	}
-	switch f.solver {
-	case "direct":
-	case "cg":
-		if p.learner != learn.KronRLS {
-			return nil, fmt.Errorf("--solver cg trains --learner kronrls, not %s", f.learner)
-		}
-		p.forceCG = true
-	default:
-		return nil, fmt.Errorf("--solver %q: want direct or cg", f.solver)
-	}
-	if f.validationPairs != "" && p.learner != learn.KronRLS {
-		return nil, errors.New("--validation-pairs stops conjugate-gradient training early: --learner kronrls on incomplete data")
-	}
-	if changed("patience") && f.validationPairs == "" {
-		return nil, errors.New("--patience goes with --validation-pairs")
-	}
-	if f.patience < 1 {
-		return nil, fmt.Errorf("--patience %d: must be ≥ 1", f.patience)
-	}
-	p.tol = 1e-10
-	if changed("tol") {
-		if !(f.tol > 0) {
-			return nil, fmt.Errorf("--tol %g: must be > 0", f.tol)
-		}
-		p.tol = f.tol
-	}
-	if f.maxIter < 1 {
-		return nil, fmt.Errorf("--max-iter %d: need at least 1 iteration", f.maxIter)
-	}
-	if f.standardize && p.rowSpecs[0].Name == "precomputed" {
-		return nil, errors.New("--standardize with a precomputed kernel: the data are kernel values")
-	}
-	if f.cvPredictionsOut != "" && p.setting == "" {
-		return nil, errors.New("--cv-predictions needs cross-validation (--cv is none)")
-	}
-	return p, nil
-}
-
-// planCV parses --cv (pairs, rows, cols, both, vertices, each but pairs with
-// :K, or none) with --folds and --col-folds.
-func (p *pairPlan) planCV(f *fitFlags, changed func(string) bool) error {
-	spec := f.cv
-	p.cvGiven = spec != ""
-	if spec == "" {
-		spec = "pairs"
-		if f.folds != "" || f.colFolds != "" {
-			return errors.New("--folds and --col-folds go with --cv rows, cols, both or vertices")
-		}
-	}
-	p.cvSpec = spec
-	name, k, hasK := strings.Cut(spec, ":")
-	kv := 0
-	if hasK {
-		v, err := strconv.Atoi(k)
-		if err != nil || v < 2 {
-			return fmt.Errorf("--cv %s: K must be an integer ≥ 2", spec)
-		}
-		kv = v
-	}
-	switch name {
-	case "none":
-		if hasK {
-			return fmt.Errorf("--cv %s: none takes no K", spec)
-		}
-		if len(p.grid) > 1 || len(p.colGrid) > 1 || len(p.rowSpecs) > 1 || len(p.colSpecs) > 1 {
-			return fmt.Errorf("--cv none with a grid: a grid needs cross-validation to choose from it")
-		}
-		if f.folds != "" || f.colFolds != "" {
-			return errors.New("--folds and --col-folds need cross-validation (--cv is none)")
-		}
-		return nil
-	case "pairs":
-		if hasK {
-			return fmt.Errorf("--cv %s: setting pairs leaves each pair out alone (no K)", spec)
-		}
-		if f.folds != "" || f.colFolds != "" {
-			return errors.New("--folds and --col-folds go with --cv rows, cols, both or vertices, not pairs")
-		}
-	case "rows", "cols", "both", "vertices":
-	default:
-		return fmt.Errorf("--cv %q: want pairs, rows, cols, both (with :K for folds), vertices for --cols same, or none", spec)
-	}
-	p.setting = pairwise.Setting(name)
-	if p.homogeneous && (name == "rows" || name == "cols" || name == "both") {
-		return fmt.Errorf("--cv %s: a homogeneous network (--cols same) is cross-validated by pairs or vertices", spec)
-	}
-	if !p.homogeneous && name == "vertices" {
-		return errors.New("--cv vertices is leave-vertex-out for homogeneous networks (--cols same)")
-	}
-	if f.folds != "" && (hasK || name == "cols") {
-		if name == "cols" {
-			return errors.New("--folds holds row folds; column folds go in --col-folds")
-		}
-		return fmt.Errorf("--folds %s and --cv %s: give the folds one way", f.folds, spec)
-	}
-	if f.colFolds != "" && (hasK || (name != "cols" && name != "both")) {
-		if hasK {
-			return fmt.Errorf("--col-folds %s and --cv %s: give the folds one way", f.colFolds, spec)
-		}
-		return fmt.Errorf("--col-folds goes with --cv cols or both, not %s", name)
-	}
-	switch name {
-	case "rows", "vertices":
-		p.rowK = kv
-	case "cols":
-		p.colK = kv
-	case "both":
-		p.rowK, p.colK = kv, kv
-	}
-	return nil
-}
-
-// colKernelGrid is kernelGrid for the column flags (--col-kernel, default
-// the row kernel; --col-gamma, …).
-func colKernelGrid(f *fitFlags, changed func(string) bool) ([]kernel.Spec, error) {
-	name := f.colKernel
-	if name == "" {
-		name = f.kernel
-	}
-	cf := &fitFlags{kernel: name, gamma: f.colGamma, bias: f.colBias, coef0: f.colCoef0, degree: f.colDegree, gammaGrid: f.colGammaGrid}
-	specs, err := kernelGrid(cf, func(p string) bool { return changed("col-" + p) })
-	if err != nil {
-		return nil, errors.New(strings.ReplaceAll(err.Error(), "--", "--col-"))
-	}
-	return specs, nil
-}
-
-// colLambdaGrid is lambdaGrid for --col-lambda / --col-lambda-grid.
-func colLambdaGrid(f *fitFlags, changed func(string) bool) ([]float64, error) {
-	cf := &fitFlags{lambda: f.colLambda, lambdaGrid: f.colLambdaGrid}
-	g, err := lambdaGrid(cf, func(p string) bool { return changed("col-" + p) })
-	if err != nil {
-		return nil, errors.New(strings.ReplaceAll(err.Error(), "--", "--col-"))
-	}
-	return g, nil
-}
 
 // pairFitOutput is fit's JSON for a pairwise learner.
 type pairFitOutput struct {
@@ -350,7 +97,7 @@ type pairInputs struct {
 // no label column, or svmlight with its labels ignored), or a kernel matrix.
 // in gives --zero-based (fit: auto by default); modelZero is the base a
 // model's side records (predict), used when --zero-based is not given.
-func readObjects(e *env, flag, path, format string, width int, in inputFlags, modelZero *bool) (*dataset.Data, error) {
+func readObjects(e *env, flag, path, format string, width int, in plan.InputFlags, modelZero *bool) (*dataset.Data, error) {
 	if path != "-" {
 		st, err := os.Stat(path)
 		if err != nil {
@@ -360,10 +107,10 @@ func readObjects(e *env, flag, path, format string, width int, in inputFlags, mo
 			return nil, fmt.Errorf("%s %s: is a directory, not a data file", flag, path)
 		}
 	}
-	if in.zeroBased == "" && modelZero != nil && *modelZero {
-		in.zeroBased = "true"
+	if in.ZeroBased == "" && modelZero != nil && *modelZero {
+		in.ZeroBased = "true"
 	}
-	d, err := readData(e, path, format, "", "", width, inputFlags{zeroBased: in.zeroBased, delimiter: in.delimiter})
+	d, err := readData(e, path, format, "", "", width, plan.InputFlags{ZeroBased: in.ZeroBased, Delimiter: in.Delimiter})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
@@ -399,7 +146,7 @@ type pairSolution interface {
 
 // runPairwise is fit for the pairwise learners: read → train per kernel
 // setting → cross-validate along the λ grid(s) → write.
-func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
+func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 	var (
 		out       pairFitOutput
 		best      pairSolution
@@ -407,8 +154,8 @@ func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
 		bestPairs []pairwise.Pair
 		outs      = dataset.Outputs{Stdout: e.stdout}
 	)
-	outs.Add("--model", f.modelOut, func(w io.Writer) error { return best.PairModel().Save(w) })
-	outs.Add("--cv-predictions", f.cvPredictionsOut, func(w io.Writer) error {
+	outs.Add("--model", f.Model, func(w io.Writer) error { return best.PairModel().Save(w) })
+	outs.Add("--cv-predictions", f.CVPredictions, func(w io.Writer) error {
 		lw := newLineWriter(w)
 		lw.printf("row\tcol\tprediction\n")
 		for i, pr := range bestPairs {
@@ -419,36 +166,36 @@ func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	inputs := []string{f.rows, f.pairs, f.folds, f.colFolds, f.validationPairs}
-	if !p.homogeneous {
-		inputs = append(inputs, f.cols)
+	inputs := []string{f.Rows, f.Pairs, f.Folds, f.ColFolds, f.ValidationPairs}
+	if !p.Homogeneous {
+		inputs = append(inputs, f.Cols)
 	}
 	if err := outs.CheckInputs(inputs...); err != nil {
 		return err
 	}
-	rows, err := readObjects(e, "--rows", f.rows, f.format, 0, f.in, nil)
+	rows, err := readObjects(e, "--rows", f.Rows, f.Format, 0, f.In, nil)
 	if err != nil {
 		return err
 	}
 	cols := rows
-	if !p.homogeneous {
-		if cols, err = readObjects(e, "--cols", f.cols, f.format, 0, f.in, nil); err != nil {
+	if !p.Homogeneous {
+		if cols, err = readObjects(e, "--cols", f.Cols, f.Format, 0, f.In, nil); err != nil {
 			return err
 		}
 	}
 	m, _ := rows.X.Dims()
 	q, _ := cols.X.Dims()
-	for flag, d := range map[string]*dataset.Data{"--rows " + f.rows: rows, "--cols " + f.cols: cols} {
-		if r, c := d.X.Dims(); p.rowSpecs[0].Name == "precomputed" && r != c {
+	for flag, d := range map[string]*dataset.Data{"--rows " + f.Rows: rows, "--cols " + f.Cols: cols} {
+		if r, c := d.X.Dims(); p.RowKernels[0].Name == "precomputed" && r != c {
 			return fmt.Errorf("%s: a precomputed kernel matrix must be square, got %d rows and %d columns", flag, r, c)
 		}
 	}
-	if !p.homogeneous && len(p.colSpecs) > 0 && p.colSpecs[0].Name == "precomputed" {
+	if !p.Homogeneous && len(p.ColKernels) > 0 && p.ColKernels[0].Name == "precomputed" {
 		if r, c := cols.X.Dims(); r != c {
-			return fmt.Errorf("--cols %s: a precomputed kernel matrix must be square, got %d rows and %d columns", f.cols, r, c)
+			return fmt.Errorf("--cols %s: a precomputed kernel matrix must be square, got %d rows and %d columns", f.Cols, r, c)
 		}
 	}
-	pf, err := readPairsFile("--pairs", f.pairs, m, q, false)
+	pf, err := readPairsFile("--pairs", f.Pairs, m, q, false)
 	if err != nil {
 		return err
 	}
@@ -456,46 +203,46 @@ func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
 	bestPairs = pairs
 	loaded := time.Now()
 
-	out = pairFitOutput{Learner: f.learner, NTrain: pf.Len(), Rows: m, Cols: q, Pairs: pf.Len(), Backend: linalg.Backend(),
-		Setting: settingName(p.setting)}
-	if p.homogeneous {
-		out.Symmetry = p.sym.String()
+	out = pairFitOutput{Learner: f.Learner, NTrain: pf.Len(), Rows: m, Cols: q, Pairs: pf.Len(), Backend: linalg.Backend(),
+		Setting: settingName(p.Setting)}
+	if p.Homogeneous {
+		out.Symmetry = p.Symmetry.String()
 	}
-	prog := newProgress(e.stderr, f.quiet)
+	prog := newProgress(e.stderr, f.Quiet)
 	defer prog.done()
 
 	// Complete or not decides the method: the closed forms, or CG.
-	complete, nobs, err := pairwise.CheckPairs(m, q, pairs, pf.Labels, p.sym)
+	complete, nobs, err := pairwise.CheckPairs(m, q, pairs, pf.Labels, p.Symmetry)
 	if err != nil {
-		return fmt.Errorf("--pairs %s: %w", f.pairs, err)
+		return fmt.Errorf("--pairs %s: %w", f.Pairs, err)
 	}
 	out.Complete = complete
 	var train, cvTime time.Duration
-	if !out.Complete || p.forceCG {
-		if err := p.incompleteOK(f, len(pairs), nobs, m, q); err != nil {
+	if !out.Complete || p.ForceCG {
+		if err := p.CheckIncomplete(len(pairs), nobs, m, q); err != nil {
 			return err
 		}
-		res, err := p.runCG(e, f, rows, cols, pairs, pf.Labels, m, q, prog)
+		res, err := runPairCG(e, f, p, rows, cols, pairs, pf.Labels, m, q, prog)
 		if err != nil {
 			return err
 		}
 		train = time.Since(loaded)
 		best = &namedModel{res, rows, cols}
-		out.Form, out.Kernel, out.Lambda, out.Setting = "cg", p.rowSpecs[0], p.grid[0], settingName("")
-		if !p.homogeneous {
-			out.ColKernel = &p.colSpecs[0]
+		out.Form, out.Kernel, out.Lambda, out.Setting = "cg", p.RowKernels[0], p.Lambdas[0], settingName("")
+		if !p.Homogeneous {
+			out.ColKernel = &p.ColKernels[0]
 		}
 		out.CG = &pairCG{Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual,
 			EarlyStopped: res.EarlyStopped}
-		if f.validationPairs != "" {
+		if f.ValidationPairs != "" {
 			out.CG.BestIteration, out.CG.ValidationMSE = res.BestIteration, &res.ValidationMSE
 		}
-		if !res.Converged && !res.EarlyStopped && !f.quiet {
+		if !res.Converged && !res.EarlyStopped && !f.Quiet {
 			fmt.Fprintf(e.stderr, "rlskit: warning: conjugate gradients stopped after %d iterations at relative residual %.3g (--tol %g): raise --max-iter\n",
-				res.Iterations, res.Residual, p.tol)
+				res.Iterations, res.Residual, p.Tol)
 		}
 	} else {
-		sol, res, tr, ct, err := p.runComplete(e, f, rows, cols, pairs, pf.Labels, m, q, prog, &out)
+		sol, res, tr, ct, err := runComplete(e, f, p, rows, cols, pairs, pf.Labels, m, q, prog, &out)
 		if err != nil {
 			return err
 		}
@@ -508,69 +255,44 @@ func runPairwise(e *env, f *fitFlags, p *pairPlan, start time.Time) error {
 	return finish(e, f, &outs, prog, out)
 }
 
-// incompleteOK checks what incomplete data allows: Kronecker RLS by CG at one
-// λ and one kernel setting, without cross-validation.
-func (p *pairPlan) incompleteOK(f *fitFlags, n, nobs, m, q int) error {
-	what := fmt.Sprintf("%s labels %d of the %d×%d pairs", f.pairs, n, m, q)
-	if p.homogeneous {
-		what = fmt.Sprintf("%s labels %d pairs of a %d-vertex network (%d of the %d ordered pairs with their mirrors)", f.pairs, n, m, nobs, m*q)
-	}
-	if p.forceCG {
-		what = "--solver cg"
-	}
-	switch {
-	case p.learner == learn.TwoStep:
-		return fmt.Errorf("--learner twostep needs complete data (a label for every row × column pair); %s: use --learner kronrls", what)
-	case p.cvGiven && p.setting != "":
-		return fmt.Errorf("--cv %s needs complete data; %s: conjugate-gradient training takes --cv none (optionally --validation-pairs FILE for early stopping)", p.cvSpec, what)
-	case len(p.grid) != 1 || len(p.rowSpecs) != 1 || len(p.colSpecs) != 1:
-		return fmt.Errorf("%s: conjugate-gradient training fits one model: give one --lambda and one kernel setting", what)
-	}
-	p.setting = ""
-	if f.cvPredictionsOut != "" {
-		return errors.New("--cv-predictions needs cross-validation, which incomplete data does not have")
-	}
-	return nil
-}
-
-// runCG trains Kronecker RLS by conjugate gradients.
-func (p *pairPlan) runCG(e *env, f *fitFlags, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int, prog *progress) (*pairwise.CGResult, error) {
-	rs, cs, err := p.sides(f, rows, cols, p.rowSpecs[0], p.colSpecs[0])
+// runPairCG trains Kronecker RLS by conjugate gradients.
+func runPairCG(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int, prog *progress) (*pairwise.CGResult, error) {
+	rs, cs, err := pairSides(f, p, rows, cols, p.RowKernels[0], p.ColKernels[0])
 	if err != nil {
 		return nil, err
 	}
-	k, err := pairwise.FitKronCG(rs, cs, pairs, y, pairwise.Options{Symmetry: p.sym})
+	k, err := pairwise.FitKronCG(rs, cs, pairs, y, pairwise.Options{Symmetry: p.Symmetry})
 	if err != nil {
-		return nil, fmt.Errorf("--pairs %s: %w", f.pairs, err)
+		return nil, fmt.Errorf("--pairs %s: %w", f.Pairs, err)
 	}
-	opt := pairwise.CGOptions{Tol: p.tol, MaxIter: f.maxIter, Patience: p.patience,
+	opt := pairwise.CGOptions{Tol: p.Tol, MaxIter: f.MaxIter, Patience: p.Patience,
 		Progress: func(it int, r float64) {
-			prog.stepDetail("conjugate gradients", fmt.Sprintf("residual %.2g", r), it, f.maxIter)
+			prog.stepDetail("conjugate gradients", fmt.Sprintf("residual %.2g", r), it, f.MaxIter)
 		}}
-	if f.validationPairs != "" {
-		vp, err := readPairsFile("--validation-pairs", f.validationPairs, m, q, false)
+	if f.ValidationPairs != "" {
+		vp, err := readPairsFile("--validation-pairs", f.ValidationPairs, m, q, false)
 		if err != nil {
 			return nil, err
 		}
 		opt.Validation = &pairwise.Validation{Pairs: toPairs(vp), Labels: vp.Labels}
 	}
-	res, err := k.Solve(p.grid[0], opt)
+	res, err := k.Solve(p.Lambdas[0], opt)
 	if err != nil {
 		return nil, fmt.Errorf("conjugate gradients: %w", err)
 	}
 	return res, nil
 }
 
-// sides builds the two sides of one kernel setting.
-func (p *pairPlan) sides(f *fitFlags, rows, cols *dataset.Data, rs, cs kernel.Spec) (*pairwise.Side, *pairwise.Side, error) {
-	rowSide, err := newSide("--rows "+f.rows, rows, rs, f.standardize)
+// pairSides builds the two sides of one kernel setting.
+func pairSides(f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, rs, cs kernel.Spec) (*pairwise.Side, *pairwise.Side, error) {
+	rowSide, err := newSide("--rows "+f.Rows, rows, rs, f.Standardize)
 	if err != nil {
 		return nil, nil, err
 	}
-	if p.homogeneous {
+	if p.Homogeneous {
 		return rowSide, rowSide, nil
 	}
-	colSide, err := newSide("--cols "+f.cols, cols, cs, f.standardize)
+	colSide, err := newSide("--cols "+f.Cols, cols, cs, f.Standardize)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -595,53 +317,51 @@ func newSide(what string, d *dataset.Data, spec kernel.Spec, standardize bool) (
 // (selection.Search with the registered learner): per kernel setting one
 // learner (each side factored once per distinct kernel), cross-validated by
 // the object design along the λ grid(s) with the one tie rule.
-func (p *pairPlan) runComplete(e *env, f *fitFlags, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int,
+func runComplete(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int,
 	prog *progress, out *pairFitOutput) (pairSolution, *selection.Result, time.Duration, time.Duration, error) {
-	le, err := learnerByName(string(p.learner))
-	if err != nil {
-		return nil, nil, 0, 0, err
-	}
+	le := p.Learner
+	var err error
 	in := &learn.Input{X: rows.X, Y: mat.NewDense(len(y), 1, y), Outputs: []string{"y"}}
 	for _, pr := range pairs {
 		in.Pairs = append(in.Pairs, learn.ObjectPair{Row: pr.Row, Col: pr.Col})
 	}
-	st := selection.Settings{Kernels: p.rowSpecs, Lambdas: p.grid, Measure: p.meas, Progress: prog.step,
+	st := selection.Settings{Kernels: p.RowKernels, Lambdas: p.Lambdas, Measure: p.Measure, Progress: prog.step,
 		Scheme: selection.Scheme{Kind: selection.None, Name: "none"}}
-	if p.homogeneous {
-		in.Symmetry = p.sym.String()
+	if p.Homogeneous {
+		in.Symmetry = p.Symmetry.String()
 	} else {
-		in.Cols, st.ColKernels = cols.X, p.colSpecs
+		in.Cols, st.ColKernels = cols.X, p.ColKernels
 	}
 	if le.Can(learn.CanColLambda) {
-		st.ColLambdas = p.colGrid
+		st.ColLambdas = p.ColLambdas
 	}
-	if p.setting != "" {
-		o := selection.SchemeOptions{RowObjects: m, ColObjects: q, Seed: f.seed, FoldsName: f.folds}
-		if o.Folds, err = objectFolds("--folds", f.folds, m); err != nil {
+	if p.Setting != "" {
+		o := selection.SchemeOptions{RowObjects: m, ColObjects: q, Seed: f.Seed, FoldsName: f.Folds}
+		if o.Folds, err = objectFolds("--folds", f.Folds, m); err != nil {
 			return nil, nil, 0, 0, err
 		}
-		if o.ColFolds, err = objectFolds("--col-folds", f.colFolds, q); err != nil {
+		if o.ColFolds, err = objectFolds("--col-folds", f.ColFolds, q); err != nil {
 			return nil, nil, 0, 0, err
 		}
-		if st.Scheme, err = selection.NewScheme(p.cvSpec, o); err != nil {
-			return nil, nil, 0, 0, fmt.Errorf("--cv %s: %w", p.cvSpec, err)
+		if st.Scheme, err = selection.NewScheme(p.CVSpec, o); err != nil {
+			return nil, nil, 0, 0, fmt.Errorf("--cv %s: %w", p.CVSpec, err)
 		}
-		st.Scheme.Name = p.cvSpec
+		st.Scheme.Name = p.CVSpec
 	}
-	res, err := selection.Search(selection.Problem{Learner: le.Descriptor, Input: in, Standardize: f.standardize}, st)
+	res, err := selection.Search(selection.Problem{Learner: le, Input: in, Standardize: f.Standardize}, st)
 	if err != nil {
-		return nil, nil, 0, 0, fmt.Errorf("--pairs %s: %w", f.pairs, err)
+		return nil, nil, 0, 0, fmt.Errorf("--pairs %s: %w", f.Pairs, err)
 	}
 	sol, ok := res.Solution.(pairSolution)
 	if !ok {
-		return nil, nil, 0, 0, fmt.Errorf("--learner %s: its model is not a model of pairs", p.learner)
+		return nil, nil, 0, 0, fmt.Errorf("--learner %s: its model is not a model of pairs", p.Learner.Name)
 	}
 	out.Form, out.Kernel, out.Lambda, out.ColLambda = "eigen", res.Kernel, res.Lambda, res.ColLambda
-	if !p.homogeneous {
+	if !p.Homogeneous {
 		out.ColKernel = res.ColKernel
 	}
 	best := res.Curves[res.Best].Result
-	if p.setting != "" {
+	if p.Setting != "" {
 		multi := len(res.Curves) > 1
 		point := func(c selection.Curve, pt selection.Point) pairPoint {
 			pp := pairPoint{Lambda: pt.Lambda, ColLambda: pt.ColLambda, Value: pt.Value, Indistinguishable: pt.Indistinguishable}
@@ -651,20 +371,20 @@ func (p *pairPlan) runComplete(e *env, f *fitFlags, rows, cols *dataset.Data, pa
 			}
 			return pp
 		}
-		out.CV = &pairCV{Strategy: p.cvSpec, Measure: p.meas.Name, Best: point(res.Curves[res.Best], best.Best)}
+		out.CV = &pairCV{Strategy: p.CVSpec, Measure: p.Measure.Name, Best: point(res.Curves[res.Best], best.Best)}
 		for _, c := range res.Curves {
 			for _, pt := range c.Curve {
 				out.CV.Curve = append(out.CV.Curve, point(c, pt))
 			}
 		}
 		out.CV.Best.OnEdge = res.OnEdge
-		if !f.quiet {
+		if !f.Quiet {
 			for _, edge := range res.OnEdge {
 				fmt.Fprintf(e.stderr, "rlskit: warning: the chosen %s is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
 					edge.Parameter, map[string]string{"low": "lower", "high": "upper"}[edge.Side])
 			}
 			if best.Best.Indistinguishable {
-				fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point the CV predictions are numerically indistinguishable — the kernels tell the pairs apart by rounding noise only; %s counts them as ties\n", p.meas.Name)
+				fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point the CV predictions are numerically indistinguishable — the kernels tell the pairs apart by rounding noise only; %s counts them as ties\n", p.Measure.Name)
 			}
 		}
 	}

@@ -17,14 +17,15 @@ import (
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/plan"
 )
 
 type predictFlags struct {
 	modelPath, data, format, out string
 	measure, label, qid          string
 	scores                       bool
-	pairs, rows, cols            string     // pairwise models (pairwise.go)
-	in                           inputFlags // --zero-based, --delimiter, --labels (input.go)
+	pairs, rows, cols            string          // pairwise models (pairwise.go)
+	in                           plan.InputFlags // --zero-based, --delimiter, --labels
 }
 
 func newPredict(e *env) *cobra.Command {
@@ -50,7 +51,7 @@ data, as scikit-learn writes them) unless --zero-based says otherwise.`,
 	fl.StringVar(&f.modelPath, "model", "", "model file written by fit --model")
 	fl.StringVar(&f.data, "data", "", "data file (svmlight, CSV, .npy, .npz or Parquet, any of them gzipped; - for standard input)")
 	fl.StringVar(&f.format, "format", "", "data format: svmlight, csv, npy, npz or parquet (default: from the file name, .csv/.tsv, .npy, .npz, .parquet/.pq, else svmlight; .gz looked through)")
-	addInputFlags(fl, &f.in, true)
+	plan.DefineInput(fl, &f.in, true)
 	fl.StringVar(&f.out, "out", "", "write predictions to this file instead of stdout")
 	fl.StringVar(&f.measure, "measure", "", "score the predictions: "+strings.Join(measure.Names(), ", "))
 	fl.StringVar(&f.label, "label", "", "CSV label column(s) (default: the model's outputs, when present)")
@@ -59,8 +60,8 @@ data, as scikit-learn writes them) unless --zero-based says otherwise.`,
 	fl.StringVar(&f.pairs, "pairs", "", "pairwise models: the pairs to predict, \"row col [label]\" per line (0-based; the training objects, or those of --rows and --cols)")
 	fl.StringVar(&f.rows, "rows", "", "pairwise models: new row objects the pairs index (default: the training rows)")
 	fl.StringVar(&f.cols, "cols", "", "pairwise models: new column objects the pairs index (default: the training columns)")
-	completeValues(cmd, map[string][]string{"measure": measureValues(), "format": formatValues,
-		"zero-based": zeroBasedValues, "delimiter": delimiterValues})
+	completeValues(cmd, map[string][]string{"measure": measureValues(), "format": plan.FormatValues,
+		"zero-based": plan.ZeroBasedValues, "delimiter": plan.DelimiterValues})
 	markFiles(cmd, "model", "data", "labels", "out", "pairs", "rows", "cols")
 	return cmd
 }
@@ -87,7 +88,7 @@ func runPredict(e *env, f *predictFlags) error {
 	if (format == "svmlight" || format == "npy") && (f.label != "" || f.qid != "") {
 		return usage(fmt.Errorf("%s: --label and --qid apply to CSV, npz and Parquet data; svmlight files carry their labels and qid: fields, .npy data take --labels FILE", f.data))
 	}
-	comma, err := f.in.comma()
+	comma, err := f.in.Comma()
 	if err != nil {
 		return usage(err)
 	}
@@ -102,7 +103,7 @@ func runPredict(e *env, f *predictFlags) error {
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	if err := outs.CheckInputs(f.data, f.modelPath, f.in.labels); err != nil {
+	if err := outs.CheckInputs(f.data, f.modelPath, f.in.Labels); err != nil {
 		return err
 	}
 	commit := func() error {
@@ -125,7 +126,7 @@ func runPredict(e *env, f *predictFlags) error {
 	if f.scores && p.Classes == nil {
 		return errors.New("--scores applies to one-vs-all models")
 	}
-	base, err := f.in.base(&p.ZeroBased)
+	base, err := f.in.Base(&p.ZeroBased)
 	if err != nil {
 		return err
 	}
@@ -188,7 +189,7 @@ func runPredict(e *env, f *predictFlags) error {
 	case "svmlight":
 		d, err = dataset.ReadSVMLight(in, name, svmOpt)
 	default: // npy, npz, parquet: read whole
-		d, err = readFormat(e, f.data, format, csvOpt, svmOpt, f.in.labels)
+		d, err = readFormat(e, f.data, format, csvOpt, svmOpt, f.in.Labels)
 	}
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/report"
 	"github.com/rlskit/rlskit/selection"
 )
@@ -31,7 +32,7 @@ import (
 func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measure, res *selection.SearchResult, scheme selection.Scheme, classes *classInfo) report.Data {
 	curves, best := res.Curves, res.Curves[res.Best].Result
 	r := report.Data{
-		Title:          "rlskit fit: " + f.data,
+		Title:          "rlskit fit: " + f.Data,
 		Measure:        meas.Name,
 		HigherIsBetter: meas.HigherIsBetter,
 		BestCurve:      res.Best,
@@ -39,7 +40,7 @@ func reportData(f *fitFlags, d *dataset.Data, out *fitOutput, meas measure.Measu
 		BestValue:      best.Best.Value,
 	}
 	r.Summary = [][2]string{
-		{"data", fmt.Sprintf("%s: %d rows × %d features, outputs %v", f.data, out.NTrain, out.NFeatures, out.Outputs)},
+		{"data", fmt.Sprintf("%s: %d rows × %d features, outputs %v", f.Data, out.NTrain, out.NFeatures, out.Outputs)},
 		{"learner", fmt.Sprintf("%s (%s form)", out.Learner, out.Form)},
 		{"kernel", specLabel(out.Kernel)},
 		{"λ", report.Pow2(out.Lambda)},
@@ -152,8 +153,8 @@ func provenance(f *fitFlags) [][2]string {
 		{"command", f.command},
 		{"rlskit", buildVersion() + " (" + runtime.Version() + ", " + runtime.GOOS + "/" + runtime.GOARCH + ")"},
 		{"backend", linalg.Info().String()},
-		{"seed", strconv.FormatUint(f.seed, 10)},
-		{"data", dataProvenance(f.data)},
+		{"seed", strconv.FormatUint(f.Seed, 10)},
+		{"data", dataProvenance(f.Data)},
 		{"date", time.Now().UTC().Format(time.RFC3339)},
 	}
 	return rows
@@ -302,10 +303,10 @@ func specLabel(s kernel.Spec) string {
 
 // greedyReport is the HTML report of a selection: the CV curve over λ (best
 // over k), the curves over k, and the CV predictions of the chosen model.
-func greedyReport(f *fitFlags, d *dataset.Data, out *fitOutput, p *fitPlan, res *greedy.Result) (report.Data, error) {
-	lc := lambdaCurve(res, p.meas)
+func greedyReport(f *fitFlags, d *dataset.Data, out *fitOutput, p *plan.Plan, res *greedy.Result) (report.Data, error) {
+	lc := lambdaCurve(res, p.Measure)
 	r := report.Data{
-		Title: "rlskit fit --learner greedy: " + f.data, Measure: p.meas.Name, HigherIsBetter: p.meas.HigherIsBetter,
+		Title: "rlskit fit --learner greedy: " + f.Data, Measure: p.Measure.Name, HigherIsBetter: p.Measure.HigherIsBetter,
 		BestLambda: res.Lambda, BestValue: res.Value, BestStep: res.K,
 	}
 	rc := report.Curve{}
@@ -342,14 +343,14 @@ func greedyReport(f *fitFlags, d *dataset.Data, out *fitOutput, p *fitPlan, res 
 		}
 	}
 	r.Summary = [][2]string{
-		{"data", fmt.Sprintf("%s: %d rows × %d features, outputs %v", f.data, out.NTrain, out.NFeatures, out.Outputs)},
-		{"learner", fmt.Sprintf("greedy RLS, linear kernel (bias %g), %d of %d features", f.bias, res.K, out.NFeatures)},
+		{"data", fmt.Sprintf("%s: %d rows × %d features, outputs %v", f.Data, out.NTrain, out.NFeatures, out.Outputs)},
+		{"learner", fmt.Sprintf("greedy RLS, linear kernel (bias %g), %d of %d features", f.Bias, res.K, out.NFeatures)},
 		{"features", fmt.Sprintf("%v", names)},
 		{"λ", report.Pow2(res.Lambda)},
-		{"selection criterion", fmt.Sprintf("%s, %s = %.6g (optimistic: it chose the features)", out.CV.Strategy, p.meas.Name, res.Value)},
+		{"selection criterion", fmt.Sprintf("%s, %s = %.6g (optimistic: it chose the features)", out.CV.Strategy, p.Measure.Name, res.Value)},
 	}
 	if out.Outer != nil {
-		r.Summary = append(r.Summary, [2]string{"outer cross-validation", fmt.Sprintf("%d folds, %s = %.6g", out.Outer.Folds, p.meas.Name, out.Outer.Value)})
+		r.Summary = append(r.Summary, [2]string{"outer cross-validation", fmt.Sprintf("%d folds, %s = %.6g", out.Outer.Folds, p.Measure.Name, out.Outer.Value)})
 	}
 	r.Summary = append(r.Summary, [2]string{"time", fmt.Sprintf("load %.2f s, selection %.2f s, outer %.2f s", out.Timing.Load, out.Timing.Train, out.Timing.CV)})
 	addPredictionPlots(&r, d, res.Predictions, out.NTrain, nil)

@@ -1,0 +1,430 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rlskit/rlskit/greedy"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/rank"
+	"github.com/rlskit/rlskit/selection"
+)
+
+// Plan is what the flags of a fit resolve to: typed and checked, alone and in
+// combination, before any data is read.
+type Plan struct {
+	// Learner is the registered descriptor of --learner.
+	Learner *learn.Descriptor
+	// Kernels are the kernel settings searched (--kernel and its grids).
+	Kernels []kernel.Spec
+	// Lambdas is the λ grid (one value for --lambda).
+	Lambdas []float64
+	// CVSpec is the scheme spec ("loo", "kfold:10", "folds", …), CVKind its
+	// kind word (selection.ParseSpec) and KFoldK its K (0 unless kfold).
+	CVSpec, CVKind string
+	KFoldK         int
+	// Measure is the measure the search minimizes or maximizes.
+	Measure measure.Measure
+	// Policy is the basis policy of sparse hold-outs (--basis-holdout).
+	Policy learn.Policy
+	// Sparse says the model has a basis (--basis, --basis-rows, --basis-select per-group).
+	Sparse bool
+	// Pairwise is the plan of a learner of pairs (learn.NeedsPairs); the
+	// fields above but Learner are then unset.
+	Pairwise *PairPlan
+
+	flags *Flags
+}
+
+// New checks every flag of a fit, and their combinations, before any work:
+// changed reports whether a flag was given on the command line. It fills in
+// the defaults of f that depend on the learner (Bias, BasisHoldOut). Every
+// error it returns is a usage error.
+func New(f *Flags, changed func(string) bool) (*Plan, error) {
+	le, lookupErr := LookupLearner(f.Learner)
+	if lookupErr == nil && le.Needs.Has(learn.NeedsPairs) {
+		pp, err := planPairwise(f, le, changed)
+		if err != nil {
+			return nil, err
+		}
+		return &Plan{Learner: le, Pairwise: pp, flags: f}, nil
+	}
+	if err := noPairwiseFlags(f.Learner, changed); err != nil {
+		return nil, err
+	}
+	if f.Data == "" {
+		return nil, errors.New("--data is required")
+	}
+	if lookupErr != nil {
+		return nil, lookupErr
+	}
+	if !changed("bias") {
+		f.Bias = le.Bias
+	}
+	if err := checkParams(le, changed); err != nil {
+		return nil, err
+	}
+	if le.Takes(learn.ParamCost) {
+		if _, err := rank.ParseCost(f.Cost); err != nil {
+			return nil, fmt.Errorf("--cost: %w", err)
+		}
+	}
+	if graph := le.Needs.Has(learn.NeedsGraph); (f.Preferences != "") != graph {
+		if graph {
+			return nil, fmt.Errorf("--learner %s learns from a preference graph: give --preferences FILE", le.Name)
+		}
+		return nil, fmt.Errorf("--preferences is the graph of a learner that learns from one, not --learner %s", le.Name)
+	}
+	specs, err := kernelGrid(f, changed)
+	if err != nil {
+		return nil, err
+	}
+	grid, err := lambdaGrid(f, changed)
+	if err != nil {
+		return nil, err
+	}
+	cvName := f.CV
+	if f.Folds != "" {
+		if cvName != "" && cvName != "folds" {
+			return nil, fmt.Errorf("--folds %s and --cv %s: give one of them", f.Folds, cvName)
+		}
+		cvName = "folds"
+	}
+	if cvName == "" {
+		cvName = "loo"
+	}
+	if cvName == "folds" && f.Folds == "" {
+		return nil, errors.New("--cv folds reads its folds from --folds FILE: give --folds")
+	}
+	cvKind, kfoldK, err := selection.ParseSpec(cvName)
+	if err != nil {
+		return nil, fmt.Errorf("--cv: %w", err)
+	}
+	if err := planGreedy(f, le.Takes(learn.ParamSelect), cvName, changed); err != nil {
+		return nil, err
+	}
+	if cvName == "none" && len(grid) > 1 {
+		return nil, fmt.Errorf("--cv none with %d λ values: a grid needs cross-validation to choose from it", len(grid))
+	}
+	measName := f.Measure
+	if measName == "" {
+		measName = le.Measure(cvKind)
+		if f.OneVsAll {
+			measName = "multiclass-accuracy"
+		}
+	}
+	meas, err := measure.ByName(measName)
+	if err != nil {
+		return nil, fmt.Errorf("--measure: %w", err)
+	}
+	if cvName == "lpo" && !meas.Pairwise {
+		return nil, fmt.Errorf("--cv lpo needs a pairwise measure (auc, cindex), not --measure %s", meas.Name)
+	}
+	if f.CVPredictions != "" && cvName == "none" {
+		return nil, errors.New("--cv-predictions needs cross-validation (--cv is none)")
+	}
+	if f.Basis < 0 {
+		return nil, fmt.Errorf("--basis %d: must be positive", f.Basis)
+	}
+	sparse := f.Basis > 0 || f.BasisRows != "" || f.BasisSelect == "per-group"
+	switch f.BasisSelect {
+	case "random", "greedy":
+	case "per-group":
+		if f.Basis > 0 || f.BasisRows != "" {
+			return nil, errors.New("--basis-select per-group picks one row per group: give no --basis or --basis-rows")
+		}
+	default:
+		return nil, fmt.Errorf("--basis-select %q: want random, greedy or per-group", f.BasisSelect)
+	}
+	if changed("basis-select") && f.BasisSelect != "per-group" && f.Basis == 0 {
+		return nil, errors.New("--basis-select needs --basis N")
+	}
+	switch f.BasisHoldOut {
+	case "":
+		if sparse && cvName != "loo" && le.Can(learn.CanHoldOutBasis) {
+			f.BasisHoldOut = "remove"
+		} else if sparse {
+			f.BasisHoldOut = "keep"
+		}
+	case "remove", "keep":
+		if !sparse {
+			return nil, errors.New("--basis-holdout applies to sparse models (--basis, --basis-rows, --basis-select per-group)")
+		}
+	case "skip":
+		if !sparse || cvName != "loo" {
+			return nil, errors.New("--basis-holdout skip is a leave-one-out design for sparse models")
+		}
+	default:
+		return nil, fmt.Errorf("--basis-holdout %q: want remove, keep or skip", f.BasisHoldOut)
+	}
+	if f.BasisHoldOut != "" && !le.Can(learn.CanHoldOutBasis) && f.BasisHoldOut != "keep" {
+		return nil, fmt.Errorf("--basis-holdout %s: --learner %s keeps its basis in hold-outs (use keep)", f.BasisHoldOut, le.Name)
+	}
+	if f.BasisDesign != 0 {
+		if f.BasisDesign < 1 || f.BasisDesign > 3 {
+			return nil, fmt.Errorf("--basis-design %d: want 1, 2 or 3", f.BasisDesign)
+		}
+		if kfoldK == 0 || !le.Can(learn.CanHoldOutBasis) || le.Loss != learn.Squared || f.Basis == 0 || f.BasisSelect != "random" || f.Kernel == "precomputed" {
+			return nil, errors.New("--basis-design goes with a regression learner whose hold-outs remove basis vectors (rls), --cv kfold:K, a random --basis N and a kernel on features")
+		}
+	}
+	if f.Report != "" && (cvName == "none" || f.Solver != "direct") {
+		return nil, errors.New("--report shows a cross-validation: give a --cv other than none (direct solver)")
+	}
+	if f.Permutations < 0 {
+		return nil, fmt.Errorf("--permutations %d: must be ≥ 0", f.Permutations)
+	}
+	if f.Permutations > 0 && (cvName == "none" || f.BasisDesign == 3 || f.Solver != "direct") {
+		return nil, errors.New("--permutations needs cross-validation with the direct solver (not --basis-design 3)")
+	}
+	switch f.Solver {
+	case "direct":
+		if changed("max-iter") || changed("tol") {
+			return nil, errors.New("--max-iter and --tol apply to --solver cg")
+		}
+	case "cg":
+		switch {
+		case f.Kernel != "linear":
+			return nil, fmt.Errorf("--solver cg trains the linear kernel, not %s", f.Kernel)
+		case !le.Can(learn.CanCG):
+			return nil, fmt.Errorf("--solver cg does not train --learner %s (its loss has no conjugate-gradient form)", le.Name)
+		case f.Basis > 0 || f.BasisRows != "":
+			return nil, errors.New("--solver cg works on the features; --basis does not apply")
+		case cvName != "none" || len(grid) != 1:
+			return nil, errors.New("--solver cg fits one model: give --lambda L and --cv none")
+		case f.MaxIter < 1 || !(f.Tol > 0):
+			return nil, fmt.Errorf("--max-iter %d / --tol %g: need at least 1 iteration and a tolerance > 0", f.MaxIter, f.Tol)
+		}
+	default:
+		return nil, fmt.Errorf("--solver %q: want direct or cg", f.Solver)
+	}
+	if f.Basis > 0 && f.BasisRows != "" {
+		return nil, errors.New("--basis and --basis-rows: give one of them")
+	}
+
+	if f.QueryNormalize && f.Solver == "cg" {
+		return nil, errors.New("--query-normalize applies to --learner queryrank with the direct solver")
+	}
+	switch f.FoldScore {
+	case "pooled":
+	case "mean":
+		if cvKind != "kfold" && cvKind != "lgo" && cvKind != "lqo" && cvKind != "folds" {
+			return nil, fmt.Errorf("--fold-score mean averages over folds: it needs --cv kfold:K, lgo, lqo or --folds, not %s", cvName)
+		}
+		if f.BasisDesign == 3 || f.Permutations > 0 {
+			return nil, errors.New("--fold-score mean goes with the exact shortcuts: not with --basis-design 3 or --permutations")
+		}
+	default:
+		return nil, fmt.Errorf("--fold-score %q: want pooled or mean", f.FoldScore)
+	}
+	if f.Stream {
+		if err := planStream(f, changed, le, cvName); err != nil {
+			return nil, err
+		}
+	}
+	policy, err := learn.ParsePolicy(f.BasisHoldOut)
+	if err != nil {
+		return nil, fmt.Errorf("--basis-holdout: %w", err)
+	}
+	if f.OneVsAll && (le.Loss != learn.Squared || !le.Needs.Has(learn.NeedsLabels) || le.Takes(learn.ParamSelect)) {
+		return nil, fmt.Errorf("--one-vs-all trains one regression output per class (rls), not --learner %s", le.Name)
+	}
+	if err := selection.Check(le, selection.Plan{Scheme: cvName, Policy: policy, Measure: meas,
+		Kernel: specs[0].Name, Permutations: f.Permutations, Stream: f.Stream, CG: f.Solver == "cg"}); err != nil && !le.Takes(learn.ParamSelect) {
+		return nil, fmt.Errorf("--learner %s: %w", le.Name, err)
+	}
+	if f.Standardize && specs[0].Name == "precomputed" {
+		return nil, errors.New("--standardize with a precomputed kernel: the data are kernel values")
+	}
+	for flag, path := range map[string]string{"--model": f.Model, "--cv-predictions": f.CVPredictions, "--report": f.Report,
+		"--lambda-grid": f.LambdaGrid, "--folds": f.Folds} {
+		if changed(strings.TrimPrefix(flag, "--")) && path == "" {
+			return nil, fmt.Errorf("%s \"\": give a value", flag)
+		}
+	}
+	return &Plan{Learner: le, Kernels: specs, Lambdas: grid, CVSpec: cvName, CVKind: cvKind, KFoldK: kfoldK,
+		Measure: meas, Policy: policy, Sparse: sparse, flags: f}, nil
+}
+
+// LookupLearner looks up --learner in the registry; the error names the flag
+// and the registered learners.
+func LookupLearner(name string) (*learn.Descriptor, error) {
+	d, err := learn.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("--learner %q: %w", name, err)
+	}
+	return d, nil
+}
+
+// paramFlags are the flags of the learner parameters: a flag given to a
+// learner that does not take its parameter is refused.
+var paramFlags = map[learn.Param]string{
+	learn.ParamCost: "cost", learn.ParamQueryNormalize: "query-normalize", learn.ParamSymmetry: "symmetry",
+	learn.ParamSelect: "select", learn.ParamColLambda: "col-lambda",
+}
+
+// checkParams refuses the flags of parameters the learner does not take.
+func checkParams(le *learn.Descriptor, changed func(string) bool) error {
+	for p, flag := range paramFlags {
+		if changed(flag) && !le.Takes(p) {
+			return fmt.Errorf("--%s goes with --learner %s, not %s", flag, strings.Join(learnerNames(func(d *learn.Descriptor) bool { return d.Takes(p) }), ", "), le.Name)
+		}
+	}
+	return nil
+}
+
+// learnerNames lists the registered learners for which keep holds, sorted by name.
+func learnerNames(keep func(*learn.Descriptor) bool) []string {
+	var out []string
+	for _, d := range learn.Descriptors() {
+		if keep(d) {
+			out = append(out, string(d.Name))
+		}
+	}
+	return out
+}
+
+// planGreedy checks the flags of a learner that selects features (one that
+// takes learn.ParamSelect: greedy forward selection on the linear kernel by
+// an exact LOO or hold-out criterion), and refuses its flags for the others.
+func planGreedy(f *Flags, isGreedy bool, cvName string, changed func(string) bool) error {
+	if !isGreedy {
+		switch {
+		case changed("select"):
+			return errors.New("--select goes with --learner greedy")
+		case changed("outer-folds"):
+			return errors.New("--outer-folds goes with --learner greedy")
+		}
+		return nil
+	}
+	switch {
+	case !changed("select"):
+		return errors.New("--learner greedy needs --select K, the number of features to select")
+	case f.Select < 1:
+		return fmt.Errorf("--select %d: %w (want at least 1)", f.Select, greedy.ErrSelect)
+	case f.Kernel != "linear":
+		return fmt.Errorf("--learner greedy selects features of the linear kernel, not --kernel %s", f.Kernel)
+	case cvName == "lpo" || cvName == "none":
+		return fmt.Errorf("--learner greedy selects by a leave-one-out or hold-out criterion: --cv loo, kfold:K, lgo or --folds, not %s", cvName)
+	case f.Basis > 0 || f.BasisRows != "" || changed("basis-select") || changed("basis-holdout") || f.BasisDesign != 0:
+		return errors.New("--learner greedy works on the features: the --basis flags do not apply")
+	case f.Solver != "direct":
+		return errors.New("--learner greedy has its own solver: --solver does not apply")
+	case f.Permutations > 0:
+		return errors.New("--permutations does not apply to --learner greedy (use --outer-folds for an honest estimate)")
+	case f.OneVsAll:
+		return errors.New("--one-vs-all does not apply to --learner greedy (give the ±1 label columns with --label)")
+	case f.FoldScore != "pooled":
+		return errors.New("--learner greedy scores the pooled hold-out predictions: --fold-score mean does not apply")
+	case changed("outer-folds") && f.OuterFolds < 2:
+		return fmt.Errorf("--outer-folds %d: want at least 2", f.OuterFolds)
+	}
+	return nil
+}
+
+// kernelGrid expands --kernel and its parameters (and their grids) into
+// kernel specs; changed reports whether a flag was given.
+func kernelGrid(f *Flags, changed func(string) bool) ([]kernel.Spec, error) {
+	base := kernel.Defaults(f.Kernel)
+	switch f.Kernel {
+	case "linear":
+		base.Bias = f.Bias
+	case "gaussian":
+		base.Gamma = f.Gamma
+	case "polynomial":
+		base.Gamma, base.Coef0, base.Degree = f.Gamma, f.Coef0, f.Degree
+	}
+	uses := map[string]map[string]bool{
+		"linear":      {"bias": true},
+		"gaussian":    {"gamma": true},
+		"polynomial":  {"gamma": true, "coef0": true, "degree": true},
+		"precomputed": {},
+	}[f.Kernel]
+	if uses == nil {
+		_, err := kernel.New(base)
+		return nil, fmt.Errorf("--kernel: %w", err)
+	}
+	for _, p := range []string{"gamma", "bias", "coef0", "degree"} {
+		if (changed(p) || changed(p+"-grid")) && !uses[p] {
+			return nil, fmt.Errorf("--%s does not apply to the %s kernel", p, f.Kernel)
+		}
+	}
+	gammas, err := floatGrid("gamma-grid", f.GammaGrid, base.Gamma, true)
+	if err != nil {
+		return nil, err
+	}
+	coef0s, err := floatGrid("coef0-grid", f.Coef0Grid, base.Coef0, false)
+	if err != nil {
+		return nil, err
+	}
+	degrees := []int{base.Degree}
+	if f.DegreeGrid != "" {
+		degrees = nil
+		for _, s := range strings.Split(f.DegreeGrid, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || v < 1 {
+				return nil, fmt.Errorf("--degree-grid %q: %q is not an integer ≥ 1", f.DegreeGrid, s)
+			}
+			degrees = append(degrees, v)
+		}
+	}
+	var specs []kernel.Spec
+	for _, g := range gammas {
+		for _, dg := range degrees {
+			for _, c := range coef0s {
+				s := base
+				if uses["gamma"] {
+					s.Gamma = g
+				}
+				if uses["degree"] {
+					s.Degree = dg
+				}
+				if uses["coef0"] {
+					s.Coef0 = c
+				}
+				if _, err := kernel.New(s); err != nil {
+					return nil, fmt.Errorf("--kernel %s: %w", f.Kernel, err)
+				}
+				specs = append(specs, s)
+			}
+		}
+	}
+	return specs, nil
+}
+
+// floatGrid parses the grid SPEC of a flag; "" is the one default value.
+func floatGrid(flag, spec string, def float64, positive bool) ([]float64, error) {
+	if spec == "" {
+		return []float64{def}, nil
+	}
+	g, err := selection.ParseGrid(spec, positive)
+	if err != nil {
+		return nil, fmt.Errorf("--%s: %w", flag, err)
+	}
+	return g, nil
+}
+
+// lambdaGrid is the λ grid of --lambda or --lambda-grid (default
+// selection.DefaultGrid); changed reports whether a flag was given.
+func lambdaGrid(f *Flags, changed func(string) bool) ([]float64, error) {
+	switch {
+	case changed("lambda") && f.LambdaGrid != "":
+		return nil, errors.New("--lambda and --lambda-grid: give one of them")
+	case changed("lambda"):
+		if err := learn.CheckLambda(f.Lambda); err != nil {
+			return nil, fmt.Errorf("--lambda: %w", err)
+		}
+		return []float64{f.Lambda}, nil
+	case f.LambdaGrid != "":
+		g, err := selection.ParseGrid(f.LambdaGrid, true)
+		if err != nil {
+			return nil, fmt.Errorf("--lambda-grid: %w", err)
+		}
+		return g, nil
+	}
+	return selection.DefaultGrid(), nil
+}
