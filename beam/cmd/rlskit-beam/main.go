@@ -2,8 +2,9 @@
 //
 //	rlskit-beam fit --data 'dir/part-*.svm.gz' --learner rls --cv kfold:10 --lambda-grid 2^-10..2^10 --model m.json
 //
-// It takes the flags of rlskit fit --stream (the subset that applies to
-// streaming fits) and prints the same JSON summary. The pipelines run on
+// It takes the flags of rlskit fit, defined and planned by package plan as
+// rlskit fit --stream plans them (the flags that do not apply to a streaming
+// fit are refused), and prints the same JSON summary. The pipelines run on
 // Prism, in process, by default; --runner flink|spark|dataflow with
 // --endpoint (a job server) runs them on a cluster. See the README section
 // "Larger than memory" for the job-server commands.
@@ -12,15 +13,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -29,35 +26,26 @@ import (
 	"github.com/rlskit/rlskit/beam/rlsbeam"
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/kernel"
-	"github.com/rlskit/rlskit/learn"
-	_ "github.com/rlskit/rlskit/learners" // the registry: stream.LossOf reads the learners' declared losses
-	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/plan" // fit's flags and their plan; it imports every learner (the registry)
 	"github.com/rlskit/rlskit/selection"
 	"github.com/rlskit/rlskit/stream"
 )
 
-type flags struct {
-	data, format, label, qid  string
-	learner, kernel           string
-	gamma, bias, coef0        float64
-	degree, basis             int
-	basisRows                 string
-	seed                      uint64
-	lambda                    float64
-	lambdaGrid, cv, measure   string
-	model, tempLocation       string
-	standardize, normalize    bool
-	quiet                     bool
-	chunkRows                 int
-	zeroBased                 bool
-	changedBias, changedLamda bool
+// beamFlags are the flags of rlskit-beam beyond rlskit fit's (package plan)
+// and Beam's own (--runner, --endpoint, …).
+type beamFlags struct {
+	tempLocation string
+	chunkRows    int
 }
 
 func main() {
-	// Beam's own flags (--runner, --endpoint, --environment_type, …) live in
-	// the default flag set, next to fit's.
-	f := &flags{}
-	define(flag.CommandLine, f)
+	// fit's flags (package plan), rlskit-beam's and Beam's own (--runner,
+	// --endpoint, --environment_type, …) live in the default flag set.
+	f := &plan.Flags{}
+	plan.Define(beside{flag.CommandLine}, f)
+	var b beamFlags
+	flag.StringVar(&b.tempLocation, "temp-location", "", "directory for the passes' results, reachable by the driver and every worker (default: a local temporary directory)")
+	flag.IntVar(&b.chunkRows, "chunk-rows", 2048, "rows a worker parses at a time")
 	args := os.Args[1:]
 	if len(args) == 0 || args[0] != "fit" {
 		fmt.Fprintln(os.Stderr, "usage: rlskit-beam fit --data PATTERN [flags of rlskit fit --stream] [--runner R --endpoint HOST:PORT]")
@@ -67,125 +55,24 @@ func main() {
 	if err := flag.CommandLine.Parse(args[1:]); err != nil {
 		os.Exit(2)
 	}
-	flag.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "bias":
-			f.changedBias = true
-		case "lambda":
-			f.changedLamda = true
-		}
-	})
+	given := map[string]bool{}
+	flag.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
 	beam.Init() // a worker process started by a runner stops here
-	if f.quiet {
+	if f.Quiet {
 		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	}
-	if err := run(context.Background(), f, os.Stdout, os.Stderr); err != nil {
+	// rlskit-beam is a streaming fit: the plan of rlskit fit --stream, whose
+	// checks refuse the flags that do not apply to one (usage errors, status 2)
+	f.Stream = true
+	p, err := plan.New(f, func(name string) bool { return given[name] })
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rlskit-beam:", err)
+		os.Exit(2)
+	}
+	if err := run(context.Background(), p, f, b, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "rlskit-beam:", err)
 		os.Exit(1)
 	}
-}
-
-func define(fs *flag.FlagSet, f *flags) {
-	fs.StringVar(&f.data, "data", "", "training data: a file or a pattern of shards, plain or gzip ('dir/part-*.svm.gz'; any Beam filesystem)")
-	fs.StringVar(&f.format, "format", "", "svmlight or csv (default: from the first file's extension, .csv[.gz] is CSV)")
-	fs.StringVar(&f.label, "label", "", "CSV label column(s), comma-separated")
-	fs.StringVar(&f.qid, "qid", "", "CSV query/group column")
-	fs.StringVar(&f.learner, "learner", "rls", "rls, globalrank or queryrank")
-	fs.StringVar(&f.kernel, "kernel", "linear", "linear, or with a basis gaussian or polynomial")
-	fs.Float64Var(&f.gamma, "gamma", 1, "gamma of the gaussian and polynomial kernels")
-	fs.Float64Var(&f.bias, "bias", 1, "bias of the linear kernel (default 1 for rls, 0 for the rankers)")
-	fs.Float64Var(&f.coef0, "coef0", 0, "coef0 of the polynomial kernel")
-	fs.IntVar(&f.degree, "degree", 2, "degree of the polynomial kernel")
-	fs.IntVar(&f.basis, "basis", 0, "sparse model over N basis rows drawn (with --seed) from the first rows")
-	fs.StringVar(&f.basisRows, "basis-rows", "", "sparse model over the rows listed in this file (0-based, files in order)")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the k-fold hash and of the basis")
-	fs.Float64Var(&f.lambda, "lambda", 0, "one λ (with --cv none)")
-	fs.StringVar(&f.lambdaGrid, "lambda-grid", "", "λ grid: 0.1,1,10 or 2^a..2^b (default 2^-15..2^15)")
-	fs.StringVar(&f.cv, "cv", "loo", "none, loo, kfold:K, lgo or lqo")
-	fs.StringVar(&f.measure, "measure", "", "mse, auc, cindex, disagreement, accuracy or spearman (default: rls mse, queryrank disagreement, globalrank cindex)")
-	fs.StringVar(&f.model, "model", "", "write the model at the best λ to this file (JSON, as rlskit predict reads it)")
-	fs.StringVar(&f.tempLocation, "temp-location", "", "directory for the passes' results, reachable by the driver and every worker (default: a local temporary directory)")
-	fs.BoolVar(&f.standardize, "standardize", false, "standardize the features (a first pass)")
-	fs.BoolVar(&f.normalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/n_q")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress or Beam logs on stderr")
-	fs.IntVar(&f.chunkRows, "chunk-rows", 2048, "rows a worker parses at a time")
-	fs.BoolVar(&f.zeroBased, "zero-based", false, "svmlight feature indices start at 0 (scikit-learn's dump_svmlight_file), not 1")
-}
-
-// options turns the flags into stream.Options (the defaults of rlskit fit).
-func options(f *flags) (stream.Options, error) {
-	var opt stream.Options
-	switch f.learner {
-	case "rls", "globalrank", "queryrank":
-	default:
-		return opt, fmt.Errorf("--learner %q: want rls, globalrank or queryrank", f.learner)
-	}
-	opt.Learner = learn.Name(f.learner)
-	loss, err := stream.LossOf(opt.Learner)
-	if err != nil {
-		return opt, fmt.Errorf("--learner %q: %w", f.learner, err)
-	}
-	opt.Loss = loss
-	if !f.changedBias && opt.Learner != learn.RLS {
-		f.bias = 0
-	}
-	spec := kernel.Defaults(f.kernel)
-	switch f.kernel {
-	case "linear":
-		spec.Bias = f.bias
-	case "gaussian":
-		spec.Gamma = f.gamma
-	case "polynomial":
-		spec.Gamma, spec.Coef0, spec.Degree = f.gamma, f.coef0, f.degree
-	default:
-		return opt, fmt.Errorf("--kernel %q: want linear, gaussian or polynomial", f.kernel)
-	}
-	opt.Kernel = spec
-	opt.BasisN, opt.CV, opt.Seed, opt.Standardize, opt.QueryNormalize = f.basis, f.cv, f.seed, f.standardize, f.normalize
-	switch {
-	case f.changedLamda && f.lambdaGrid != "":
-		return opt, errors.New("--lambda and --lambda-grid: give one of them")
-	case f.changedLamda:
-		opt.Lambdas = []float64{f.lambda}
-	case f.lambdaGrid != "":
-		g, err := selection.ParseGrid(f.lambdaGrid, true)
-		if err != nil {
-			return opt, fmt.Errorf("--lambda-grid: %w", err)
-		}
-		opt.Lambdas = g
-	default:
-		opt.Lambdas = selection.DefaultGrid()
-	}
-	name := f.measure
-	if name == "" {
-		switch opt.Learner {
-		case learn.RLS:
-			name = "mse"
-		case learn.QueryRank:
-			name = "disagreement"
-		default:
-			name = "cindex"
-		}
-	}
-	m, err := measure.ByName(name)
-	if err != nil {
-		return opt, fmt.Errorf("--measure: %w", err)
-	}
-	opt.Measure = m
-	if f.basisRows != "" {
-		if f.basis > 0 {
-			return opt, errors.New("--basis and --basis-rows: give one of them")
-		}
-		fh, err := os.Open(f.basisRows)
-		if err != nil {
-			return opt, err
-		}
-		defer fh.Close()
-		if opt.BasisRows, err = dataset.ReadIndices(fh, f.basisRows, math.MaxInt32); err != nil {
-			return opt, err
-		}
-	}
-	return opt, nil
 }
 
 type summary struct {
@@ -215,45 +102,62 @@ type beamSummary struct {
 	BasisRows []int    `json:"basis_rows,omitempty"`
 }
 
-func run(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
-	start := time.Now()
-	if f.data == "" {
-		return errors.New("--data is required")
+// beside defines flags on a flag set but for the names Beam's runners have
+// defined there already: Dataflow's --labels (job labels) stays Beam's, and
+// fit's --labels (the labels file of .npy data) does not apply to a streaming fit.
+type beside struct{ *flag.FlagSet }
+
+func (b beside) StringVar(p *string, name, value, usage string) {
+	if b.Lookup(name) == nil {
+		b.FlagSet.StringVar(p, name, value, usage)
 	}
-	opt, err := options(f)
+}
+
+func (b beside) BoolVar(p *bool, name string, value bool, usage string) {
+	if b.Lookup(name) == nil {
+		b.FlagSet.BoolVar(p, name, value, usage)
+	}
+}
+
+func (b beside) IntVar(p *int, name string, value int, usage string) {
+	if b.Lookup(name) == nil {
+		b.FlagSet.IntVar(p, name, value, usage)
+	}
+}
+
+func (b beside) Float64Var(p *float64, name string, value float64, usage string) {
+	if b.Lookup(name) == nil {
+		b.FlagSet.Float64Var(p, name, value, usage)
+	}
+}
+
+func (b beside) Uint64Var(p *uint64, name string, value uint64, usage string) {
+	if b.Lookup(name) == nil {
+		b.FlagSet.Uint64Var(p, name, value, usage)
+	}
+}
+
+func run(ctx context.Context, p *plan.Plan, f *plan.Flags, b beamFlags, stdout, stderr io.Writer) error {
+	start := time.Now()
+	opt, err := p.StreamOptions()
 	if err != nil {
 		return err
 	}
 	var res *rlsbeam.Result
 	var outs dataset.Outputs
-	outs.Add("--model", f.model, func(w io.Writer) error { return res.Predictor.Save(w) })
+	outs.Add("--model", f.Model, func(w io.Writer) error { return res.Predictor.Save(w) })
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	format := f.format
-	if format == "" {
-		base := strings.TrimSuffix(strings.ToLower(filepath.Base(f.data)), ".gz")
-		format = "svmlight"
-		if strings.HasSuffix(base, ".csv") {
-			format = "csv"
-		}
+	// the reader's options of rlskit fit --stream, for the pattern (Beam's
+	// filesystems expand it on the workers)
+	ss, err := p.StreamSource([]string{f.Data})
+	if err != nil {
+		return err
 	}
-	src := rlsbeam.Source{Patterns: []string{f.data}, Format: format}
-	if format == "csv" {
-		for _, l := range strings.Split(f.label, ",") {
-			if l = strings.TrimSpace(l); l != "" {
-				src.CSV.Labels = append(src.CSV.Labels, l)
-			}
-		}
-		src.CSV.Qid = f.qid
-	} else if f.label != "" || f.qid != "" {
-		return errors.New("--label and --qid apply to CSV data; svmlight files carry their labels and qid: fields")
-	}
-	if f.zeroBased {
-		src.SVM.Base = dataset.ZeroBased
-	}
-	cfg := rlsbeam.Config{Run: beamx.Run, TempLocation: f.tempLocation, ChunkRows: f.chunkRows}
-	if !f.quiet {
+	src := rlsbeam.Source{Patterns: ss.Files, Format: ss.Format, CSV: ss.CSV, SVM: ss.SVM}
+	cfg := rlsbeam.Config{Run: beamx.Run, TempLocation: b.tempLocation, ChunkRows: b.chunkRows}
+	if !f.Quiet {
 		cfg.Progress = func(p stream.Pass, n int) { fmt.Fprintf(stderr, "rlskit-beam: pass %d: %s\n", n, p.Kind) }
 	}
 	res, err = rlsbeam.Fit(ctx, opt, src, cfg)
@@ -261,8 +165,8 @@ func run(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 		return err
 	}
 	res.Predictor.Features = res.FeatureNames
-	res.Predictor.ZeroBased = f.zeroBased
-	out := summary{Learner: f.learner, Kernel: opt.Kernel, Form: "linear", Lambda: res.Best.Lambda, NTrain: res.Rows,
+	res.Predictor.ZeroBased = src.SVM.Base == dataset.ZeroBased
+	out := summary{Learner: string(opt.Learner), Kernel: opt.Kernel, Form: "linear", Lambda: res.Best.Lambda, NTrain: res.Rows,
 		NFeatures: res.Width, Outputs: res.Predictor.Outputs, NBasis: len(res.Basis),
 		Timing: map[string]float64{"total_s": time.Since(start).Seconds()}, Beam: beamSummary{Files: res.Files, BasisRows: res.Basis}}
 	if res.Basis != nil {
@@ -278,7 +182,7 @@ func run(ctx context.Context, f *flags, stdout, stderr io.Writer) error {
 		return err
 	}
 	w := stdout
-	if f.model == "-" {
+	if f.Model == "-" {
 		w = stderr
 	}
 	return json.NewEncoder(w).Encode(out)
