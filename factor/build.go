@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/rlskit/rlskit/internal/sysmem"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/matrix"
+	"github.com/rlskit/rlskit/progress"
 )
 
 var (
@@ -68,38 +68,18 @@ type Request struct {
 	Basis []int
 	// Observe, when set, is told of each long step of Build before it starts
 	// (for progress reports).
-	Observe func(Phase)
-}
-
-// Phase is a step of training about to start, as told to an observer.
-type Phase struct {
-	// Name says what is computed: "kernel matrix", "eigendecomposition",
-	// "thin SVD", "basis factorization".
-	Name string
-	// Size gives its dimensions, e.g. "3000×3000" or "m = 3000".
-	Size string
-	// Estimate is the expected wall time from the step's operation count,
-	// calibrated on this process's linear-algebra backend
-	// (linalg.EstimateEigSym, linalg.EstimateGemm); 0 when unknown.
-	Estimate time.Duration
-}
-
-// Announce tells observe (when set) of a phase.
-func Announce(observe func(Phase), p Phase) {
-	if observe != nil {
-		observe(p)
-	}
+	Observe progress.Observer
 }
 
 // KernelPhase is the phase of an m×n kernel block over d features: a
 // product of O(m·n·d) plus O(m·n) elementwise work.
-func KernelPhase(m, n, d int) Phase {
-	return Phase{Name: "kernel matrix", Size: fmt.Sprintf("%d×%d", m, n), Estimate: linalg.EstimateGemm(m, n, max(d, 1))}
+func KernelPhase(m, n, d int) progress.Event {
+	return progress.Event{Stage: "kernel matrix", Size: fmt.Sprintf("%d×%d", m, n), Estimate: linalg.EstimateGemm(m, n, max(d, 1))}
 }
 
 // EigPhase is the phase of a symmetric m×m eigendecomposition: O(m³).
-func EigPhase(m int) Phase {
-	return Phase{Name: "eigendecomposition", Size: fmt.Sprintf("m = %d", m), Estimate: linalg.EstimateEigSym(m)}
+func EigPhase(m int) progress.Event {
+	return progress.Event{Stage: "eigendecomposition", Size: fmt.Sprintf("m = %d", m), Estimate: linalg.EstimateEigSym(m)}
 }
 
 // Build computes the kernel blocks of X and factors them in the requested form.
@@ -122,13 +102,13 @@ func Build(x mat.Matrix, k kernel.Kernel, req Request) (*Data, error) {
 			return nil, err
 		}
 		points := k.Points(x)
-		Announce(req.Observe, KernelPhase(m, m, width))
+		req.Observe.Report(KernelPhase(m, m, width))
 		var km *mat.Dense
 		if km, err = k.Block(x, points); err != nil {
 			return nil, err
 		}
 		d.Points = points
-		Announce(req.Observe, EigPhase(m))
+		req.Observe.Report(EigPhase(m))
 		d.Factor, err = newDual(km, true)
 	case Linear:
 		if !isLinear {
@@ -140,7 +120,7 @@ func Build(x mat.Matrix, k kernel.Kernel, req Request) (*Data, error) {
 		d.Bias = lin.Bias
 		if req.Observe != nil {
 			// thin SVD of the m×(d+1) data: O(m·d²)
-			req.Observe(Phase{Name: "thin SVD", Size: fmt.Sprintf("%d×%d", m, width+1),
+			req.Observe.Report(progress.Event{Stage: "thin SVD", Size: fmt.Sprintf("%d×%d", m, width+1),
 				Estimate: 4 * linalg.EstimateGemm(m, width+1, width+1)})
 		}
 		d.Factor, err = NewLinear(WithBias(x, lin.Bias))
@@ -151,7 +131,7 @@ func Build(x mat.Matrix, k kernel.Kernel, req Request) (*Data, error) {
 		d.Basis = append([]int(nil), req.Basis...)
 		points := kernel.Rows(k.Points(x), d.Basis)
 		n := len(d.Basis)
-		Announce(req.Observe, KernelPhase(m, n, width))
+		req.Observe.Report(KernelPhase(m, n, width))
 		var kmb *mat.Dense
 		if kmb, err = k.Block(x, points); err != nil {
 			return nil, err
@@ -159,7 +139,7 @@ func Build(x mat.Matrix, k kernel.Kernel, req Request) (*Data, error) {
 		d.Points = points
 		if req.Observe != nil {
 			// K_BB's eigendecomposition, then the m×n SVD: O(n³ + m·n²)
-			req.Observe(Phase{Name: "basis factorization", Size: fmt.Sprintf("m = %d, n = %d", m, n),
+			req.Observe.Report(progress.Event{Stage: "basis factorization", Size: fmt.Sprintf("m = %d, n = %d", m, n),
 				Estimate: linalg.EstimateEigSym(n) + 4*linalg.EstimateGemm(m, n, n)})
 		}
 		d.Factor, err = NewSparse(kmb, kernel.Rows(kmb, d.Basis).(*mat.Dense))

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // TestBuildAnnouncesPhases checks that Build tells its observer of each long
@@ -26,11 +27,11 @@ func TestBuildAnnouncesPhases(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			tc.req.Observe = func(p Phase) {
+			tc.req.Observe = func(p progress.Event) {
 				if p.Estimate <= 0 {
-					t.Errorf("%s: estimate %v", p.Name, p.Estimate)
+					t.Errorf("%s: estimate %v", p.Stage, p.Estimate)
 				}
-				got = append(got, p.Name+" "+p.Size)
+				got = append(got, p.Stage+" "+p.Size)
 			}
 			if _, err := Build(x, tc.k, tc.req); err != nil {
 				t.Fatal(err)

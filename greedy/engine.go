@@ -15,6 +15,7 @@ import (
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/selection"
 )
 
@@ -40,7 +41,7 @@ type engine struct {
 	scratch []*scratch
 	scaler  *model.Scaler
 
-	progress func(stage string, done, total int)
+	progress progress.Observer
 	trace    func(path, step int, values []float64)
 }
 
@@ -348,7 +349,7 @@ func (e *engine) run() error {
 		}
 		e.updateImages(dirs)
 		if e.progress != nil {
-			e.progress("greedy selection", step, e.k)
+			e.progress.Step("greedy selection", step, e.k)
 		}
 	}
 	return nil

@@ -107,6 +107,7 @@ import (
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/rls"
 	"github.com/rlskit/rlskit/selection"
 )
@@ -172,7 +173,7 @@ type Options struct {
 	// Memory chooses the cached or the lean form (default Auto).
 	Memory Memory
 	// Progress, when set, is told the stage and the features selected so far.
-	Progress func(stage string, done, total int)
+	Progress progress.Observer
 
 	// trace, set by tests, receives every candidate's criterion value at
 	// every step (NaN for selected features).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/internal/oracle"
+	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
@@ -345,11 +346,11 @@ func TestProgress(t *testing.T) {
 	x, y := oracle.Data(rng, 15, 6, 1, false, 0, oracle.Smooth)
 	var got []int
 	_, err := Select(x, y, Options{Lambdas: []float64{1, 2}, Bias: 1, K: 4,
-		Progress: func(_ string, done, total int) {
-			if total != 4 {
-				t.Errorf("total %d", total)
+		Progress: func(e progress.Event) {
+			if e.Total != 4 {
+				t.Errorf("total %d", e.Total)
 			}
-			got = append(got, done)
+			got = append(got, int(e.Done))
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -83,11 +83,7 @@ func Outer(x mat.Matrix, y *mat.Dense, opt Options, folds [][]int) (*OuterResult
 				inner.Queries[k] = opt.Queries[i]
 			}
 		}
-		if opt.Progress != nil {
-			inner.Progress = func(stage string, done, total int) {
-				opt.Progress(fmt.Sprintf("outer fold %d/%d: %s", n+1, len(folds), stage), done, total)
-			}
-		}
+		inner.Progress = opt.Progress.Prefixed(fmt.Sprintf("outer fold %d/%d: ", n+1, len(folds)))
 		res, err := Select(kernel.Rows(x, train), kernel.Rows(y, train).(*mat.Dense), inner)
 		if err != nil {
 			return nil, fmt.Errorf("greedy: outer fold %d: %w", n, err)

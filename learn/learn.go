@@ -78,6 +78,7 @@ import (
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/progress"
 )
 
 var (
@@ -307,7 +308,7 @@ type Options struct {
 	Standardize bool
 	// Observe, when set, is told of each long step of training before it
 	// starts (kernel matrix, eigendecomposition, …), for progress reports.
-	Observe func(factor.Phase)
+	Observe progress.Observer
 }
 
 // Build standardizes X when asked and factors its kernel matrix as Options

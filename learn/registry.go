@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // ErrUnknown is returned by Lookup for a name no descriptor was registered under.
@@ -138,7 +138,7 @@ type Input struct {
 	ChooseBasis func(x mat.Matrix, k kernel.Kernel) ([]int, error)
 	// Observe, when set, is told of each long step of training before it
 	// starts (progress reports).
-	Observe func(factor.Phase)
+	Observe progress.Observer
 }
 
 // Options returns the training options of a learner on rows for one kernel:

@@ -12,6 +12,7 @@ import (
 	"github.com/rlskit/rlskit/internal/krylov"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // KronCG is Kronecker RLS on any set of n observed pairs (incomplete data):
@@ -86,9 +87,10 @@ type CGOptions struct {
 	// Patience defaults to 30: conjugate gradients can leave the validation
 	// error flat for tens of iterations before it falls again.
 	Patience int
-	// Progress, when set, is told each iteration and its relative residual
+	// Progress, when set, is told each iteration of MaxIter, its relative
+	// residual in the event's Detail
 	// (through the iteration's krylov.Recorder, before the validation).
-	Progress func(iter int, residual float64)
+	Progress progress.Observer
 }
 
 // CGResult is Kronecker RLS at one λ trained by conjugate gradients.
@@ -151,7 +153,11 @@ func (k *KronCG) Solve(lambda float64, opt CGOptions) (*CGResult, error) {
 			dst[i] += lambda * v[i]
 		}
 	})
-	rec := &cgRecorder{progress: opt.Progress, val: val, w: w, patience: opt.Patience}
+	maxIter := opt.MaxIter
+	if maxIter == 0 {
+		maxIter = krylov.DefaultMaxIter
+	}
+	rec := &cgRecorder{progress: opt.Progress, val: val, w: w, patience: opt.Patience, maxIter: maxIter}
 	var r krylov.Recorder
 	if val != nil || opt.Progress != nil {
 		r = rec
@@ -193,7 +199,8 @@ func (k *KronCG) Solve(lambda float64, opt CGOptions) (*CGResult, error) {
 // applied to the direction p, leaving (B(p)G)ᵀ in w.tt, the step α_k·p
 // updates it in O(m·q), and the error costs O(v·m) for v validation pairs.
 type cgRecorder struct {
-	progress func(int, float64)
+	progress progress.Observer
+	maxIter  int
 	val      *validator
 	w        *vecWork
 	patience int
@@ -221,7 +228,7 @@ func (c *cgRecorder) Init() error {
 // Record reports progress, then scores the iterate.
 func (c *cgRecorder) Record(it krylov.Iteration) error {
 	if c.progress != nil {
-		c.progress(it.K, it.Residual)
+		c.progress(progress.Event{Stage: "conjugate gradients", Detail: fmt.Sprintf("residual %.2g", it.Residual), Done: int64(it.K), Total: int64(c.maxIter)})
 	}
 	if c.val == nil {
 		return nil

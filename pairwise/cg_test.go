@@ -11,6 +11,7 @@ import (
 	"github.com/rlskit/rlskit/internal/krylov"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // sample keeps a random share of the pairs.
@@ -170,7 +171,7 @@ func TestKronCGEarlyStopping(t *testing.T) {
 	}
 	var trace []float64
 	res, err := k.Solve(1e-4, CGOptions{Validation: &Validation{Pairs: rest, Labels: vy}, Patience: 5,
-		Progress: func(it int, r float64) { trace = append(trace, r) }})
+		Progress: func(e progress.Event) { trace = append(trace, float64(e.Done)) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -153,7 +153,7 @@ type sideCache struct {
 // input asks, telling the observer of its kernel matrix first.
 func (c *sideCache) side(what string, x mat.Matrix, k kernel.Kernel) (*Side, error) {
 	n, d := x.Dims()
-	factor.Announce(c.pi.in.Observe, factor.KernelPhase(n, n, d))
+	c.pi.in.Observe.Report(factor.KernelPhase(n, n, d))
 	s, err := NewSide(x, k, c.pi.in.Standardize)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s objects with %s: %w", c.pi.name, what, k.Spec(), err)
@@ -199,7 +199,7 @@ func (c *sideCache) fit(s learn.Setting) (learn.Learner, error) {
 		}
 	}
 	for _, sd := range fresh {
-		factor.Announce(in.Observe, factor.EigPhase(sd.Len()))
+		in.Observe.Report(factor.EigPhase(sd.Len()))
 	}
 	opt := Options{Symmetry: pi.sym}
 	if homo {

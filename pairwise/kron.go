@@ -11,6 +11,7 @@ import (
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // Options configure the pairwise learners.
@@ -106,7 +107,7 @@ type KronRLS struct {
 
 	// Progress, when set, is told how many of the folds of the side
 	// LeaveBothOut and LeaveVertexOut eigendecompose are done.
-	Progress func(done, total int)
+	Progress progress.Observer
 }
 
 // FitKron trains Kronecker RLS on the labelled pairs, which must cover every

@@ -8,6 +8,7 @@ import (
 	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // CrossValidate runs the design at every λ of the grid and hands visit the
@@ -185,7 +186,7 @@ type engine struct {
 	cols *Side
 	m, q int
 	// progress, when set, is told the column folds done.
-	progress func(done, total int)
+	progress progress.Observer
 	// perturb moves the eigenvalues of each fold's G_TT up by their
 	// rounding error (factor.PerturbUp), for a Perturbed twin.
 	perturb bool
@@ -202,9 +203,7 @@ func (en *engine) run(rowFolds, colFolds [][]int, vertices bool, grid []float64)
 		all[j] = j
 	}
 	for fi, fc := range colFolds {
-		if en.progress != nil {
-			en.progress(fi, len(colFolds))
-		}
+		en.progress.Step("column folds", fi, len(colFolds))
 		tc := cv.Complement(fc, q)
 		w, tau, err := en.cols.eigSub(tc)
 		if err != nil {

@@ -10,9 +10,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/selection"
 )
@@ -543,7 +543,7 @@ func TestPairMethodSides(t *testing.T) {
 	for _, name := range []learn.Name{learn.KronRLS, learn.TwoStep} {
 		phases := map[string]int{}
 		in := &learn.Input{X: rx, Cols: cx, Pairs: pairs, Y: mat.NewDense(len(yv), 1, yv), Standardize: true,
-			Observe: func(p factor.Phase) { phases[p.Name]++ }}
+			Observe: func(p progress.Event) { phases[p.Stage]++ }}
 		d, _ := learn.Lookup(string(name))
 		method, err := d.New(in)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // Query is RankRLS for label ranking: pairs only inside a query, magnitude-
@@ -93,12 +94,12 @@ const queryDualPeak = 4
 // within queries, which S annihilates — never enters. Eigenvalues at or below
 // m·ε·max Λ are dropped. Cost: the kernel matrix, O(m²) for SKS, one O(m³)
 // eigendecomposition and one m×m×k gemm (Pahikkala et al. 2009, sect. 3.2).
-func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta, observe func(factor.Phase)) (*graphModel, error) {
+func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta, observe progress.Observer) (*graphModel, error) {
 	rows, width := x.Dims()
 	if err := factor.CheckMemory(rows, queryDualPeak); err != nil {
 		return nil, fmt.Errorf("rank: %w", err)
 	}
-	factor.Announce(observe, factor.KernelPhase(rows, rows, width))
+	observe.Report(factor.KernelPhase(rows, rows, width))
 	d, km, err := factor.KernelOnly(x, k)
 	if err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta
 	mm := qg.mulSqrtL(mat.DenseCopyOf(sk.T()))
 	sk = nil // K, SKS and the eigensolver's workspace from here on
 	linalg.Symmetrize(mm)
-	factor.Announce(observe, factor.EigPhase(rows))
+	observe.Report(factor.EigPhase(rows))
 	lam, err := linalg.EigSymInPlace(mm)
 	v := mm
 	if err != nil {

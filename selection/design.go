@@ -90,9 +90,7 @@ func selectDesign(l learn.Learner, grid, colGrid []float64, sc Scheme, meas meas
 		if res.BestIndex < 0 || meas.Better(v, res.Best.Value) || (v == res.Best.Value && simpler(pt, res.Best)) {
 			res.BestIndex, res.Best, res.Predictions, res.Tolerance = len(res.Curve)-1, pt, mat.DenseCopyOf(p), tol
 		}
-		if opt.Progress != nil {
-			opt.Progress(len(res.Curve), total)
-		}
+		opt.Progress.Step("cross-validating λ", len(res.Curve), total)
 		return nil
 	}
 	if err := lockstep(dv, twinDV, sc.Design, grid, colGrid, point); err != nil {

@@ -131,9 +131,7 @@ func permutationBest(l learn.Learner, grid []float64, sc Scheme, meas measure.Me
 			return nil, fmt.Errorf("%s at λ = %g: %w", sc.Name, lambda, err)
 		}
 		keepBest(best, values, meas)
-		if opt.Progress != nil {
-			opt.Progress(n+1, len(grid))
-		}
+		opt.Progress.Step("permutation test, λ", n+1, len(grid))
 	}
 	return best, nil
 }

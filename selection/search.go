@@ -11,6 +11,7 @@ import (
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // Method trains a learner on the rows X with one kernel: typically a closure
@@ -68,8 +69,10 @@ type Settings struct {
 	// factorization (learn.Relabeler).
 	Permutations int
 	Seed         uint64
-	// Progress, when set, is told the stage and how far it is.
-	Progress func(stage string, done, total int)
+	// Progress, when set, is told of each factorization phase (through the
+	// learner) and of each point of the search: done of all kernel settings
+	// × λ points, then of the permutation test's.
+	Progress progress.Observer
 }
 
 // Curve is the CV curve of one kernel setting.
@@ -208,10 +211,6 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 	if s.Scheme.Kind == None && len(settings) > 1 {
 		return nil, fmt.Errorf("%w: no cross-validation to choose among %d kernel settings", ErrScheme, len(settings))
 	}
-	progress := s.Progress
-	if progress == nil {
-		progress = func(string, int, int) {}
-	}
 	out := &SearchResult{Best: -1}
 	method, err := p.method(&s, out)
 	if err != nil {
@@ -224,7 +223,7 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 	var null []float64 // each labelling's best over every setting (permutation test)
 	for n, st := range settings {
 		t0 := time.Now()
-		progress("training "+st.String(), n*points, steps)
+		s.Progress.Step("training "+st.String(), n*points, steps)
 		l, err := method(st)
 		if err != nil {
 			return nil, fmt.Errorf("training with %s: %w", st, err)
@@ -238,13 +237,13 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 				return nil, err
 			}
 			k, _ := kernel.New(st.row)
-			opt.Progress = func(done, total int) { progress("retraining fold", done, total) }
+			opt.Progress = s.Progress
 			res, err = SelectRetrain(p.Retrain(p.X, k), y, s.Lambdas, s.Scheme.Folds, s.Scheme.Name, s.Measure, opt)
 			if err != nil {
 				return nil, fmt.Errorf("cross-validation with %s: %w", st, err)
 			}
 		} else {
-			opt.Progress = func(done, total int) { progress("cross-validating λ", n*points+done, steps) }
+			opt.Progress = s.Progress.Offset(int64(n*points), int64(steps))
 			if res, err = selectGrid(l, s.Lambdas, colGrid, s.Scheme, s.Measure, opt); err != nil {
 				return nil, fmt.Errorf("cross-validation with %s: %w", st, err)
 			}
@@ -257,7 +256,7 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 		}
 		if s.Permutations > 0 {
 			popt := opt
-			popt.Progress = func(done, total int) { progress("permutation test, λ", done, total) }
+			popt.Progress = s.Progress.Prefixed(st.String() + ": ")
 			best, err := permutationBest(l, s.Lambdas, s.Scheme, s.Measure, s.Permutations, s.Seed, popt)
 			if err != nil {
 				return nil, fmt.Errorf("permutation test with %s: %w", st, err)
@@ -313,6 +312,9 @@ func (p *Problem) method(s *Settings, out *SearchResult) (func(setting) (learn.L
 		}
 		if s.Options.Queries == nil {
 			s.Options.Queries = queriesOf(in)
+		}
+		if in.Observe == nil {
+			in.Observe = s.Progress // the factorization phases
 		}
 		if s.Options.Labels == nil && in.Y != nil && p.Learner.Needs.Has(learn.NeedsGraph) && s.Scheme.Kind != None {
 			s.Options.Labels = in.Y // the graph is what the learner learns; the labels score it

@@ -71,6 +71,7 @@ import (
 	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/progress"
 )
 
 var (
@@ -207,8 +208,9 @@ type Options struct {
 	// its own (learn.Learner.Labels is nil: a preference graph). Giving them
 	// for a learner that has labels is an error: labels enter once.
 	Labels *mat.Dense
-	// Progress, when set, is called after each λ.
-	Progress func(done, total int)
+	// Progress, when set, is told of each λ cross-validated (each fold
+	// retrained, for SelectRetrain).
+	Progress progress.Observer
 }
 
 // Select evaluates the CV scheme at every λ of the grid with the given measure
@@ -284,9 +286,7 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 		if res.BestIndex < 0 || meas.Better(pt.Value, res.Best.Value) || (pt.Value == res.Best.Value && lambda > res.Best.Lambda) {
 			res.BestIndex, res.Best, bestPred, bestPairs, res.Tolerance = n, pt, pred, pairs, tol
 		}
-		if opt.Progress != nil {
-			opt.Progress(n+1, len(grid))
-		}
+		opt.Progress.Step("cross-validating λ", n+1, len(grid))
 	}
 	res.Predictions, res.PairPredictions = bestPred, bestPairs
 	return res, nil
@@ -640,9 +640,7 @@ func SelectRetrain(retrain Retrainer, y *mat.Dense, grid []float64, folds [][]in
 				preds[n].SetRow(i, p.RawRowView(r))
 			}
 		}
-		if opt.Progress != nil {
-			opt.Progress(k+1, len(folds))
-		}
+		opt.Progress.Step("retraining fold", k+1, len(folds))
 	}
 	res := &Result{BestIndex: -1}
 	for n, lambda := range grid {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // Source is a data set stored in files, read with package dataset's readers.
@@ -272,9 +273,9 @@ type RunOptions struct {
 	// their groups are incomplete (default 4 GiB): the rows of one group
 	// need not be adjacent, but the farther apart they lie, the more rows wait.
 	GroupMemory int64
-	// Progress, when set, is called as the bytes of a pass are read: the pass,
-	// its number (1-based), the bytes read and the total bytes of the files.
-	Progress func(pass Pass, n int, done, total int64)
+	// Progress, when set, is told as the bytes of a pass are read: stage
+	// "pass N (kind)" (N 1-based), the bytes read of the files' total.
+	Progress progress.Observer
 }
 
 // FileStats describes one input file after a fit.
@@ -409,12 +410,11 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 		total += st.Size()
 	}
 	var done atomic.Int64
+	stage := fmt.Sprintf("pass %d (%s)", n, pass.Kind)
 	progress := func(b int64) {
 		e.read.Add(b)
 		d := done.Add(b)
-		if ro.Progress != nil {
-			ro.Progress(pass, n, d, total)
-		}
+		ro.Progress.Report(progress.Event{Stage: stage, Done: d, Total: total})
 	}
 	fail := func(err error) { cancel(err) }
 

@@ -43,6 +43,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/stream"
 )
 
@@ -83,8 +84,9 @@ type Config struct {
 	TempLocation string
 	// ChunkRows is the rows a worker parses at a time (default 2048).
 	ChunkRows int
-	// Progress, when set, is told each pass as it starts.
-	Progress func(pass stream.Pass, n int)
+	// Progress, when set, is told of each pass as it starts (a phase:
+	// "pass N (kind)").
+	Progress progress.Observer
 }
 
 // Result is a fit's result and the files read.
@@ -201,9 +203,7 @@ func Fit(ctx context.Context, opt stream.Options, src Source, cfg Config) (*Resu
 	n := 0
 	for pass, more := plan.Next(); more; pass, more = plan.Next() {
 		n++
-		if cfg.Progress != nil {
-			cfg.Progress(pass, n)
-		}
+		cfg.Progress.Phase(fmt.Sprintf("pass %d (%s)", n, pass.Kind), "", 0)
 		if err := runPass(ctx, cfg, plan, pass, files, ws, fmt.Sprintf("%s/pass-%d", strings.TrimSuffix(temp, "/"), n)); err != nil {
 			return nil, fmt.Errorf("pass %d (%s): %w", n, pass.Kind, err)
 		}

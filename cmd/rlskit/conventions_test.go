@@ -13,7 +13,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/spf13/cobra"
 
-	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // TestExitCodes: a command line that cannot run as given exits with 2 (and
@@ -275,10 +275,10 @@ func TestProgressTerminal(t *testing.T) {
 	defer func(a, l time.Duration) { progressAfter, progressLong = a, l }(progressAfter, progressLong)
 	progressAfter, progressLong = 0, 0
 	var b bytes.Buffer
-	p := &progress{w: &b, tty: true, start: time.Now()}
-	p.phase(factor.Phase{Name: "eigendecomposition", Size: "m = 3000", Estimate: 8 * time.Second})
+	p := &progressLine{w: &b, tty: true, start: time.Now()}
+	p.observe(progress.Event{Stage: "eigendecomposition", Size: "m = 3000", Estimate: 8 * time.Second})
 	for i := 1; i <= 3; i++ {
-		p.step("cross-validating λ", i, 3)
+		p.observe(progress.Event{Stage: "cross-validating λ", Done: int64(i), Total: 3})
 	}
 	p.done()
 	s := b.String()

@@ -137,7 +137,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	prog := newProgress(e.stderr, f.Quiet)
 	defer prog.done()
 	if !f.Quiet { // the phases' estimates cost a calibration run: only when shown
-		in.Observe = prog.phase
+		in.Observe = prog.observe
 	}
 	prob := selection.Problem{Learner: p.Learner, Input: in, Standardize: f.Standardize}
 	if f.BasisDesign == 3 {
@@ -146,7 +146,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		}
 	}
 	res, err = selection.Search(prob, selection.Settings{Kernels: p.Kernels, Lambdas: p.Lambdas, Scheme: scheme, Measure: p.Measure,
-		Options: selection.Options{Queries: d.Queries}, Permutations: f.Permutations, Seed: f.Seed, Progress: prog.step})
+		Options: selection.Options{Queries: d.Queries}, Permutations: f.Permutations, Seed: f.Seed, Progress: prog.observe})
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 // finish commits the outputs and prints the summary — JSON, or with --pretty
 // (the default when it goes to a terminal) a table — on standard output, or on
 // stderr when an output file is written to standard output ("-").
-func finish(e *env, f *fitFlags, outs *dataset.Outputs, prog *progress, summary any) error {
+func finish(e *env, f *fitFlags, outs *dataset.Outputs, prog *progressLine, summary any) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}

@@ -93,7 +93,7 @@ func runGreedy(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	prog := newProgress(e.stderr, f.Quiet)
 	defer prog.done()
 	opt := greedy.Options{Lambdas: p.Lambdas, Bias: f.Bias, K: f.Select, Measure: p.Measure, Folds: scheme.Folds,
-		Queries: d.Queries, Outputs: d.LabelNames, Standardize: f.Standardize, Progress: prog.step}
+		Queries: d.Queries, Outputs: d.LabelNames, Standardize: f.Standardize, Progress: prog.observe}
 	res, err = greedy.Select(d.X, d.Y, opt)
 	if err != nil {
 		return fmt.Errorf("--learner greedy: %w", err)

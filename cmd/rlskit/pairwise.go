@@ -256,7 +256,7 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 }
 
 // runPairCG trains Kronecker RLS by conjugate gradients.
-func runPairCG(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int, prog *progress) (*pairwise.CGResult, error) {
+func runPairCG(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int, prog *progressLine) (*pairwise.CGResult, error) {
 	rs, cs, err := pairSides(f, p, rows, cols, p.RowKernels[0], p.ColKernels[0])
 	if err != nil {
 		return nil, err
@@ -265,10 +265,7 @@ func runPairCG(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, 
 	if err != nil {
 		return nil, fmt.Errorf("--pairs %s: %w", f.Pairs, err)
 	}
-	opt := pairwise.CGOptions{Tol: p.Tol, MaxIter: f.MaxIter, Patience: p.Patience,
-		Progress: func(it int, r float64) {
-			prog.stepDetail("conjugate gradients", fmt.Sprintf("residual %.2g", r), it, f.MaxIter)
-		}}
+	opt := pairwise.CGOptions{Tol: p.Tol, MaxIter: f.MaxIter, Patience: p.Patience, Progress: prog.observe}
 	if f.ValidationPairs != "" {
 		vp, err := readPairsFile("--validation-pairs", f.ValidationPairs, m, q, false)
 		if err != nil {
@@ -318,14 +315,14 @@ func newSide(what string, d *dataset.Data, spec kernel.Spec, standardize bool) (
 // learner (each side factored once per distinct kernel), cross-validated by
 // the object design along the λ grid(s) with the one tie rule.
 func runComplete(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int,
-	prog *progress, out *pairFitOutput) (pairSolution, *selection.Result, time.Duration, time.Duration, error) {
+	prog *progressLine, out *pairFitOutput) (pairSolution, *selection.Result, time.Duration, time.Duration, error) {
 	le := p.Learner
 	var err error
 	in := &learn.Input{X: rows.X, Y: mat.NewDense(len(y), 1, y), Outputs: []string{"y"}}
 	for _, pr := range pairs {
 		in.Pairs = append(in.Pairs, learn.ObjectPair{Row: pr.Row, Col: pr.Col})
 	}
-	st := selection.Settings{Kernels: p.RowKernels, Lambdas: p.Lambdas, Measure: p.Measure, Progress: prog.step,
+	st := selection.Settings{Kernels: p.RowKernels, Lambdas: p.Lambdas, Measure: p.Measure, Progress: prog.observe,
 		Scheme: selection.Scheme{Kind: selection.None, Name: "none"}}
 	if p.Homogeneous {
 		in.Symmetry = p.Symmetry.String()
@@ -577,15 +574,4 @@ func writeValues(w io.Writer, v []float64) error {
 		lw.printf("%s\n", ftoa(x))
 	}
 	return lw.flush()
-}
-
-// tenths reports a stage's progress at most once per tenth of its total.
-func tenths(prog *progress, stage string) func(done, total int) {
-	last := -1
-	return func(done, total int) {
-		if t := 10 * done / max(total, 1); t != last {
-			last = t
-			prog.step(stage, done, total)
-		}
-	}
 }

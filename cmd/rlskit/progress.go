@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // When progress is shown: a phase is reported once the run is older than
@@ -21,14 +21,14 @@ var (
 	progressLong  = time.Second
 )
 
-// progress reports long work on stderr as phases — the kernel matrix, the
+// progressLine reports long work on stderr as phases — the kernel matrix, the
 // eigendecomposition (m = …), the λ path and the cross-validation, … — each
 // with the run's elapsed time and an ETA: for a factorization from its
-// operation count calibrated on the backend (factor.Phase.Estimate), for a
+// operation count calibrated on the backend (progress.Event.Estimate), for a
 // stepped phase from the rate of the steps done. On a terminal one line is
 // rewritten in place (and refreshed while a factorization runs); otherwise
 // each phase gets one line, written when it is first worth showing.
-type progress struct {
+type progressLine struct {
 	w     io.Writer
 	tty   bool
 	quiet bool
@@ -51,8 +51,8 @@ type phaseState struct {
 	printed     bool
 }
 
-func newProgress(w io.Writer, quiet bool) *progress {
-	return &progress{w: w, tty: isTerminal(w), quiet: quiet, start: time.Now()}
+func newProgress(w io.Writer, quiet bool) *progressLine {
+	return &progressLine{w: w, tty: isTerminal(w), quiet: quiet, start: time.Now()}
 }
 
 // isTerminal reports whether w is a terminal (golang.org/x/term: /dev/null
@@ -62,14 +62,24 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// phase starts a factorization phase announced by the learner (factor.Phase).
-func (p *progress) phase(ph factor.Phase) {
+// observe is the progress.Observer every learner, search and pass reports
+// to: a phase (Total 0) starts a phase, a step moves the current one.
+func (p *progressLine) observe(e progress.Event) {
+	if e.IsPhase() {
+		p.phase(e)
+		return
+	}
+	p.stepDetail(e.Stage, e.Detail, int(e.Done), int(e.Total))
+}
+
+// phase starts a phase announced before it runs (a factorization).
+func (p *progressLine) phase(ph progress.Event) {
 	if p.quiet {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cur = phaseState{name: ph.Name, size: ph.Size, estimate: ph.Estimate, began: time.Now()}
+	p.cur = phaseState{name: ph.Stage, size: ph.Size, estimate: ph.Estimate, began: time.Now()}
 	p.show()
 	if p.tty && p.stop == nil {
 		p.stop = make(chan struct{})
@@ -77,12 +87,10 @@ func (p *progress) phase(ph factor.Phase) {
 	}
 }
 
-// step reports that done of total steps of the named stage are finished; a
-// new stage name starts a new phase.
-func (p *progress) step(stage string, done, total int) { p.stepDetail(stage, "", done, total) }
-
-// stepDetail is step with a detail that may change within the phase.
-func (p *progress) stepDetail(stage, detail string, done, total int) {
+// stepDetail reports that done of total steps of the named stage are
+// finished, with a detail that may change within the phase; a new stage name
+// starts a new phase.
+func (p *progressLine) stepDetail(stage, detail string, done, total int) {
 	if p.quiet {
 		return
 	}
@@ -110,7 +118,7 @@ func (c *phaseState) eta(now time.Time) (time.Duration, bool) {
 
 // show writes the current phase when it is worth showing: on a terminal
 // every time, otherwise once per phase. Called with mu held.
-func (p *progress) show() {
+func (p *progressLine) show() {
 	now := time.Now()
 	c := &p.cur
 	left, known := c.eta(now)
@@ -154,7 +162,7 @@ func (p *progress) show() {
 
 // refresh redraws the terminal line every quarter second, so that a phase
 // blocked in a factorization still shows its clock.
-func (p *progress) refresh(stop chan struct{}) {
+func (p *progressLine) refresh(stop chan struct{}) {
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -172,7 +180,7 @@ func (p *progress) refresh(stop chan struct{}) {
 }
 
 // done ends the progress: stops the refresher and ends a terminal line.
-func (p *progress) done() {
+func (p *progressLine) done() {
 	if p == nil {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/plan"
+	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/stream"
 )
 
@@ -67,9 +68,7 @@ func runStream(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 		return err
 	}
 	bar := newByteProgress(e.stderr, f.Quiet)
-	ro := stream.RunOptions{Progress: func(pass stream.Pass, n int, done, total int64) {
-		bar.update(n, pass.Kind.String(), done, total)
-	}}
+	ro := stream.RunOptions{Progress: bar.observe}
 	res, err = stream.Run(context.Background(), opt, src, ro)
 	if err != nil {
 		bar.done()
@@ -123,10 +122,10 @@ func runStream(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 // rewritten in place on a terminal.
 type byteProgress struct {
 	mu    sync.Mutex
-	p     *progress
+	p     *progressLine
 	start time.Time
 	last  time.Time
-	pass  int
+	stage string
 	t0    time.Time
 }
 
@@ -134,23 +133,25 @@ func newByteProgress(w io.Writer, quiet bool) *byteProgress {
 	return &byteProgress{p: newProgress(w, quiet), start: time.Now()}
 }
 
-func (b *byteProgress) update(pass int, kind string, done, total int64) {
+// observe takes a pass's events (stage "pass N (kind)", bytes done of
+// total) and shows them in MB with the pass's rate.
+func (b *byteProgress) observe(e progress.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := time.Now()
-	if pass != b.pass {
-		b.pass, b.t0 = pass, now
+	if e.Stage != b.stage {
+		b.stage, b.t0 = e.Stage, now
 	}
-	if now.Sub(b.last) < 200*time.Millisecond && done < total {
+	if now.Sub(b.last) < 200*time.Millisecond && e.Done < e.Total {
 		return
 	}
 	b.last = now
-	rate := float64(done) / math.Max(now.Sub(b.t0).Seconds(), 1e-9) / 1e6
+	rate := float64(e.Done) / math.Max(now.Sub(b.t0).Seconds(), 1e-9) / 1e6
 	pct := 100.0
-	if total > 0 {
-		pct = 100 * float64(done) / float64(total)
+	if e.Total > 0 {
+		pct = 100 * float64(e.Done) / float64(e.Total)
 	}
-	b.p.stepDetail(fmt.Sprintf("pass %d (%s)", pass, kind), fmt.Sprintf("%.0f%% of %.1f MB, %.0f MB/s", pct, float64(total)/1e6, rate), int(done>>20), int(total>>20))
+	b.p.stepDetail(e.Stage, fmt.Sprintf("%.0f%% of %.1f MB, %.0f MB/s", pct, float64(e.Total)/1e6, rate), int(e.Done>>20), int(e.Total>>20))
 }
 
 func (b *byteProgress) done() { b.p.done() }

@@ -28,7 +28,7 @@ import (
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/plan" // fit's flags and their plan; it imports every learner (the registry)
 	"github.com/rlskit/rlskit/selection"
-	"github.com/rlskit/rlskit/stream"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // beamFlags are the flags of rlskit-beam beyond rlskit fit's (package plan)
@@ -158,7 +158,7 @@ func run(ctx context.Context, p *plan.Plan, f *plan.Flags, b beamFlags, stdout, 
 	src := rlsbeam.Source{Patterns: ss.Files, Format: ss.Format, CSV: ss.CSV, SVM: ss.SVM}
 	cfg := rlsbeam.Config{Run: beamx.Run, TempLocation: b.tempLocation, ChunkRows: b.chunkRows}
 	if !f.Quiet {
-		cfg.Progress = func(p stream.Pass, n int) { fmt.Fprintf(stderr, "rlskit-beam: pass %d: %s\n", n, p.Kind) }
+		cfg.Progress = func(e progress.Event) { fmt.Fprintf(stderr, "rlskit-beam: %s\n", e.Stage) }
 	}
 	res, err = rlsbeam.Fit(ctx, opt, src, cfg)
 	if err != nil {
