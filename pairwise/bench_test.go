@@ -10,6 +10,8 @@ import (
 
 	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
 )
 
 // benchProblem draws m row and q column objects (10 features each), the
@@ -87,7 +89,8 @@ func BenchmarkKronFit(b *testing.B) {
 }
 
 // BenchmarkKronSettingA is setting A (leave each pair out) over 20 λ after
-// training: O(m·q·(m + q)) per λ.
+// training, each λ's CV predictions scored (designCurve): O(m·q·(m + q)) per
+// λ.
 func BenchmarkKronSettingA(b *testing.B) {
 	for _, sh := range [][2]int{{150, 500}, {300, 1000}} {
 		b.Run(fmt.Sprintf("m=%d,q=%d", sh[0], sh[1]), func(b *testing.B) {
@@ -96,10 +99,10 @@ func BenchmarkKronSettingA(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			mse, _ := MeasureByName("mse")
+			mse, _ := measure.ByName("mse")
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := SelectKron(k, Design{Setting: Pairs}, grid20(), mse); err != nil {
+				if _, err := designCurve(k, learn.Design{Setting: "pairs"}, grid20(), nil, mse); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -117,13 +120,13 @@ func BenchmarkKronSettings(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		mse, _ := MeasureByName("mse")
+		mse, _ := measure.ByName("mse")
 		rf := randFolds(rand.New(rand.NewPCG(1, 2)), sh[0], 5)
 		cf := randFolds(rand.New(rand.NewPCG(3, 4)), sh[1], 5)
 		for _, d := range []Design{{Setting: Rows}, {Setting: Cols}, {Setting: Rows, RowFolds: rf}, {Setting: Both}, {Setting: Both, RowFolds: rf, ColFolds: cf}} {
 			b.Run(fmt.Sprintf("m=%d,q=%d/%s", sh[0], sh[1], d), func(b *testing.B) {
 				for b.Loop() {
-					if _, err := SelectKron(k, d, grid20()[5:10], mse); err != nil {
+					if _, err := designCurve(k, d.Learn(), grid20()[5:10], nil, mse); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -141,11 +144,11 @@ func BenchmarkTwoStep(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		mse, _ := MeasureByName("mse")
+		mse, _ := measure.ByName("mse")
 		for _, s := range []Setting{Pairs, Rows, Cols, Both} {
 			b.Run(fmt.Sprintf("m=%d,q=%d/%s", sh[0], sh[1], s), func(b *testing.B) {
 				for b.Loop() {
-					if _, err := SelectTwoStep(t, Design{Setting: s}, grid20()[4:8], grid20()[6:11], mse); err != nil {
+					if _, err := designCurve(t, Design{Setting: s}.Learn(), grid20()[4:8], grid20()[6:11], mse); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -532,9 +532,9 @@ func TestSelectionFindsTwin(t *testing.T) {
 // selection.Search cross-validates the registered learners of pairs like
 // every learner: a kernel grid on each side, the design as the scheme, the
 // column λ grid of two-step RLS, each pair's row object its query. Its curves
-// equal the deprecated SelectKron's and SelectTwoStep's for a measure
-// without ties (mse); with K = I on both sides every ordinal value is the
-// tie value 0.5 and every point indistinguishable.
+// equal the learner's own CrossValidateDesign scored exactly (designCurve)
+// for a measure without ties (mse); with K = I on both sides every ordinal
+// value is the tie value 0.5 and every point indistinguishable.
 func TestSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(57, 58))
 	pairs, y := noisePairs(rng, 6, 5)
@@ -568,27 +568,28 @@ func TestSearch(t *testing.T) {
 		if len(res.Curves) != 4 {
 			t.Fatalf("%s: %d curves", name, len(res.Curves))
 		}
-		design := Design{Setting: Both, RowFolds: sc.Design.RowFolds, ColFolds: sc.Design.ColFolds}
 		for _, c := range res.Curves {
 			rk, _ := kernel.New(c.Kernel)
 			ck, _ := kernel.New(*c.ColKernel)
 			rs, _ := NewSide(rx, rk, false)
 			cs, _ := NewSide(cx, ck, false)
-			var old *Result
-			pm, _ := MeasureByName("mse")
+			var own []selection.Point
 			if name == learn.KronRLS {
 				k, _ := FitKron(rs, cs, pp, mat.Col(nil, 0, y), Options{})
-				old, err = SelectKron(k, design, st.Lambdas, pm)
+				own, err = designCurve(k, sc.Design, st.Lambdas, nil, mse)
 			} else {
 				ts, _ := FitTwoStep(rs, cs, pp, mat.Col(nil, 0, y), Options{})
-				old, err = SelectTwoStep(ts, design, st.Lambdas, st.ColLambdas, pm)
+				own, err = designCurve(ts, sc.Design, st.Lambdas, st.ColLambdas, mse)
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
+			if len(own) != len(c.Curve) {
+				t.Fatalf("%s %s × %s: %d points, the learner's design %d", name, c.Kernel, *c.ColKernel, len(c.Curve), len(own))
+			}
 			for n, pt := range c.Curve {
-				if o := old.Curve[n]; pt.Lambda != o.Lambda || pt.ColLambda != o.ColLambda || math.Abs(pt.Value-o.Value) > 1e-13*o.Value {
-					t.Errorf("%s %s × %s: point %d %+v, SelectKron/TwoStep %+v", name, c.Kernel, *c.ColKernel, n, pt, o)
+				if o := own[n]; pt.Lambda != o.Lambda || pt.ColLambda != o.ColLambda || math.Abs(pt.Value-o.Value) > 1e-13*o.Value {
+					t.Errorf("%s %s × %s: point %d %+v, the learner's design %+v", name, c.Kernel, *c.ColKernel, n, pt, o)
 				}
 			}
 		}

@@ -92,23 +92,41 @@ func ExampleKronRLS_CrossValidateDesign() {
 	// λ 1    per-row c-index 0.900
 }
 
-// Kronecker RLS on complete data: the four settings' estimates from one
-// factorization of each side.
-func ExampleSelectKron() {
-	rows, cols, pairs, y := dyadic()
-	k, err := pairwise.FitKron(rows, cols, pairs, y, pairwise.Options{})
-	if err != nil {
-		fmt.Println(err)
-		return
+// dyadicInput is dyadic's objects, pairs and labels as the input of the
+// registered learners of pairs.
+func dyadicInput() *learn.Input {
+	rx, cx, pairs, y := dyadicObjects()
+	in := &learn.Input{X: rx, Cols: cx, Y: mat.NewDense(len(y), 1, y)}
+	for _, p := range pairs {
+		in.Pairs = append(in.Pairs, learn.ObjectPair{Row: p.Row, Col: p.Col})
 	}
-	mse, _ := pairwise.MeasureByName("mse")
-	for _, s := range []pairwise.Setting{pairwise.Pairs, pairwise.Rows, pairwise.Cols, pairwise.Both} {
-		res, err := pairwise.SelectKron(k, pairwise.Design{Setting: s}, []float64{0.01, 0.1, 1}, mse)
+	return in
+}
+
+// Kronecker RLS on complete data through the one search (selection.Search
+// with the registered learner): the four settings' estimates, each from one
+// factorization of each side, the setting the scheme.
+func ExampleKronRLS_search() {
+	d, _ := learn.Lookup("kronrls")
+	mse, _ := measure.ByName("mse")
+	for _, s := range []string{"pairs", "rows", "cols", "both"} {
+		sc, err := selection.NewScheme(s, selection.SchemeOptions{RowObjects: 6, ColObjects: 5})
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("%-5s best λ %-4g mse %.4f\n", s, res.Best.Lambda, res.Best.Value)
+		res, err := selection.Search(selection.Problem{Learner: d, Input: dyadicInput()}, selection.Settings{
+			Kernels:    []kernel.Spec{{Name: "gaussian", Gamma: 1}},
+			ColKernels: []kernel.Spec{{Name: "gaussian", Gamma: 0.5}},
+			Lambdas:    []float64{0.01, 0.1, 1},
+			Scheme:     sc,
+			Measure:    mse,
+		})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%-5s best λ %-4g mse %.4f\n", s, res.Lambda, res.Value)
 	}
 	// Output:
 	// pairs best λ 0.01 mse 0.0096
@@ -119,21 +137,29 @@ func ExampleSelectKron() {
 
 // Two-step RLS searches the row and column λ jointly; here for new row and
 // column objects together (setting D) with folds of each side.
-func ExampleSelectTwoStep() {
-	rows, cols, pairs, y := dyadic()
-	t, err := pairwise.FitTwoStep(rows, cols, pairs, y, pairwise.Options{})
+func ExampleTwoStep_search() {
+	d, _ := learn.Lookup("twostep")
+	mse, _ := measure.ByName("mse")
+	rowFolds, colFolds := [][]int{{0, 1, 2}, {3, 4, 5}}, [][]int{{0, 2, 4}, {1, 3}}
+	sc, err := selection.NewScheme("both", selection.SchemeOptions{RowObjects: 6, ColObjects: 5, Folds: rowFolds, ColFolds: colFolds})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	mse, _ := pairwise.MeasureByName("mse")
-	d := pairwise.Design{Setting: pairwise.Both, RowFolds: [][]int{{0, 1, 2}, {3, 4, 5}}, ColFolds: [][]int{{0, 2, 4}, {1, 3}}}
-	res, err := pairwise.SelectTwoStep(t, d, []float64{0.01, 1}, []float64{0.01, 1}, mse)
+	res, err := selection.Search(selection.Problem{Learner: d, Input: dyadicInput()}, selection.Settings{
+		Kernels:    []kernel.Spec{{Name: "gaussian", Gamma: 1}},
+		ColKernels: []kernel.Spec{{Name: "gaussian", Gamma: 0.5}},
+		Lambdas:    []float64{0.01, 1},
+		ColLambdas: []float64{0.01, 1},
+		Scheme:     sc,
+		Measure:    mse,
+	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%s: λ_r %g, λ_c %g, mse %.3f over %d points\n", d, res.Best.Lambda, res.Best.ColLambda, res.Best.Value, len(res.Curve))
+	fmt.Printf("both:folds(%d×%d): λ_r %g, λ_c %g, mse %.3f over %d points\n",
+		len(rowFolds), len(colFolds), res.Lambda, res.ColLambda, res.Value, len(res.Curves[0].Curve))
 	// Output:
 	// both:folds(2×2): λ_r 0.01, λ_c 0.01, mse 0.301 over 4 points
 }

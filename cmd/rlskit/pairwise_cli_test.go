@@ -10,9 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/pairwise"
+	"github.com/rlskit/rlskit/selection"
 )
 
 func dti(name string) string { return filepath.Join("..", "..", "docs", "data", name) }
@@ -68,8 +73,9 @@ func TestPairwiseFitSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts, _ := pairwise.FitTwoStep(rs, cs, toPairs(pf), pf.Labels, pairwise.Options{})
-	ci, _ := pairwise.MeasureByName("cindex")
-	grid := []float64{0.0625, 0.25, 1, 4}
+	y, rowOf := mat.NewDense(len(pf.Labels), 1, pf.Labels), pf.Rows
+	ci, _ := measure.ByName("cindex")
+	grid, colGrid := []float64{0.0625, 0.25, 1, 4}, []float64{0.25, 1}
 	values := map[string]float64{}
 	for _, learner := range []string{"kronrls", "twostep"} {
 		for _, cvs := range []string{"pairs", "rows", "cols", "both", "rows:4", "both:3"} {
@@ -89,22 +95,41 @@ func TestPairwiseFitSettings(t *testing.T) {
 				t.Errorf("twostep: col_lambda %v, %d curve points", out.ColLambda, len(out.CV.Curve))
 			}
 			values[learner+" "+cvs] = out.CV.Best.Value
-			// the library gives the same value (the k-fold draws are the CLI's: compare leave-one-out only)
+			// the learner's own cross-validation gives the same curve and best
+			// point (the k-fold draws are the CLI's: compare leave-one-out only)
 			if strings.Contains(cvs, ":") {
 				continue
 			}
-			d := pairwise.Design{Setting: pairwise.Setting(cvs)}
-			var res *pairwise.Result
+			var lib []selection.Point
 			if learner == "kronrls" {
-				res, err = pairwise.SelectKron(k, d, grid, ci)
+				lib, err = pairCVCurve(k, cvs, grid, nil, ci, y, rowOf)
 			} else {
-				res, err = pairwise.SelectTwoStep(ts, d, grid, []float64{0.25, 1}, ci)
+				lib, err = pairCVCurve(ts, cvs, grid, colGrid, ci, y, rowOf)
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if math.Abs(res.Best.Value-out.CV.Best.Value) > 1e-12 || res.Best.Lambda != out.Lambda {
-				t.Errorf("%s %s: CLI %v at %v, library %v at %v", learner, cvs, out.CV.Best.Value, out.Lambda, res.Best.Value, res.Best.Lambda)
+			if len(lib) != len(out.CV.Curve) {
+				t.Fatalf("%s %s: CLI %d curve points, library %d", learner, cvs, len(out.CV.Curve), len(lib))
+			}
+			best := 0
+			for n, pt := range lib {
+				if c := out.CV.Curve[n]; c.Lambda != pt.Lambda || c.ColLambda != pt.ColLambda || math.Abs(c.Value-pt.Value) > 1e-12 {
+					t.Errorf("%s %s: point %d: CLI %v at (%v, %v), library %v at (%v, %v)", learner, cvs, n, c.Value, c.Lambda, c.ColLambda, pt.Value, pt.Lambda, pt.ColLambda)
+				}
+				// strictly better, ties to the larger λ·λ_c (λ_c = 1 for Kronecker RLS)
+				size := func(p selection.Point) float64 {
+					if p.ColLambda == 0 {
+						return p.Lambda
+					}
+					return p.Lambda * p.ColLambda
+				}
+				if b := lib[best]; ci.Better(pt.Value, b.Value) || (pt.Value == b.Value && size(pt) > size(b)) {
+					best = n
+				}
+			}
+			if b := lib[best]; math.Abs(b.Value-out.CV.Best.Value) > 1e-12 || b.Lambda != out.Lambda || b.ColLambda != out.ColLambda {
+				t.Errorf("%s %s: CLI %v at (%v, %v), library %v at (%v, %v)", learner, cvs, out.CV.Best.Value, out.Lambda, out.ColLambda, b.Value, b.Lambda, b.ColLambda)
 			}
 			if want := map[string]string{"pairs": "A (pairs)", "rows": "B (rows)", "cols": "C (cols)", "both": "D (both)"}[cvs]; out.Setting != want {
 				t.Errorf("setting %q, want %q", out.Setting, want)
@@ -115,6 +140,25 @@ func TestPairwiseFitSettings(t *testing.T) {
 			t.Errorf("%s: settings A %.3f B %.3f C %.3f D %.3f do not order A > B, C > D", learner, a, b, c, d)
 		}
 	}
+}
+
+// pairCVCurve cross-validates a learner of pairs by the design along the
+// grids (CrossValidateDesign) and scores each point's CV predictions of the
+// pairs exactly (selection.ScoreWithin without a tie tolerance), each pair's
+// row object its query: the curve in the learner's order of the grid.
+func pairCVCurve(l learn.DesignValidator, setting string, grid, colGrid []float64, meas measure.Measure, y *mat.Dense, rowOf []int) ([]selection.Point, error) {
+	var curve []selection.Point
+	err := l.CrossValidateDesign(learn.Design{Setting: setting}, grid, colGrid, func(i, j int, p *mat.Dense) error {
+		pt := selection.Point{Lambda: grid[i]}
+		if colGrid != nil {
+			pt.ColLambda = colGrid[j]
+		}
+		v, _, err := selection.ScoreWithin(meas, y, p, rowOf, nil)
+		pt.Value = v
+		curve = append(curve, pt)
+		return err
+	})
+	return curve, err
 }
 
 // fit --model then predict: training pairs, new drugs, and the library's model agree.
