@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/cg"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
 )
 
@@ -64,7 +65,7 @@ func BenchmarkGlobalRankSparse(b *testing.B) {
 		m, d := sz[0], sz[1]
 		b.Run(fmt.Sprintf("m=%d,d=%d", m, d), func(b *testing.B) {
 			x, y := sparseProblem(m, d, 20)
-			p := cg.Problem{X: x, Y: y, Loss: cg.GlobalRank}
+			p := cg.Problem{X: x, Y: y, Loss: learn.AllPairs}
 			opt := cg.Options{Lambda: 1, Tol: 1e-6, MaxIter: 10000}
 			b.ResetTimer()
 			var res *cg.Result

@@ -14,9 +14,9 @@
 //
 // L is the Laplacian of the loss:
 //
-//	Regression  L = I                 squared error Σ_i (y_i − f_i)²
-//	GlobalRank  L = mI − 11ᵀ          all pairs, Σ_{i<j} ((y_i − y_j) − (f_i − f_j))²
-//	QueryRank   L = D − PPᵀ           the same over pairs within a query; P is the m×q
+//	learn.Squared     L = I          squared error Σ_i (y_i − f_i)²
+//	learn.AllPairs    L = mI − 11ᵀ   all pairs, Σ_{i<j} ((y_i − y_j) − (f_i − f_j))²
+//	learn.QueryPairs  L = D − PPᵀ    the same over pairs within a query; P is the m×q
 //	                                  query indicator, D = diag(n_q(i)) the query sizes
 //
 // Neither X̃ᵀLX̃ nor L is formed: one conjugate-gradient iteration applies
@@ -53,39 +53,10 @@ import (
 // ErrInput is returned (wrapped) for an invalid problem or invalid options:
 // λ ≤ 0 or not finite, Tol < 0 or NaN, MaxIter < 0, Y with another number of
 // rows than X, a non-finite value in X or Y, Queries of the wrong length for
-// QueryRank, Bias < 0 or not finite, empty data, and a Validation whose shapes
+// learn.QueryPairs, Bias < 0 or not finite, empty data, sparse data wider than
+// MaxSparseWidth and WidthPerEntry allow, and a Validation whose shapes
 // do not fit or whose measure needs query ids it was not given.
 var ErrInput = errors.New("cg: invalid input")
-
-// Loss selects the Laplacian L of the cost (Y − X̃w)ᵀL(Y − X̃w).
-type Loss int
-
-const (
-	// Regression is RLS: L = I, the squared error. Applying L costs nothing.
-	Regression Loss = iota
-	// GlobalRank is RankRLS over all pairs with the magnitude-preserving cost:
-	// L = mI − 11ᵀ, Lu = m·u − (1ᵀu)1 in O(m).
-	GlobalRank
-	// QueryRank is RankRLS over the pairs within each query: L = D − PPᵀ,
-	// Lu = D·u − P(Pᵀu) in O(m). A query with a single row contributes no loss.
-	QueryRank
-)
-
-// Name is the learner the loss trains: learn.RLS, learn.GlobalRank or learn.QueryRank.
-func (l Loss) Name() learn.Name {
-	switch l {
-	case Regression:
-		return learn.RLS
-	case GlobalRank:
-		return learn.GlobalRank
-	case QueryRank:
-		return learn.QueryRank
-	}
-	return learn.Name(fmt.Sprintf("Loss(%d)", int(l)))
-}
-
-// String returns the learner name used by predictors: "rls", "globalrank" or "queryrank".
-func (l Loss) String() string { return string(l.Name()) }
 
 // Problem is the training data and the loss.
 type Problem struct {
@@ -94,9 +65,13 @@ type Problem struct {
 	X mat.Matrix
 	// Y holds the m×t labels; each column is solved for separately.
 	Y *mat.Dense
-	// Loss selects L.
-	Loss Loss
-	// Queries holds a query id per row (QueryRank only; any ints, not necessarily
+	// Loss selects L: learn.Squared (L = I; also the zero value, NoLoss),
+	// learn.AllPairs (L = mI − 11ᵀ) or learn.QueryPairs (L = D − PPᵀ).
+	Loss learn.Loss
+	// Learner names the learner in the predictor (default: the registered
+	// learner of the loss, "rls", "globalrank" or "queryrank").
+	Learner learn.Name
+	// Queries holds a query id per row (learn.QueryPairs only; any ints, not necessarily
 	// contiguous or sorted). Ignored by the other losses.
 	Queries []int
 	// Bias ≥ 0 appends the constant feature √Bias to every row (0: none), as the
@@ -156,6 +131,30 @@ const (
 	DefaultPatience = 5
 )
 
+// MaxSparseWidth and WidthPerEntry bound the width of sparse data: the
+// solver keeps several vectors of the data's width (8 bytes per feature
+// each), so a few rows with an svmlight index of 5·10⁹ would need tens of
+// gigabytes. The width may be at most max(MaxSparseWidth, WidthPerEntry·nnz).
+const (
+	MaxSparseWidth = 1 << 24
+	WidthPerEntry  = 16
+)
+
+// learnerName is the predictor's learner name: Problem.Learner, else the
+// name conventional for the loss.
+func learnerName(p Problem) learn.Name {
+	if p.Learner != "" {
+		return p.Learner
+	}
+	switch p.Loss {
+	case learn.AllPairs:
+		return learn.GlobalRank
+	case learn.QueryPairs:
+		return learn.QueryRank
+	}
+	return learn.RLS
+}
+
 // Result holds the solution and how each output's iteration ended.
 type Result struct {
 	// W holds the d×t feature weights.
@@ -176,7 +175,7 @@ type Result struct {
 	// ties), else equal to Iterations.
 	BestIteration []int
 
-	loss    Loss
+	learner learn.Name
 	lambda  float64
 	bias    float64
 	outputs []string
@@ -196,7 +195,7 @@ func (r *Result) Predictor() *model.Predictor {
 		}
 	}
 	return &model.Predictor{
-		Learner: r.loss.String(),
+		Learner: string(r.learner),
 		Kernel:  kernel.Spec{Name: "linear", Bias: r.bias},
 		Lambda:  r.lambda,
 		Width:   d,
@@ -266,8 +265,8 @@ type operator struct {
 	x      rows
 	n      int     // d or d+1
 	sb     float64 // √Bias
-	loss   Loss
-	qid    []int     // row → query code (QueryRank)
+	loss   learn.Loss
+	qid    []int     // row → query code (learn.QueryPairs)
 	qsize  []float64 // query code → size
 	qsum   []float64 // scratch, per query
 	lambda float64
@@ -300,7 +299,7 @@ func (o *operator) mulXT(dst, z []float64) {
 // applyL overwrites z with Lz. O(m).
 func (o *operator) applyL(z []float64) {
 	switch o.loss {
-	case GlobalRank:
+	case learn.AllPairs:
 		s := 0.0
 		for _, v := range z {
 			s += v
@@ -309,7 +308,7 @@ func (o *operator) applyL(z []float64) {
 		for i, v := range z {
 			z[i] = m*v - s
 		}
-	case QueryRank:
+	case learn.QueryPairs:
 		clear(o.qsum)
 		for i, v := range z {
 			o.qsum[o.qid[i]] += v
@@ -393,8 +392,11 @@ func finiteDense(y *mat.Dense) bool {
 	return true
 }
 
-// check validates the problem and fills in the option defaults.
-func check(p Problem, opt *Options) error {
+// check validates the problem and fills in the defaults.
+func check(p *Problem, opt *Options) error {
+	if p.Loss == learn.NoLoss {
+		p.Loss = learn.Squared
+	}
 	if math.IsNaN(opt.Lambda) || opt.Lambda <= 0 || math.IsInf(opt.Lambda, 0) {
 		return bad("lambda = %v, must be > 0 and finite", opt.Lambda)
 	}
@@ -431,13 +433,20 @@ func check(p Problem, opt *Options) error {
 		return bad("X has a non-finite value")
 	}
 	switch p.Loss {
-	case Regression, GlobalRank:
-	case QueryRank:
+	case learn.Squared, learn.AllPairs:
+	case learn.QueryPairs:
 		if len(p.Queries) != m {
 			return bad("%d query ids for %d rows", len(p.Queries), m)
 		}
 	default:
-		return bad("unknown loss %d", int(p.Loss))
+		return bad("loss %d has no conjugate-gradient form (want squared, all pairs or query pairs)", int(p.Loss))
+	}
+	if c, ok := p.X.(*matrix.CSR); ok {
+		if limit := max(MaxSparseWidth, WidthPerEntry*c.NNZ()); c.C > limit {
+			return bad("width %d (the largest feature index) is far beyond the %d values the data stores: "+
+				"the solver keeps vectors of the full width, so it takes widths up to max(2^24, %d·values) = %d; "+
+				"renumber the features densely, or use a direct solver", c.C, c.NNZ(), WidthPerEntry, limit)
+		}
 	}
 	if opt.Validation != nil {
 		return checkValidation(*opt.Validation, d, p.Y)
@@ -492,7 +501,7 @@ func checkValidation(v Validation, d int, y *mat.Dense) error {
 // class) is returned as its error; a step with pᵀAp ≤ 0 or not finite, which
 // only overflow or extreme rounding can bring about (A ⪰ λI), is an error.
 func Solve(p Problem, opt Options) (*Result, error) {
-	if err := check(p, &opt); err != nil {
+	if err := check(&p, &opt); err != nil {
 		return nil, err
 	}
 	m, d := p.X.Dims()
@@ -501,7 +510,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 	if p.Bias > 0 {
 		o.n, o.sb = d+1, math.Sqrt(p.Bias)
 	}
-	if p.Loss == QueryRank {
+	if p.Loss == learn.QueryPairs {
 		code := map[int]int{}
 		o.qid = make([]int, m)
 		for i, q := range p.Queries {
@@ -529,7 +538,7 @@ func Solve(p Problem, opt Options) (*Result, error) {
 		}
 	}
 	res := &Result{W: mat.NewDense(d, t, nil), B: make([]float64, t), Iterations: make([]int, t),
-		Converged: make([]bool, t), Residual: make([]float64, t), BestIteration: make([]int, t), loss: p.Loss,
+		Converged: make([]bool, t), Residual: make([]float64, t), BestIteration: make([]int, t), learner: learnerName(p),
 		lambda: opt.Lambda, bias: p.Bias, outputs: p.Outputs, scaler: p.Scaler}
 	y := make([]float64, m)
 	for c := 0; c < t; c++ {

@@ -76,22 +76,22 @@ func toCSR(x *mat.Dense) *matrix.CSR {
 }
 
 // laplacian returns L densely (test only).
-func laplacian(loss cg.Loss, m int, q []int) *mat.Dense {
+func laplacian(loss learn.Loss, m int, q []int) *mat.Dense {
 	l := mat.NewDense(m, m, nil)
 	for i := 0; i < m; i++ {
 		for j := 0; j < m; j++ {
 			switch loss {
-			case cg.Regression:
+			case learn.Squared:
 				if i == j {
 					l.Set(i, j, 1)
 				}
-			case cg.GlobalRank:
+			case learn.AllPairs:
 				v := -1.0
 				if i == j {
 					v += float64(m)
 				}
 				l.Set(i, j, v)
-			case cg.QueryRank:
+			case learn.QueryPairs:
 				if q[i] != q[j] {
 					continue
 				}
@@ -111,7 +111,7 @@ func laplacian(loss cg.Loss, m int, q []int) *mat.Dense {
 }
 
 // direct solves (X̃ᵀLX̃ + λI)w = X̃ᵀLY densely and returns W (d×t) and B.
-func direct(t *testing.T, x, y *mat.Dense, loss cg.Loss, q []int, bias, lambda float64) (*mat.Dense, []float64) {
+func direct(t *testing.T, x, y *mat.Dense, loss learn.Loss, q []int, bias, lambda float64) (*mat.Dense, []float64) {
 	t.Helper()
 	m, d := x.Dims()
 	_, nt := y.Dims()
@@ -167,7 +167,7 @@ func relDiffMat(a, b *mat.Dense) float64 {
 	return mat.Norm(&diff, 2) / mat.Norm(b, 2)
 }
 
-var losses = []cg.Loss{cg.Regression, cg.GlobalRank, cg.QueryRank}
+var losses = []learn.Loss{learn.Squared, learn.AllPairs, learn.QueryPairs}
 
 func TestAgainstDirectSolve(t *testing.T) {
 	const m, d = 40, 6
@@ -227,7 +227,7 @@ func TestAgainstLearners(t *testing.T) {
 						opt := rank.Options{Kernel: kernel.Linear{Bias: bias}, Form: learn.Linear}
 						var want *model.Predictor
 						switch loss {
-						case cg.Regression:
+						case learn.Squared:
 							r, err := rls.Fit(xm, y, rls.Options{Kernel: kernel.Linear{Bias: bias}, Form: learn.Linear})
 							if err != nil {
 								t.Fatal(err)
@@ -237,7 +237,7 @@ func TestAgainstLearners(t *testing.T) {
 								t.Fatal(err)
 							}
 							want = s.Predictor()
-						case cg.GlobalRank:
+						case learn.AllPairs:
 							g, err := rank.FitGlobal(xm, y, opt)
 							if err != nil {
 								t.Fatal(err)
@@ -247,7 +247,7 @@ func TestAgainstLearners(t *testing.T) {
 								t.Fatal(err)
 							}
 							want = s.Predictor()
-						case cg.QueryRank:
+						case learn.QueryPairs:
 							g, err := rank.FitQuery(xm, y, q, opt)
 							if err != nil {
 								t.Fatal(err)
@@ -264,7 +264,7 @@ func TestAgainstLearners(t *testing.T) {
 							t.Fatal(err)
 						}
 						got := res.Predictor()
-						if got.Learner != loss.String() || got.Kernel != want.Kernel || got.Width != d || len(got.Outputs) != nt {
+						if got.Learner != map[learn.Loss]string{learn.Squared: "rls", learn.AllPairs: "globalrank", learn.QueryPairs: "queryrank"}[loss] || got.Kernel != want.Kernel || got.Width != d || len(got.Outputs) != nt {
 							t.Errorf("predictor %s %v width %d outputs %v, want %s %v", got.Learner, got.Kernel, got.Width, got.Outputs, want.Learner, want.Kernel)
 						}
 						pg, err := got.Predict(xn)
@@ -375,7 +375,7 @@ func TestValidationToConvergence(t *testing.T) {
 	x, y, q := mat.DenseCopyOf(xa.Slice(0, 60, 0, 8)), mat.DenseCopyOf(ya.Slice(0, 60, 0, 2)), qa[:60]
 	xv, yv, qv := mat.DenseCopyOf(xa.Slice(60, 90, 0, 8)), mat.DenseCopyOf(ya.Slice(60, 90, 0, 2)), qa[60:]
 	mse, _ := measure.ByName("mse")
-	p := cg.Problem{X: x, Y: y, Loss: cg.Regression, Queries: q, Bias: 1}
+	p := cg.Problem{X: x, Y: y, Loss: learn.Squared, Queries: q, Bias: 1}
 	v := &cg.Validation{X: xv, Y: yv, Queries: qv, Measure: mse, Every: 1, Patience: 3}
 	res, err := cg.Solve(p, cg.Options{Lambda: 1e-8, Validation: v})
 	if err != nil {
@@ -404,7 +404,7 @@ func TestZeroRightHandSide(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		y.Set(i, 0, 3)
 	}
-	res, err := cg.Solve(cg.Problem{X: x, Y: y, Loss: cg.GlobalRank, Bias: 1}, cg.Options{Lambda: 1})
+	res, err := cg.Solve(cg.Problem{X: x, Y: y, Loss: learn.AllPairs, Bias: 1}, cg.Options{Lambda: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,14 +424,14 @@ func TestEarlyStopping(t *testing.T) {
 	cindex, _ := measure.ByName("cindex")
 	dis, _ := measure.ByName("disagreement")
 	cases := []struct {
-		loss            cg.Loss
+		loss            learn.Loss
 		meas            measure.Measure
 		every, patience int
 	}{
-		{cg.Regression, mse, 1, 3},
-		{cg.Regression, mse, 0, 0},
-		{cg.GlobalRank, cindex, 2, 2},
-		{cg.QueryRank, dis, 3, 2},
+		{learn.Squared, mse, 1, 3},
+		{learn.Squared, mse, 0, 0},
+		{learn.AllPairs, cindex, 2, 2},
+		{learn.QueryPairs, dis, 3, 2},
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%v/%s/every=%d", c.loss, c.meas.Name, c.every), func(t *testing.T) {
@@ -521,7 +521,7 @@ func TestInvalid(t *testing.T) {
 	nanY.Set(3, 1, math.NaN())
 	infX := mat.DenseCopyOf(x)
 	infX.Set(2, 2, math.Inf(1))
-	good := cg.Problem{X: x, Y: y, Loss: cg.QueryRank, Queries: q}
+	good := cg.Problem{X: x, Y: y, Loss: learn.QueryPairs, Queries: q}
 	with := func(f func(*cg.Problem)) cg.Problem { p := good; f(&p); return p }
 	val := func(f func(*cg.Validation)) cg.Options {
 		v := &cg.Validation{X: xv, Y: yv, Queries: qv, Measure: mse}
@@ -594,7 +594,7 @@ func TestValidationMeasureError(t *testing.T) {
 
 func TestPredictorNames(t *testing.T) {
 	x, y, _ := data(14, 20, 3, 2, 0.1)
-	res, err := cg.Solve(cg.Problem{X: x, Y: y, Bias: 2, Outputs: []string{"a", "b"}, Loss: cg.GlobalRank}, cg.Options{Lambda: 1})
+	res, err := cg.Solve(cg.Problem{X: x, Y: y, Bias: 2, Outputs: []string{"a", "b"}, Loss: learn.AllPairs}, cg.Options{Lambda: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/cg"
+	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
 )
 
@@ -21,7 +22,7 @@ func ExampleSolve() {
 		panic(err)
 	}
 	y := mat.NewDense(6, 1, []float64{2, -1, 4, 1, -2, 5})
-	res, err := cg.Solve(cg.Problem{X: x, Y: y, Loss: cg.GlobalRank, Outputs: []string{"score"}}, cg.Options{Lambda: 1e-3, Tol: 1e-10})
+	res, err := cg.Solve(cg.Problem{X: x, Y: y, Loss: learn.AllPairs, Outputs: []string{"score"}}, cg.Options{Lambda: 1e-3, Tol: 1e-10})
 	if err != nil {
 		panic(err)
 	}

@@ -51,6 +51,9 @@ func newMethod(in *learn.Input) (learn.Method, error) {
 	if in.Select < 1 || in.Select > d {
 		return nil, fmt.Errorf("%w: %d of %d features (want 1 … %d)", ErrSelect, in.Select, d, d)
 	}
+	if in.Form != learn.Auto && in.Form != learn.Linear {
+		return nil, fmt.Errorf("greedy: %w: selection works on the features by its own rank-one updates (form %d)", learn.ErrShape, int(in.Form))
+	}
 	return func(s learn.Setting) (learn.Learner, error) {
 		lin, ok := s.Kernel.(kernel.Linear)
 		if !ok {

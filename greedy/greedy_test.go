@@ -12,12 +12,12 @@ import (
 
 	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/internal/oracle"
-	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/progress"
 )
 
 func mustMeasure(t testing.TB, name string) measure.Measure {

@@ -272,6 +272,10 @@ const (
 	Linear
 	// Sparse uses the subset-of-regressors approximation over Options.Basis: O(m·n²).
 	Sparse
+	// Iterative factors nothing: a learner whose loss trains by conjugate
+	// gradients (CanCG) solves each λ iteratively on the features (linear
+	// kernel; Input.Tol, Input.MaxIter), without cross-validation shortcuts.
+	Iterative
 )
 
 // Request is the factor request for this form and basis.
@@ -286,6 +290,8 @@ func (f Form) Request(basis []int) (factor.Request, error) {
 		req.Form = factor.Linear
 	case Sparse:
 		req.Form = factor.Sparse
+	case Iterative:
+		return req, fmt.Errorf("form %d (iterative) factors nothing: its learner trains by conjugate gradients", int(f))
 	default:
 		return req, fmt.Errorf("unknown form %d", int(f))
 	}

@@ -58,6 +58,26 @@ const (
 	PairSquared
 )
 
+// String names the loss in messages: "squared", "all-pairs", "query-pairs",
+// "graph-pairs", "pair-squared" ("no" for NoLoss).
+func (l Loss) String() string {
+	switch l {
+	case NoLoss:
+		return "no"
+	case Squared:
+		return "squared"
+	case AllPairs:
+		return "all-pairs"
+	case QueryPairs:
+		return "query-pairs"
+	case GraphPairs:
+		return "graph-pairs"
+	case PairSquared:
+		return "pair-squared"
+	}
+	return fmt.Sprintf("loss(%d)", int(l))
+}
+
 // Param names a learner parameter beyond the kernel and λ: a front end sets
 // the Input field of the same name only for a learner whose descriptor lists
 // the parameter, and refuses the flag otherwise.
@@ -117,8 +137,12 @@ type Input struct {
 	Pairs []ObjectPair
 	// Basis lists the training rows that are basis vectors (ParamBasis).
 	Basis []int
-	// Form is the factorization (Auto by default).
-	Form Form
+	// Form is the factorization (Auto by default), or Iterative: conjugate
+	// gradients on the features, stopped by Tol and MaxIter (0: the
+	// solver's defaults).
+	Form    Form
+	Tol     float64
+	MaxIter int
 	// Cost is the preference graph's cost: "unit" (default), "magnitude" or "inverse" (ParamCost).
 	Cost string
 	// QueryNormalize weighs each query's pairs by 1/n_q (ParamQueryNormalize).

@@ -113,3 +113,64 @@ func TestDeclaredCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// A learner that declares CanCG trains by conjugate gradients through the
+// one search (Input.Form learn.Iterative) and agrees with its direct
+// factorization at the same λ: the stopping rule ‖r‖ ≤ Tol·‖b‖ bounds the
+// weights' relative error by κ·Tol (κ ≤ 10³ here, Tol 1e-13), so 1e-8 of the
+// predictions' scale would catch a wrong loss or bias. A learner that does
+// not declare it refuses the iterative form.
+func TestDeclaredConjugateGradients(t *testing.T) {
+	lin := kernel.Spec{Name: "linear", Bias: 1}
+	for _, d := range learn.Descriptors() {
+		if !d.TakesKernel("linear") || d.Needs.Has(learn.NeedsPairs) {
+			continue
+		}
+		in := inputFor(d)
+		predict := func(form learn.Form) ([]float64, error) {
+			cp := *in
+			cp.Form, cp.Tol, cp.MaxIter = form, 1e-13, 10000
+			method, err := d.New(&cp)
+			if err != nil {
+				return nil, err
+			}
+			k, _ := kernel.New(lin)
+			l, err := method(learn.Setting{Kernel: k})
+			if err != nil {
+				return nil, err
+			}
+			s, err := l.At(0.5)
+			if err != nil {
+				return nil, err
+			}
+			p, err := s.Predictor().Predict(in.X)
+			if err != nil {
+				return nil, err
+			}
+			return mat.Col(nil, 0, p), nil
+		}
+		got, err := predict(learn.Iterative)
+		if !d.Can(learn.CanCG) {
+			if err == nil {
+				t.Errorf("%s does not declare conjugate gradients but trained by them", d.Name)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: conjugate gradients: %v", d.Name, err)
+		}
+		want, err := predict(learn.Dual)
+		if err != nil {
+			t.Fatalf("%s: direct: %v", d.Name, err)
+		}
+		scale := 0.0
+		for _, v := range want {
+			scale = max(scale, v, -v)
+		}
+		for i := range want {
+			if diff := got[i] - want[i]; diff > 1e-8*scale || diff < -1e-8*scale {
+				t.Errorf("%s row %d: conjugate gradients %v, direct %v", d.Name, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
-	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/selection"
 )
 

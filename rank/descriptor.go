@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/cg"
 	"github.com/rlskit/rlskit/learn"
 )
 
@@ -24,6 +25,9 @@ func GlobalDescriptor() learn.Descriptor {
 		Loss:    learn.AllPairs,
 		Measure: func(string) string { return "cindex" },
 		New: func(in *learn.Input) (learn.Method, error) {
+			if in.Form == learn.Iterative {
+				return cg.Method(in, learn.AllPairs, learn.GlobalRank), nil
+			}
 			return learn.RowMethod(in, func(x mat.Matrix, opt learn.Options) (learn.Learner, error) {
 				return FitGlobal(x, in.Y, opt)
 			}), nil
@@ -51,6 +55,12 @@ func QueryDescriptor() learn.Descriptor {
 		New: func(in *learn.Input) (learn.Method, error) {
 			if in.Groups == nil {
 				return nil, errors.New("queryrank needs query ids")
+			}
+			if in.Form == learn.Iterative {
+				if in.QueryNormalize {
+					return nil, errors.New("queryrank: conjugate gradients weigh every pair alike (no query normalization)")
+				}
+				return cg.Method(in, learn.QueryPairs, learn.QueryRank), nil
 			}
 			return learn.RowMethod(in, func(x mat.Matrix, opt learn.Options) (learn.Learner, error) {
 				if in.QueryNormalize {

@@ -3,6 +3,7 @@ package rls
 import (
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/cg"
 	"github.com/rlskit/rlskit/learn"
 )
 
@@ -11,8 +12,8 @@ import (
 // (leave-one-out, hold-out sets, leave-pair-out, and for sparse models
 // hold-outs that remove held-out basis vectors), relabels its factorization
 // for permutation tests and gives a perturbed twin for the tie rule; its
-// squared loss also trains by conjugate gradients and from streamed
-// statistics.
+// squared loss also trains by conjugate gradients (Input.Form
+// learn.Iterative: package cg's learner) and from streamed statistics.
 func Descriptor() learn.Descriptor {
 	return learn.Descriptor{
 		Name:    learn.RLS,
@@ -30,6 +31,9 @@ func Descriptor() learn.Descriptor {
 			return "mse"
 		},
 		New: func(in *learn.Input) (learn.Method, error) {
+			if in.Form == learn.Iterative {
+				return cg.Method(in, learn.Squared, learn.RLS), nil
+			}
 			return learn.RowMethod(in, func(x mat.Matrix, opt learn.Options) (learn.Learner, error) {
 				return Fit(x, in.Y, opt)
 			}), nil

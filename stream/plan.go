@@ -186,12 +186,12 @@ func NewPlan(opt Options) (*Plan, error) {
 			return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 		}
 	} else if d, err := learn.Lookup(string(opt.Learner)); err == nil && d.Loss != loss {
-		return nil, fmt.Errorf("%w: learner %s minimizes the %s loss, not the %s loss", ErrOptions, opt.Learner, lossName(d.Loss), lossName(loss))
+		return nil, fmt.Errorf("%w: learner %s minimizes the %s loss, not the %s loss", ErrOptions, opt.Learner, d.Loss, loss)
 	}
 	switch loss {
 	case learn.Squared, learn.AllPairs, learn.QueryPairs:
 	default:
-		return nil, fmt.Errorf("%w: the %s loss does not stream (want the squared, all-pairs or query-pairs loss)", ErrOptions, lossName(loss))
+		return nil, fmt.Errorf("%w: the %s loss does not stream (want the squared, all-pairs or query-pairs loss)", ErrOptions, loss)
 	}
 	p.loss = loss
 	k, err := kernel.New(opt.Kernel)
@@ -266,25 +266,6 @@ func LossOf(name learn.Name) (learn.Loss, error) {
 		return learn.NoLoss, err
 	}
 	return d.Loss, nil
-}
-
-// lossName names a loss in messages.
-func lossName(l learn.Loss) string {
-	switch l {
-	case learn.NoLoss:
-		return "no"
-	case learn.Squared:
-		return "squared"
-	case learn.AllPairs:
-		return "all-pairs"
-	case learn.QueryPairs:
-		return "query-pairs"
-	case learn.GraphPairs:
-		return "graph-pairs"
-	case learn.PairSquared:
-		return "pair-squared"
-	}
-	return "loss(" + strconv.Itoa(int(l)) + ")"
 }
 
 // Loss returns the loss the plan minimizes.

@@ -155,7 +155,7 @@ func (pa *path) solve() error {
 			pa.beta = append(pa.beta, make([]float64, t))
 		}
 	default:
-		return fmt.Errorf("%w: the %s loss has no moment path", ErrOptions, lossName(pa.loss))
+		return fmt.Errorf("%w: the %s loss has no moment path", ErrOptions, pa.loss)
 	}
 	return nil
 }

@@ -131,7 +131,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 	loaded := time.Now()
 	if f.Solver == "cg" {
-		return runCG(e, f, p, d, start, loaded)
+		return runCG(e, f, p, d, in, start, loaded)
 	}
 
 	prog := newProgress(e.stderr, f.Quiet)

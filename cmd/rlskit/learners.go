@@ -7,24 +7,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/basis"
-	"github.com/rlskit/rlskit/cg"
 	"github.com/rlskit/rlskit/kernel"
-	"github.com/rlskit/rlskit/learn"
 	_ "github.com/rlskit/rlskit/learners" // every learner of the module registers itself
 )
-
-// cgLoss maps a declared loss to the conjugate-gradient solver's.
-func cgLoss(l learn.Loss) (cg.Loss, error) {
-	switch l {
-	case learn.Squared:
-		return cg.Regression, nil
-	case learn.AllPairs:
-		return cg.GlobalRank, nil
-	case learn.QueryPairs:
-		return cg.QueryRank, nil
-	}
-	return 0, fmt.Errorf("--solver cg has no loss %d", l)
-}
 
 // greedyBasis is --basis-select greedy: n basis vectors chosen by the
 // randomized greedy selection (Pahikkala, Suominen & Boberg 2012,

@@ -27,8 +27,8 @@ import (
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/plan" // fit's flags and their plan; it imports every learner (the registry)
-	"github.com/rlskit/rlskit/selection"
 	"github.com/rlskit/rlskit/progress"
+	"github.com/rlskit/rlskit/selection"
 )
 
 // beamFlags are the flags of rlskit-beam beyond rlskit fit's (package plan)
