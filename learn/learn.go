@@ -219,8 +219,10 @@ const (
 	// CanStream: the loss can be minimized from additive statistics in
 	// passes over data larger than memory (package stream).
 	CanStream Capability = "stream"
-	// CanCG: the loss can be minimized by conjugate gradients on the
-	// features (package cg).
+	// CanCG: the loss can be minimized by conjugate gradients — on the
+	// features for a learner on rows (package cg, Input.Form Iterative), by
+	// the generalized vec trick for a learner of pairs (pairwise.FitKronCG,
+	// incomplete data too).
 	CanCG Capability = "conjugate gradients"
 )
 

@@ -26,7 +26,7 @@ func KronRLSDescriptor() learn.Descriptor {
 		Name:        learn.KronRLS,
 		Summary:     "kronrls (Kronecker RLS on pairs: --rows, --cols, --pairs)",
 		Needs:       learn.NeedsPairs | learn.NeedsLabels,
-		Caps:        []learn.Capability{learn.CanHoldOutObjects, learn.CanPerturb},
+		Caps:        []learn.Capability{learn.CanHoldOutObjects, learn.CanPerturb, learn.CanCG},
 		Params:      []learn.Param{learn.ParamSymmetry},
 		Loss:        learn.PairSquared,
 		Bias:        1,

@@ -29,9 +29,10 @@ func noPairwiseFlags(learner string, changed func(string) bool) error {
 
 // kronCG reports whether the conjugate-gradient solver of pairs
 // (pairwise.FitKronCG: the Kronecker product kernel at one λ, on complete or
-// incomplete data) trains the learner's model: a learner of pairs with one λ.
+// incomplete data) trains the learner's model: a learner of pairs that
+// declares learn.CanCG.
 func kronCG(d *learn.Descriptor) bool {
-	return d.Needs.Has(learn.NeedsPairs) && !d.Can(learn.CanColLambda)
+	return d.Needs.Has(learn.NeedsPairs) && d.Can(learn.CanCG)
 }
 
 // kronCGNames names the learners kronCG holds for: "kronrls".
