@@ -85,6 +85,12 @@ func EigPhase(m int) progress.Event {
 // Build computes the kernel blocks of X and factors them in the requested form.
 // Cost: one kernel block (m×m dual, m×n sparse) plus O(m³) dual, O(m·d²) linear, O(m·n²) sparse.
 func Build(x mat.Matrix, k kernel.Kernel, req Request) (*Data, error) {
+	if err := matrix.Check(x); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrShape, err)
+	}
+	if k == nil {
+		return nil, fmt.Errorf("%w: no kernel", ErrShape)
+	}
 	m, width := x.Dims()
 	lin, isLinear := k.(kernel.Linear)
 	form := req.Form

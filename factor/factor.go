@@ -135,6 +135,9 @@ func NewDual(k *mat.Dense) (*Factor, error) { return newDual(k, false) }
 // newDual is NewDual; with owned it eigendecomposes K in place (K becomes U),
 // which keeps the peak at the kernel matrix plus the eigensolver's workspace.
 func newDual(k *mat.Dense, owned bool) (*Factor, error) {
+	if k == nil || k.IsEmpty() {
+		return nil, fmt.Errorf("%w: no kernel matrix", ErrShape)
+	}
 	m, c := k.Dims()
 	if m != c {
 		return nil, fmt.Errorf("%w: kernel matrix is %d×%d", ErrShape, m, c)
@@ -183,6 +186,9 @@ func checkSymmetric(k *mat.Dense) error {
 // NewLinear factors the m×r feature matrix F (for the linear kernel, the data
 // with the bias column appended) by a thin SVD: F = U diag(s) Vᵀ, T = V. O(m·r²).
 func NewLinear(features *mat.Dense) (*Factor, error) {
+	if features == nil || features.IsEmpty() {
+		return nil, fmt.Errorf("%w: no data", ErrShape)
+	}
 	u, s, v, err := linalg.SVD(features)
 	if err != nil {
 		return nil, fmt.Errorf("factor: SVD of the data: %w", err)

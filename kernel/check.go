@@ -103,6 +103,9 @@ func MaxValue(s Spec, d int) (float64, error) {
 // finite kernel values only; badly scaled data can still cost accuracy.
 // O(nnz) for CSR, O(m·d) dense.
 func CheckFinite(s Spec, x mat.Matrix) error {
+	if x == nil {
+		return fmt.Errorf("%w: no data", ErrShape)
+	}
 	l, err := innerBound(s)
 	if err != nil {
 		return err

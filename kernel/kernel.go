@@ -360,6 +360,9 @@ func Rows(points mat.Matrix, rows []int) mat.Matrix {
 // Dense×dense is one gemm through the linear-algebra backend; sparse operands use
 // the sparse product, in parallel row blocks.
 func Inner(a, b mat.Matrix) (*mat.Dense, error) {
+	if a == nil || b == nil {
+		return nil, fmt.Errorf("%w: no data", ErrShape)
+	}
 	ra, da := a.Dims()
 	rb, db := b.Dims()
 	if da != db {

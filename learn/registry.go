@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/progress"
 )
 
@@ -183,6 +184,9 @@ func (in *Input) Options(k kernel.Kernel) (Options, error) {
 // RowMethod is the method of a learner on rows: for each setting it builds
 // the Options (Input.Options) and calls fit on the input's rows.
 func RowMethod(in *Input, fit func(x mat.Matrix, opt Options) (Learner, error)) Method {
+	if in == nil {
+		in = &Input{}
+	}
 	return func(s Setting) (Learner, error) {
 		opt, err := in.Options(s.Kernel)
 		if err != nil {
@@ -190,6 +194,18 @@ func RowMethod(in *Input, fit func(x mat.Matrix, opt Options) (Learner, error)) 
 		}
 		return fit(in.X, opt)
 	}
+}
+
+// Check returns an error wrapping ErrShape for a nil input or one without
+// rows (X nil or empty): what every descriptor's New checks first.
+func (in *Input) Check() error {
+	if in == nil {
+		return fmt.Errorf("%w: no input", ErrShape)
+	}
+	if err := matrix.Check(in.X); err != nil {
+		return fmt.Errorf("%w: %w", ErrShape, err)
+	}
+	return nil
 }
 
 // Rows is the number of training rows (pairs for a learner of pairs, whose

@@ -86,6 +86,12 @@ func (p *Predictor) IsLinear() bool { return p.W != nil }
 // naming the row and column (see kernel.CheckFinite), and predictions that are
 // not finite with an *OverflowError naming the row.
 func (p *Predictor) Predict(x mat.Matrix) (*mat.Dense, error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: no model", ErrCorrupt)
+	}
+	if x == nil {
+		return nil, fmt.Errorf("%w: no data", ErrWidth)
+	}
 	m, d := x.Dims()
 	if d != p.Width {
 		return nil, fmt.Errorf("%w: data has %d features, the model %d", ErrWidth, d, p.Width)
@@ -303,6 +309,9 @@ const predictionBound = math.MaxFloat64 / 16
 // the sizes the file declares before it is copied, and a sparse model's width
 // is only a number (a width of 10¹² with a few points costs nothing).
 func Load(r io.Reader) (*Predictor, error) {
+	if r == nil {
+		return nil, fmt.Errorf("%w: no reader", ErrCorrupt)
+	}
 	var f file
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()

@@ -293,6 +293,9 @@ func IsPairwise(head []byte) bool {
 // finite, valid kernels and scalers, points that fit the widths, and either
 // an m×q coefficient matrix or entries inside the m×q grid, all finite.
 func LoadPairwise(r io.Reader) (*PairPredictor, error) {
+	if r == nil {
+		return nil, fmt.Errorf("%w: no reader", ErrCorrupt)
+	}
 	var raw json.RawMessage
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&raw); err != nil {

@@ -207,6 +207,9 @@ func (s *Scaler) scaleOf(j int) int {
 // CSR), except that a centering scaler (Mean set, fitted on dense data) turns
 // CSR data dense, since centering fills in the zeros.
 func (s *Scaler) Transform(x mat.Matrix) (mat.Matrix, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%w: no data", ErrWidth)
+	}
 	m, d := x.Dims()
 	if s.Index == nil && d != len(s.Scale) {
 		return nil, fmt.Errorf("%w: data has %d features, the scaler %d", ErrWidth, d, len(s.Scale))

@@ -25,6 +25,9 @@ func GlobalDescriptor() learn.Descriptor {
 		Loss:    learn.AllPairs,
 		Measure: func(string) string { return "cindex" },
 		New: func(in *learn.Input) (learn.Method, error) {
+			if err := in.Check(); err != nil {
+				return nil, err
+			}
 			if in.Form == learn.Iterative {
 				return cg.Method(in, learn.AllPairs, learn.GlobalRank), nil
 			}
@@ -53,6 +56,9 @@ func QueryDescriptor() learn.Descriptor {
 			return "disagreement"
 		},
 		New: func(in *learn.Input) (learn.Method, error) {
+			if err := in.Check(); err != nil {
+				return nil, err
+			}
 			if in.Groups == nil {
 				return nil, errors.New("queryrank needs query ids")
 			}
@@ -85,6 +91,9 @@ func PreferenceDescriptor() learn.Descriptor {
 		Loss:    learn.GraphPairs,
 		Measure: func(string) string { return "cindex" },
 		New: func(in *learn.Input) (learn.Method, error) {
+			if err := in.Check(); err != nil {
+				return nil, err
+			}
 			cost, err := ParseCost(in.Cost)
 			if err != nil {
 				return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/model"
 )
 
@@ -32,6 +33,9 @@ type Global struct {
 
 // FitGlobal trains on X (m×d) and the scores Y (m×t). Cost: the factor plus O(m·r·t).
 func FitGlobal(x mat.Matrix, y *mat.Dense, opt Options) (*Global, error) {
+	if err := matrix.Check(x); err != nil {
+		return nil, fmt.Errorf("rank: %w: %w", learn.ErrShape, err)
+	}
 	m, _ := x.Dims()
 	outs, err := learn.CheckLabels(y, m, opt.Outputs)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // Cost selects how a preference edge's magnitude y enters the cost (Pahikkala et al. 2009, sect. 2.4).
@@ -248,6 +249,9 @@ type Preference struct {
 // FitPreference trains on X (m×d) and the preference graph over its rows.
 // Cost: the factor, O(l·k + m·k²) for ΦᵀLΦ and O(k³) for its eigendecomposition.
 func FitPreference(x mat.Matrix, edges []Edge, cost Cost, opt Options) (*Preference, error) {
+	if err := matrix.Check(x); err != nil {
+		return nil, fmt.Errorf("rank: %w: %w", learn.ErrShape, err)
+	}
 	m, _ := x.Dims()
 	if len(edges) == 0 {
 		return nil, fmt.Errorf("%w: no edges", ErrGraph)

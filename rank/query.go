@@ -12,6 +12,7 @@ import (
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/progress"
 )
 
@@ -40,6 +41,9 @@ func FitQueryNormalized(x mat.Matrix, y *mat.Dense, queries []int, opt Options) 
 }
 
 func fitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options, normalized bool) (*Query, error) {
+	if err := matrix.Check(x); err != nil {
+		return nil, fmt.Errorf("rank: %w: %w", learn.ErrShape, err)
+	}
 	m, _ := x.Dims()
 	outs, err := learn.CheckLabels(y, m, opt.Outputs)
 	if err != nil {

@@ -31,6 +31,9 @@ func Descriptor() learn.Descriptor {
 			return "mse"
 		},
 		New: func(in *learn.Input) (learn.Method, error) {
+			if err := in.Check(); err != nil {
+				return nil, err
+			}
 			if in.Form == learn.Iterative {
 				return cg.Method(in, learn.Squared, learn.RLS), nil
 			}

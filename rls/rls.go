@@ -36,6 +36,7 @@ import (
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/model"
 )
 
@@ -56,6 +57,9 @@ type RLS struct {
 // labels Y (m×t). Cost: one kernel block and O(m³) (Dual), O(m·d²) (Linear) or
 // O(m·n²) (Sparse), plus O(m·r·t) for UᵀY.
 func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
+	if err := matrix.Check(x); err != nil {
+		return nil, fmt.Errorf("rls: %w: %w", learn.ErrShape, err)
+	}
 	m, _ := x.Dims()
 	if m < 2 {
 		return nil, fmt.Errorf("rls: %w: %d training rows, need at least 2", learn.ErrShape, m)

@@ -222,6 +222,9 @@ type Options struct {
 // O(t) per pair after forming A. With Kind None the grid must hold one λ and
 // the value is NaN.
 func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, opt Options) (*Result, error) {
+	if l == nil {
+		return nil, fmt.Errorf("%w: no learner", ErrScheme)
+	}
 	if len(grid) == 0 {
 		return nil, fmt.Errorf("%w: no λ values", ErrGrid)
 	}

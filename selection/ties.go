@@ -44,6 +44,12 @@ func NoiseTolerance(p, p2 *mat.Dense) []float64 {
 // compares exactly. queries are per-row query ids for measures that need
 // them. Cost O(m log m · t) plus the measure's.
 func ScoreWithin(meas measure.Measure, y, p *mat.Dense, queries []int, tol []float64) (value float64, indistinguishable bool, err error) {
+	if y == nil || p == nil || y.IsEmpty() || p.IsEmpty() {
+		return 0, false, fmt.Errorf("%w: no labels or predictions to score", ErrScheme)
+	}
+	if yr, _ := y.Dims(); yr != p.RawMatrix().Rows {
+		return 0, false, fmt.Errorf("%w: %d labels, %d predictions", ErrScheme, yr, p.RawMatrix().Rows)
+	}
 	m, _ := p.Dims()
 	c := &cvPredictions{p: p, covered: make([]bool, m), tol: tol}
 	for i := range c.covered {
