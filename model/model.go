@@ -214,7 +214,7 @@ type file struct {
 	Outputs    []string    `json:"outputs"`
 	Features   []string    `json:"features,omitempty"`
 	Scaler     *Scaler     `json:"scaler,omitempty"`
-	ZeroBased  bool        `json:"zero_based"`
+	ZeroBased  *bool       `json:"zero_based,omitempty"` // version 2; Save always writes it
 	Classes    []float64   `json:"classes,omitempty"`
 	ClassLabel string      `json:"class_label,omitempty"`
 	Type       string      `json:"type"` // "linear" | "kernel"
@@ -243,7 +243,7 @@ const formatName = "rlskit-model"
 func (p *Predictor) Save(w io.Writer) error {
 	f := file{Format: formatName, Version: Version, Learner: p.Learner, Kernel: p.Kernel,
 		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs, Features: p.Features, Scaler: p.Scaler,
-		ZeroBased: p.ZeroBased, Classes: p.Classes, ClassLabel: p.ClassLabel}
+		ZeroBased: &p.ZeroBased, Classes: p.Classes, ClassLabel: p.ClassLabel}
 	if p.IsLinear() {
 		f.Type = "linear"
 		f.W = rows(p.W)
@@ -333,6 +333,9 @@ func Load(r io.Reader) (*Predictor, error) {
 	if f.Version < 1 || f.Version > Version {
 		return bad("version %d: this build reads versions 1 to %d (a newer rlskit wrote it? upgrade)", f.Version, Version)
 	}
+	if f.Version == 1 && (f.ZeroBased != nil || (f.Scaler != nil && f.Scaler.centeredField)) {
+		return bad("version 1 has no zero_based and no scaler centered: those came with version 2")
+	}
 	t := len(f.Outputs)
 	if t == 0 {
 		return bad("no outputs")
@@ -365,7 +368,7 @@ func Load(r io.Reader) (*Predictor, error) {
 		}
 	}
 	p := &Predictor{Learner: f.Learner, Kernel: f.Kernel, Lambda: f.Lambda, Width: f.Width, Outputs: f.Outputs,
-		Features: f.Features, Scaler: f.Scaler, ZeroBased: f.ZeroBased, Classes: f.Classes, ClassLabel: f.ClassLabel}
+		Features: f.Features, Scaler: f.Scaler, ZeroBased: f.ZeroBased != nil && *f.ZeroBased, Classes: f.Classes, ClassLabel: f.ClassLabel}
 	switch f.Type {
 	case "linear":
 		if f.Kernel.Name != "linear" {

@@ -30,6 +30,9 @@ type Scaler struct {
 	Mean  []float64
 	Scale []float64
 	Index []int
+
+	// centeredField records that a file gave "centered" (version 2 only).
+	centeredField bool
 }
 
 // scalerJSON is the file form of a Scaler; Index is a pointer so that an empty
@@ -76,7 +79,7 @@ func (s *Scaler) UnmarshalJSON(b []byte) error {
 	if j.Centered != nil && *j.Centered != (j.Mean != nil) {
 		return fmt.Errorf("scaler: centered is %v, but the scaler has %d means", *j.Centered, len(j.Mean))
 	}
-	s.Mean, s.Scale, s.Index = j.Mean, j.Scale, nil
+	s.Mean, s.Scale, s.Index, s.centeredField = j.Mean, j.Scale, nil, j.Centered != nil
 	if j.Index != nil {
 		s.Index = *j.Index
 		if s.Index == nil {

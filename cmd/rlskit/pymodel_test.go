@@ -22,10 +22,7 @@ const pyLoader = "../../docs/rlskit_model.py"
 // 0-based svmlight model, two outputs — and holds its predictions to
 // rlskit predict's on the same data, to 1e-12 relative.
 func TestPythonModelLoader(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not on PATH: the pure-Python model loader docs/rlskit_model.py is not checked against rlskit predict")
-	}
+	py := python3(t)
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(5, 7))
 	// dense rows (5 features, all stored) and sparse rows (40 features, 4 stored)
@@ -128,5 +125,103 @@ func TestPythonModelLoader(t *testing.T) {
 			}
 			t.Logf("largest relative difference %.1e over %d rows", worst, len(goLines))
 		})
+	}
+}
+
+// python3 finds python3, or skips the test — except under CI (the CI
+// environment variable set), where a missing python3 fails it: .ci/run
+// installs python3, so a skip there would hide an unchecked loader.
+func python3(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("python3 is not on PATH under CI: .ci/run installs it; the pure-Python model loader docs/rlskit_model.py must be checked")
+		}
+		t.Skip("python3 is not on PATH: the pure-Python model loader docs/rlskit_model.py is not checked against rlskit predict")
+	}
+	return py
+}
+
+// TestPythonLoaderStrict: docs/rlskit_model.py refuses every hostile model
+// file rlskit predict refuses — it used to compute an unknown kernel as
+// linear, ignore unknown fields, truncate weights shorter than
+// weight_index, return complex numbers for a fractional polynomial degree
+// and take "version": true — and both read the untouched files.
+func TestPythonLoaderStrict(t *testing.T) {
+	py := python3(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d.svm")
+	if err := os.WriteFile(data, []byte("1 1:0.5 2:1\n0 1:-1 3:2\n1 2:0.25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const linear = `{"format":"rlskit-model","version":2,"learner":"rls","kernel":{"name":"linear","bias":1},"lambda":1,"width":3,` +
+		`"outputs":["y"],"scaler":{"centered":false,"scale":[0.5,2],"index":[0,2]},"zero_based":false,"type":"linear",` +
+		`"weights":[[0.5],[-1]],"weight_index":[0,2],"intercept":[0.25]}`
+	const poly = `{"format":"rlskit-model","version":2,"learner":"rls","kernel":{"name":"polynomial","gamma":1,"coef0":1,"degree":2},` +
+		`"lambda":1,"width":3,"outputs":["y"],"zero_based":false,"type":"kernel",` +
+		`"points":{"kind":"csr","rows":2,"indptr":[0,2,3],"indices":[0,2,1],"values":[0.5,2,1]},"coefficients":[[0.5],[-0.25]]}`
+	cases := []struct{ name, base, old, new string }{
+		{"unknown kernel", poly, `"name":"polynomial"`, `"name":"sigmoid"`},
+		{"unknown field", linear, `"lambda":1`, `"lambda":1,"alpha":2`},
+		{"unknown kernel field", poly, `"coef0":1`, `"coef0":1,"sigma":1`},
+		{"unknown scaler field", linear, `"centered":false`, `"centered":false,"shift":[1]`},
+		{"weights shorter than weight_index", linear, `"weights":[[0.5],[-1]]`, `"weights":[[0.5]]`},
+		{"weights longer than weight_index", linear, `"weights":[[0.5],[-1]]`, `"weights":[[0.5],[-1],[2]]`},
+		{"fractional degree", poly, `"degree":2`, `"degree":2.5`},
+		{"degree 0", poly, `"degree":2`, `"degree":0`},
+		{"version true", linear, `"version":2`, `"version":true`},
+		{"version 3", linear, `"version":2`, `"version":3`},
+		{"version as a string", linear, `"version":2`, `"version":"2"`},
+		{"version 1 with zero_based", linear, `"version":2`, `"version":1`},
+		{"other format", linear, `"rlskit-model"`, `"rlskit-pairwise-model"`},
+		{"NaN weight", linear, `[0.5],[-1]`, `[NaN],[-1]`},
+		{"infinite intercept", linear, `"intercept":[0.25]`, `"intercept":[1e999]`},
+		{"two intercepts for one output", linear, `"intercept":[0.25]`, `"intercept":[0.25,1]`},
+		{"weight_index not increasing", linear, `"weight_index":[0,2]`, `"weight_index":[2,0]`},
+		{"weight_index beyond the width", linear, `"weight_index":[0,2]`, `"weight_index":[0,3]`},
+		{"zero scale", linear, `"scale":[0.5,2]`, `"scale":[0,2]`},
+		{"scaler centered without mean", linear, `"centered":false`, `"centered":true`},
+		{"negative lambda", linear, `"lambda":1`, `"lambda":-1`},
+		{"no outputs", linear, `"outputs":["y"]`, `"outputs":[]`},
+		{"linear model with a gaussian kernel", linear, `"name":"linear","bias":1`, `"name":"gaussian","gamma":1`},
+		{"coefficients for three points of two", poly, `"coefficients":[[0.5],[-0.25]]`, `"coefficients":[[0.5],[-0.25],[1]]`},
+		{"indptr not ending at the entries", poly, `"indptr":[0,2,3]`, `"indptr":[0,2,2]`},
+		{"point index beyond the width", poly, `"indices":[0,2,1]`, `"indices":[0,3,1]`},
+		{"unknown points kind", poly, `"kind":"csr"`, `"kind":"coo"`},
+		{"unknown type", linear, `"type":"linear"`, `"type":"tree"`},
+		{"gaussian gamma 0", poly, `"name":"polynomial","gamma":1,"coef0":1,"degree":2`, `"name":"gaussian","gamma":0`},
+		{"data after the model", linear, `"intercept":[0.25]}`, `"intercept":[0.25]} {}`},
+	}
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(path, []byte(text+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, base := range []string{linear, poly} {
+		m := write("base", base)
+		if _, stderr, err := run(t, "", "predict", "--model", m, "--data", data); err != nil {
+			t.Fatalf("rlskit predict refuses the untouched model: %v\n%s", err, stderr)
+		}
+		if out, err := exec.Command(py, pyLoader, m, data).CombinedOutput(); err != nil {
+			t.Fatalf("the Python loader refuses the untouched model: %v\n%s", err, out)
+		}
+	}
+	for n, c := range cases {
+		if !strings.Contains(c.base, c.old) {
+			t.Fatalf("%s: %q is not in the base model", c.name, c.old)
+		}
+		m := write(fmt.Sprintf("bad%d", n), strings.Replace(c.base, c.old, c.new, 1))
+		if _, _, err := run(t, "", "predict", "--model", m, "--data", data); err == nil {
+			t.Errorf("%s: rlskit predict reads it", c.name)
+		}
+		out, err := exec.Command(py, pyLoader, m, data).CombinedOutput()
+		if err == nil {
+			t.Errorf("%s: the Python loader reads it and prints %q", c.name, out)
+		} else if !strings.Contains(string(out), "rlskit_model:") {
+			t.Errorf("%s: the Python loader fails without refusing the file: %s", c.name, out)
+		}
 	}
 }
