@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -365,5 +366,20 @@ func TestFoldMean(t *testing.T) {
 	}
 	if _, err := NewScheme("loo", SchemeOptions{Rows: 24, FoldMean: true}); !errors.Is(err, ErrScheme) {
 		t.Errorf("fold mean with loo: %v", err)
+	}
+}
+
+// A CV value that overflows (labels near 1e160: their squared errors are
+// +Inf) is an error naming the measure and the way out, not a +Inf that
+// fails later in the JSON encoder.
+func TestOverflowingValueIsAnError(t *testing.T) {
+	y := mat.NewDense(3, 1, []float64{1e160, -2e160, 3e160})
+	p := mat.NewDense(3, 1, []float64{0, 0, 0})
+	_, _, err := ScoreWithin(mustMeasure(t, "mse"), y, p, nil, nil)
+	if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), "rescale the labels") {
+		t.Errorf("err = %v, want ErrNonFinite with advice", err)
+	}
+	if v, _, err := ScoreWithin(mustMeasure(t, "cindex"), y, mat.NewDense(3, 1, []float64{1, 2, 3}), nil, nil); err != nil || math.Abs(v-2.0/3) > 1e-15 {
+		t.Errorf("cindex of large labels: %v, %v", v, err)
 	}
 }

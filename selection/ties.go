@@ -172,6 +172,9 @@ func (c *cvPredictions) score(meas measure.Measure, y *mat.Dense, q []int) (v fl
 		}
 	}
 	v, err = meas.Score(ys, ps, qs)
+	if err == nil && math.IsInf(v, 0) {
+		return 0, false, fmt.Errorf("%w: the %s value is %v — labels or predictions this large (squares above 1.8e308) overflow float64: rescale the labels (divide them by a power of ten)", ErrNonFinite, meas.Name, v)
+	}
 	return v, indistinct, err
 }
 
