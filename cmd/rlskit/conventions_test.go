@@ -275,7 +275,9 @@ func TestProgressTerminal(t *testing.T) {
 	defer func(a, l time.Duration) { progressAfter, progressLong = a, l }(progressAfter, progressLong)
 	progressAfter, progressLong = 0, 0
 	var b bytes.Buffer
-	p := &progressLine{w: &b, tty: true, start: time.Now()}
+	l := progress.NewLine(&b, true, false)
+	l.After, l.Long, l.Prefix = 0, 0, "rlskit: "
+	p := &progressLine{l}
 	p.observe(progress.Event{Stage: "eigendecomposition", Size: "m = 3000", Estimate: 8 * time.Second})
 	for i := 1; i <= 3; i++ {
 		p.observe(progress.Event{Stage: "cross-validating λ", Done: int64(i), Total: 3})

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -21,38 +19,29 @@ var (
 	progressLong  = time.Second
 )
 
-// progressLine reports long work on stderr as phases — the kernel matrix, the
-// eigendecomposition (m = …), the λ path and the cross-validation, … — each
-// with the run's elapsed time and an ETA: for a factorization from its
-// operation count calibrated on the backend (progress.Event.Estimate), for a
-// stepped phase from the rate of the steps done. On a terminal one line is
-// rewritten in place (and refreshed while a factorization runs); otherwise
-// each phase gets one line, written when it is first worth showing.
-type progressLine struct {
-	w     io.Writer
-	tty   bool
-	quiet bool
-	start time.Time
+// progressLine is the progress shown on stderr: package progress's Line.
+type progressLine struct{ *progress.Line }
 
-	mu    sync.Mutex
-	cur   phaseState
-	shown bool          // something was written
-	stop  chan struct{} // ends the terminal refresher (nil: none running)
-}
-
-// phaseState is the phase under way.
-type phaseState struct {
-	name, size  string
-	detail      string        // changes within the phase (e.g. a residual)
-	estimate    time.Duration // expected duration, 0 when unknown
-	began       time.Time
-	done, total int // steps (total 0: not stepped)
-	done0       int // steps done when the phase began
-	printed     bool
-}
-
+// newProgress returns the progress line of a command on w.
 func newProgress(w io.Writer, quiet bool) *progressLine {
-	return &progressLine{w: w, tty: isTerminal(w), quiet: quiet, start: time.Now()}
+	l := progress.NewLine(w, isTerminal(w), quiet)
+	l.After, l.Long, l.Prefix = progressAfter, progressLong, "rlskit: "
+	return &progressLine{l}
+}
+
+// observe is the progress.Observer of a command.
+func (p *progressLine) observe(e progress.Event) { p.Observe(e) }
+
+// stepDetail reports a step with a detail (progress.Line.StepDetail).
+func (p *progressLine) stepDetail(stage, detail string, done, total int) {
+	p.StepDetail(stage, detail, done, total)
+}
+
+// done ends the line (nothing for a nil line).
+func (p *progressLine) done() {
+	if p != nil {
+		p.Done()
+	}
 }
 
 // isTerminal reports whether w is a terminal (golang.org/x/term: /dev/null
@@ -60,139 +49,4 @@ func newProgress(w io.Writer, quiet bool) *progressLine {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// observe is the progress.Observer every learner, search and pass reports
-// to: a phase (Total 0) starts a phase, a step moves the current one.
-func (p *progressLine) observe(e progress.Event) {
-	if e.IsPhase() {
-		p.phase(e)
-		return
-	}
-	p.stepDetail(e.Stage, e.Detail, int(e.Done), int(e.Total))
-}
-
-// phase starts a phase announced before it runs (a factorization).
-func (p *progressLine) phase(ph progress.Event) {
-	if p.quiet {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cur = phaseState{name: ph.Stage, size: ph.Size, estimate: ph.Estimate, began: time.Now()}
-	p.show()
-	if p.tty && p.stop == nil {
-		p.stop = make(chan struct{})
-		go p.refresh(p.stop)
-	}
-}
-
-// stepDetail reports that done of total steps of the named stage are
-// finished, with a detail that may change within the phase; a new stage name
-// starts a new phase.
-func (p *progressLine) stepDetail(stage, detail string, done, total int) {
-	if p.quiet {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if stage != p.cur.name || p.cur.size != "" || done < p.cur.done {
-		p.cur = phaseState{name: stage, began: time.Now(), done0: done}
-	}
-	p.cur.detail, p.cur.done, p.cur.total = detail, done, total
-	p.show()
-}
-
-// eta is the expected time left in the current phase, and whether it is known.
-func (c *phaseState) eta(now time.Time) (time.Duration, bool) {
-	in := now.Sub(c.began)
-	switch {
-	case c.estimate > 0:
-		return max(c.estimate-in, 0), true
-	case c.total > 0 && c.done > c.done0:
-		rate := in.Seconds() / float64(c.done-c.done0)
-		return time.Duration(rate * float64(c.total-c.done) * float64(time.Second)), true
-	}
-	return 0, false
-}
-
-// show writes the current phase when it is worth showing: on a terminal
-// every time, otherwise once per phase. Called with mu held.
-func (p *progressLine) show() {
-	now := time.Now()
-	c := &p.cur
-	left, known := c.eta(now)
-	late := now.Sub(p.start) >= progressAfter
-	var worth bool
-	switch {
-	case c.estimate > 0: // a factorization: shown when it starts
-		worth = late || c.estimate >= progressLong
-	case c.total > 0: // stepped: shown once its rate is known
-		worth = known && (late || now.Sub(c.began)+left >= progressLong)
-	default:
-		worth = late
-	}
-	if !worth || (!p.tty && c.printed) {
-		return
-	}
-	msg := fmt.Sprintf("rlskit: [%.1f s] %s", now.Sub(p.start).Seconds(), c.name)
-	if c.size != "" {
-		msg += ", " + c.size
-	}
-	if c.total > 0 {
-		msg += fmt.Sprintf(" %d/%d", c.done, c.total)
-	}
-	if c.detail != "" {
-		msg += " (" + c.detail + ")"
-	}
-	if known {
-		if c.estimate > 0 && p.tty {
-			msg += fmt.Sprintf(": %.1f s of about %.1f s", now.Sub(c.began).Seconds(), c.estimate.Seconds())
-		} else {
-			msg += fmt.Sprintf(", ETA %.1f s", left.Seconds())
-		}
-	}
-	c.printed, p.shown = true, true
-	if p.tty {
-		fmt.Fprintf(p.w, "\r%s\033[K", msg)
-	} else {
-		fmt.Fprintln(p.w, msg)
-	}
-}
-
-// refresh redraws the terminal line every quarter second, so that a phase
-// blocked in a factorization still shows its clock.
-func (p *progressLine) refresh(stop chan struct{}) {
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			p.mu.Lock()
-			if p.cur.name != "" {
-				p.show()
-			}
-			p.mu.Unlock()
-		}
-	}
-}
-
-// done ends the progress: stops the refresher and ends a terminal line.
-func (p *progressLine) done() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.stop != nil {
-		close(p.stop)
-		p.stop = nil
-	}
-	if p.shown && p.tty {
-		fmt.Fprintln(p.w)
-		p.shown = false
-	}
-	p.cur = phaseState{}
 }
