@@ -101,7 +101,7 @@ func TestDescriptorNew(t *testing.T) {
 			f.SetCol(n, mat.Col(nil, j, x))
 		}
 		all := oracle.AllRows(30)
-		want := oracle.Ridge(oracle.Problem{X: f, Y: y, K: kernel.Linear{Bias: 2}, Primal: true}, all, all, lambda)
+		want := oracle.Ridge(oracle.Problem{X: f, Y: y, K: oracle.Kernel{Name: "linear", Bias: 2}, Primal: true}, all, all, lambda)
 		p, err := s.Predictor().Predict(x)
 		if err != nil {
 			t.Fatal(err)

@@ -90,8 +90,7 @@ func sameResult(t *testing.T, name string, a, b *Result, x mat.Matrix, tol float
 func TestDenseSparseCachedLean(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 9))
 	const m, d, k = 40, 150, 5
-	xs, y := oracle.Data(rng, m, d, 3, true, 0.7, oracle.Smooth)
-	x := denseOf(xs)
+	x, y := oracle.Data(rng, m, d, 3, true, 0.7, oracle.Smooth)
 	kf, err := cv.KFold(m, 5, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +196,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := Select(x, y, with(func(o *Options) { o.Bias = -1 })); err == nil {
 		t.Error("negative bias: no error")
 	}
-	huge := mat.DenseCopyOf(x.(*mat.Dense))
+	huge := mat.DenseCopyOf(x)
 	huge.Set(3, 2, 1e300)
 	if _, err := Select(huge, y, ok); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("a feature of 1e300: error %v, want ErrNonFinite", err)
@@ -209,7 +208,8 @@ func TestBadInput(t *testing.T) {
 // given ones restricted to the training rows.
 func TestOuter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 1))
-	x, y := oracle.Data(rng, 36, 10, 2, true, 0.4, oracle.Smooth)
+	xd, y := oracle.Data(rng, 36, 10, 2, true, 0.4, oracle.Smooth)
+	x := toCSR(xd)
 	outer, err := cv.KFold(36, 4, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -271,10 +271,9 @@ func TestOuter(t *testing.T) {
 func TestStandardize(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	x, y := oracle.Data(rng, 25, 8, 1, false, 0, oracle.Smooth)
-	xd := x.(*mat.Dense)
 	for j := 0; j < 8; j++ { // very different scales
 		for i := 0; i < 25; i++ {
-			xd.Set(i, j, xd.At(i, j)*math.Pow(10, float64(j-4))+float64(j))
+			x.Set(i, j, x.At(i, j)*math.Pow(10, float64(j-4))+float64(j))
 		}
 	}
 	opt := Options{Lambdas: []float64{1}, Bias: 1, K: 3}

@@ -11,16 +11,17 @@ import (
 
 	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/internal/oracle"
-	"github.com/rlskit/rlskit/kernel"
-	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/measure"
-	"github.com/rlskit/rlskit/selection"
 )
 
 // This file holds the brute force the selection is held to: at every step,
 // every candidate is scored by retraining RLS from scratch (the oracle's QR
 // least squares on [X_S, x_i, √bias]) once per held-out set, and the brute
-// greedy adds the best (ties: the lower index).
+// greedy adds the best (ties: the lower index). Neither the retraining nor
+// its tie rule shares code with the package: internal/oracle imports no
+// package of this module, and the brute force's ties are the oracle's
+// (oracle.Snap, at tolerances derived here from the labels), not greedy's
+// ties.go (twin, pivot shifts, value tolerances) nor selection.ScoreWithin.
 
 // bruteProblem is a selection problem with a criterion.
 type bruteProblem struct {
@@ -62,7 +63,7 @@ func (b bruteProblem) cvPredictions(s []int, lambda float64) (*mat.Dense, []int)
 	pred := mat.NewDense(len(rows), t, nil)
 	at := 0
 	for _, h := range b.holdOuts() {
-		p := oracle.Ridge(oracle.Problem{X: f, Y: b.y, K: kernel.Linear{Bias: b.bias}, Primal: true}, cv.Complement(h, m), h, lambda)
+		p := oracle.Ridge(oracle.Problem{X: f, Y: b.y, K: oracle.Kernel{Name: "linear", Bias: b.bias}, Primal: true}, cv.Complement(h, m), h, lambda)
 		for n := range h {
 			pred.SetRow(at+n, p.RawRowView(n))
 		}
@@ -73,12 +74,12 @@ func (b bruteProblem) cvPredictions(s []int, lambda float64) (*mat.Dense, []int)
 
 // criterion scores the brute-force predictions by the measure. Ties are
 // retraining's: predictions within 1e-12·max|y| of each other (per output)
-// are ties for an ordinal measure (selection.ScoreWithin, the one tie rule) —
+// are ties for an ordinal measure (oracle.Snap, the oracle's own tie rule) —
 // far above the rounding of retraining these well-posed problems (QR least
 // squares, more rows than features), which otherwise breaks exact ties
 // (training labels that happen to fit a column exactly give a fold of
 // predictions 0 computed as ±1e-17), and far below any real difference of
-// their predictions. No tolerance of the shortcut's enters.
+// their predictions. No tolerance or tie code of the shortcut's enters.
 func (b bruteProblem) criterion(s []int, lambda float64) float64 {
 	pred, rows := b.cvPredictions(s, lambda)
 	_, t := b.y.Dims()
@@ -92,20 +93,43 @@ func (b bruteProblem) criterion(s []int, lambda float64) float64 {
 			qs = append(qs, b.queries[i])
 		}
 	}
-	var tol []float64
+	tol := make([]float64, t)
 	if b.meas.Ordinal {
-		tol = make([]float64, t)
 		for c := range tol {
 			for _, i := range rows {
 				tol[c] = math.Max(tol[c], 1e-12*math.Abs(b.y.At(i, c)))
 			}
 		}
 	}
-	v, _, err := selection.ScoreWithin(b.meas, ys, pred, qs, tol)
+	v, _, err := scoreTied(b.meas, ys, pred, qs, tol)
 	if err != nil {
 		return math.NaN()
 	}
 	return v
+}
+
+// scoreTied scores predictions p of the labels y with the oracle's tie rule:
+// for an ordinal measure the predictions of output c are snapped by
+// oracle.Snap at tol[c] first (a non-ordinal measure scores them as they
+// are). all reports that, for every output, the predictions of the (more
+// than one) rows form one group within tol[c]: retraining cannot tell the
+// rows apart. It is written apart from selection.ScoreWithin, the rule of
+// the code under test.
+func scoreTied(meas measure.Measure, y, p *mat.Dense, q []int, tol []float64) (v float64, all bool, err error) {
+	n, t := p.Dims()
+	ps := mat.DenseCopyOf(p)
+	all = n > 1
+	for c := 0; c < t; c++ {
+		snapped, groups := oracle.Snap(mat.Col(nil, c, p), tol[c])
+		if groups > 1 {
+			all = false
+		}
+		if meas.Ordinal {
+			ps.SetCol(c, snapped)
+		}
+	}
+	v, err = meas.Score(y, ps, q)
+	return v, all, err
 }
 
 // greedy runs the brute-force greedy selection of k features and returns the
@@ -147,14 +171,6 @@ func binaryLabel(x0 float64, c int, noise float64) float64 {
 	return math.Copysign(1, math.Sin(float64(c+1)*x0)+0.5*noise)
 }
 
-// denseOf returns a dense copy of X.
-func denseOf(x mat.Matrix) *mat.Dense {
-	if c, ok := x.(*matrix.CSR); ok {
-		return c.ToDense()
-	}
-	return mat.DenseCopyOf(x)
-}
-
 // TestBruteForce holds every candidate's criterion at every step, and the
 // selected order, to brute-force retraining: dense and CSR data, t = 1 and 3,
 // λ from 1e-6 to 1e4, bias 0, 1 and 2.5, leave-one-out and folds (k-fold, and
@@ -194,14 +210,18 @@ func TestBruteForce(t *testing.T) {
 	} {
 		for _, tt := range []int{1, 3} {
 			for _, sparse := range []bool{false, true} {
-				x, y := oracle.Data(rng, m, d, tt, sparse, 0.5, lb.label)
+				xd, y := oracle.Data(rng, m, d, tt, sparse, 0.5, lb.label)
+				var x mat.Matrix = xd
+				if sparse {
+					x = toCSR(xd)
+				}
 				for _, meas := range lb.meas {
 					for _, ds := range designs {
 						for _, bias := range []float64{1, 0, 2.5} {
 							if bias != 1 && (sparse || tt == 3 || ds.name == "small") {
 								continue // the other biases on one shape suffice
 							}
-							bp := bruteProblem{x: denseOf(x), y: y, bias: bias, meas: meas, folds: ds.folds}
+							bp := bruteProblem{x: xd, y: y, bias: bias, meas: meas, folds: ds.folds}
 							for _, mem := range []Memory{Cache, Lean} {
 								name := fmt.Sprintf("%s_t%d_sparse%v_%s_%s_bias%g_mem%d", lb.name, tt, sparse, meas.Name, ds.name, bias, mem)
 								t.Run(name, func(t *testing.T) {
@@ -288,7 +308,7 @@ func checkFinal(t *testing.T, x mat.Matrix, bp bruteProblem, res *Result) {
 		f.SetCol(n, mat.Col(nil, j, bp.x))
 	}
 	all := oracle.AllRows(m)
-	fit := oracle.Ridge(oracle.Problem{X: f, Y: bp.y, K: kernel.Linear{Bias: bp.bias}, Primal: true}, all, all, res.Lambda)
+	fit := oracle.Ridge(oracle.Problem{X: f, Y: bp.y, K: oracle.Kernel{Name: "linear", Bias: bp.bias}, Primal: true}, all, all, res.Lambda)
 	p, err := res.Predictor.Predict(x)
 	if err != nil {
 		t.Fatal(err)
@@ -311,11 +331,15 @@ func TestBruteForceWide(t *testing.T) {
 	}
 	clear(worstSeen)
 	for _, sparse := range []bool{false, true} {
-		x, y := oracle.Data(rng, m, d, 2, sparse, 0.3, oracle.Smooth)
+		xd, y := oracle.Data(rng, m, d, 2, sparse, 0.3, oracle.Smooth)
+		var x mat.Matrix = xd
+		if sparse {
+			x = toCSR(xd)
+		}
 		for _, folds := range [][][]int{nil, kf} {
 			for _, mem := range []Memory{Cache, Lean} {
 				t.Run(fmt.Sprintf("sparse%v_folds%v_mem%d", sparse, folds != nil, mem), func(t *testing.T) {
-					checkBrute(t, x, bruteProblem{x: denseOf(x), y: y, bias: 1, meas: mse, folds: folds}, k, mem)
+					checkBrute(t, x, bruteProblem{x: xd, y: y, bias: 1, meas: mse, folds: folds}, k, mem)
 				})
 			}
 		}
@@ -348,7 +372,7 @@ func TestBruteForceMeasures(t *testing.T) {
 		for _, fs := range [][][]int{nil, folds} {
 			for _, mem := range []Memory{Cache, Lean} {
 				t.Run(fmt.Sprintf("%s_folds%v_mem%d", c.name, fs != nil, mem), func(t *testing.T) {
-					checkBrute(t, x, bruteProblem{x: denseOf(x), y: y, bias: 1, meas: mustMeasure(t, c.name), folds: fs, queries: c.q}, k, mem)
+					checkBrute(t, x, bruteProblem{x: x, y: y, bias: 1, meas: mustMeasure(t, c.name), folds: fs, queries: c.q}, k, mem)
 				})
 			}
 		}

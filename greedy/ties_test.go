@@ -137,7 +137,9 @@ func TestValueTolerance(t *testing.T) {
 // λ with ties below 1e-9·(1 + 1/λ) — above retraining's own rounding, which
 // grows like 1/λ, and far below the real differences of the degenerate
 // problems (as package selection's degenerate test) — and reports whether
-// they are all ties.
+// they are all ties. The ties are the oracle's (scoreTied, oracle.Snap), at
+// a tolerance derived here, not the package's: neither its twin tolerance
+// nor selection.ScoreWithin enters.
 func (b bruteProblem) retrainWithin(sel []int, lambda float64) (float64, bool, error) {
 	pred, rows := b.cvPredictions(sel, lambda)
 	_, t := b.y.Dims()
@@ -149,7 +151,7 @@ func (b bruteProblem) retrainWithin(sel []int, lambda float64) (float64, bool, e
 	for c := range tol {
 		tol[c] = 1e-9 * (1 + 1/lambda)
 	}
-	return selection.ScoreWithin(b.meas, ys, pred, nil, tol)
+	return scoreTied(b.meas, ys, pred, nil, tol)
 }
 
 // TestDegenerateKernels (the acceptance): pure-noise ±1 labels that
@@ -263,7 +265,7 @@ func TestOrdinalSmallLambdaRetraining(t *testing.T) {
 		x, y := oracle.Data(rng, m, d, 1, false, 0, c.label)
 		for _, folds := range [][][]int{nil, kf} {
 			t.Run(fmt.Sprintf("%s_folds%v", c.meas, folds != nil), func(t *testing.T) {
-				checkBrute(t, x, bruteProblem{x: denseOf(x), y: y, bias: 1, meas: mustMeasure(t, c.meas), folds: folds}, k, Cache)
+				checkBrute(t, x, bruteProblem{x: x, y: y, bias: 1, meas: mustMeasure(t, c.meas), folds: folds}, k, Cache)
 			})
 		}
 	}

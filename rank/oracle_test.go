@@ -10,6 +10,7 @@ import (
 	"github.com/rlskit/rlskit/internal/oracle"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // The brute-force oracle (internal/oracle.Graph): retrain on the reduced graph
@@ -30,7 +31,39 @@ func (p problem) opts() Options { return Options{Kernel: p.kern, Form: p.form, B
 // randData draws m rows of d features (dense, or CSR with ~30% zeros outside
 // column 0) and t graded ranking labels.
 func randData(rng *rand.Rand, m, d, t int, sparse bool) (mat.Matrix, *mat.Dense) {
-	return oracle.Data(rng, m, d, t, sparse, 0.3, oracle.Graded)
+	x, y := oracle.Data(rng, m, d, t, sparse, 0.3, oracle.Graded)
+	if sparse {
+		return toCSR(x), y
+	}
+	return x, y
+}
+
+// toCSR returns the nonzeros of x as CSR.
+func toCSR(x *mat.Dense) *matrix.CSR {
+	m, d := x.Dims()
+	indptr := []int{0}
+	var idx []int
+	var val []float64
+	for i := 0; i < m; i++ {
+		for j := 0; j < d; j++ {
+			if v := x.At(i, j); v != 0 {
+				idx, val = append(idx, j), append(val, v)
+			}
+		}
+		indptr = append(indptr, len(idx))
+	}
+	c, err := matrix.NewCSR(m, d, indptr, idx, val)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// oracleKernel is the oracle's description of k: its name and parameters,
+// which the oracle evaluates by the textbook formula (not k.Block).
+func oracleKernel(k kernel.Kernel) oracle.Kernel {
+	s := k.Spec()
+	return oracle.Kernel{Name: s.Name, Gamma: s.Gamma, Bias: s.Bias, Coef0: s.Coef0, Degree: s.Degree}
 }
 
 // problems: shapes × dense/CSR × t × kernels × forms.
@@ -79,7 +112,7 @@ var (
 
 // oracle trains on the edges with both ends outside held and predicts the rows test.
 func oracleFit(p problem, edges []oracle.Edge, held, test []int, lambda float64) *mat.Dense {
-	op := oracle.Problem{X: p.x, K: p.kern}
+	op := oracle.Problem{X: oracle.Dense(p.x), K: oracleKernel(p.kern)}
 	if p.form == learn.Sparse {
 		op.Basis = p.basis
 	}
@@ -95,13 +128,14 @@ func oracleFit(p problem, edges []oracle.Edge, held, test []int, lambda float64)
 // below 1e-8 for every problem here.
 func tolerance(p problem, lambda float64) float64 {
 	m, _ := p.x.Dims()
-	k, _ := p.kern.Block(p.x, p.kern.Points(p.x))
-	trace := oracle.Trace(p.kern, p.x)
+	xd, ok := oracle.Dense(p.x), oracleKernel(p.kern)
+	k := ok.Gram(xd, allRows(m), allRows(m))
+	trace := oracle.Trace(ok, xd)
 	// A kernel whose feature space holds the constant function leaves the shift
 	// of f to λ alone: the Sherman–Morrison step divides by
 	// δ = 1 − 1ᵀQ₀1 = (λ/m)·1ᵀ(mK + λI)⁻¹1 (all terms positive, no cancellation),
 	// which multiplies the forward error by up to 1/(mδ).
-	km := mat.DenseCopyOf(k)
+	km := k
 	km.Scale(float64(m), km)
 	ones := mat.NewDense(m, 1, nil)
 	for i := 0; i < m; i++ {

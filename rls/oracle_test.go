@@ -11,21 +11,56 @@ import (
 	"github.com/rlskit/rlskit/internal/oracle"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // This file holds the brute-force oracle: retraining from scratch on the reduced
-// data with a direct method that shares nothing with the factor-based shortcuts.
+// data with a direct method that shares nothing with the factor-based shortcuts
+// (internal/oracle, which imports no package of this module: it evaluates the
+// kernel itself, entry by entry, from the kernel's description).
 
 // randProblem draws m rows of d features (dense, or CSR with ~50% zeros outside
 // column 0) and t smooth regression outputs.
 func randProblem(rng *rand.Rand, m, d, t int, sparse bool) (mat.Matrix, *mat.Dense) {
-	return oracle.Data(rng, m, d, t, sparse, 0.5, oracle.Smooth)
+	x, y := oracle.Data(rng, m, d, t, sparse, 0.5, oracle.Smooth)
+	if sparse {
+		return toCSR(x), y
+	}
+	return x, y
+}
+
+// toCSR returns the nonzeros of x as CSR.
+func toCSR(x *mat.Dense) *matrix.CSR {
+	m, d := x.Dims()
+	indptr := []int{0}
+	var idx []int
+	var val []float64
+	for i := 0; i < m; i++ {
+		for j := 0; j < d; j++ {
+			if v := x.At(i, j); v != 0 {
+				idx, val = append(idx, j), append(val, v)
+			}
+		}
+		indptr = append(indptr, len(idx))
+	}
+	c, err := matrix.NewCSR(m, d, indptr, idx, val)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// oracleKernel is the oracle's description of k: its name and parameters,
+// which the oracle evaluates by the textbook formula (not k.Block).
+func oracleKernel(k kernel.Kernel) oracle.Kernel {
+	s := k.Spec()
+	return oracle.Kernel{Name: s.Name, Gamma: s.Gamma, Bias: s.Bias, Coef0: s.Coef0, Degree: s.Degree}
 }
 
 // naivePredict trains on rows train (the basis rows index the full data) and
 // predicts rows test, by the oracle's direct methods.
 func naivePredict(p problem, train, test []int, lambda float64) *mat.Dense {
-	return oracle.Ridge(oracle.Problem{X: p.x, Y: p.y, K: p.kern, Basis: p.basis, Primal: isLinearPrimal(p, len(train))}, train, test, lambda)
+	return oracle.Ridge(oracle.Problem{X: oracle.Dense(p.x), Y: p.y, K: oracleKernel(p.kern), Basis: p.basis, Primal: isLinearPrimal(p, len(train))}, train, test, lambda)
 }
 
 var (
@@ -97,5 +132,5 @@ func tolerance(p problem, lambda float64) float64 {
 	if p.form != learn.Dual {
 		return 1e-8
 	}
-	return math.Max(1e-8, 100*2.2e-16*oracle.Trace(p.kern, p.x)/lambda)
+	return math.Max(1e-8, 100*2.2e-16*oracle.Trace(oracleKernel(p.kern), oracle.Dense(p.x))/lambda)
 }

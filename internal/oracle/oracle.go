@@ -1,19 +1,25 @@
 // Package oracle is the brute force that rlskit's exact shortcuts are tested
 // against: retraining from scratch on the reduced data with direct methods that
 // share nothing with the factor-based shortcuts, plus the random problems,
-// error measure and λ range the learners' property tests share. It is used by
-// tests only.
+// error measure, tie rule and λ range the learners' property tests share. It is
+// used by tests only.
+//
+// It imports no package of this module (only the standard library and gonum),
+// so a bug in the code under test cannot pass both sides of a comparison: the
+// kernel functions are evaluated here entry by entry from their textbook
+// formulas (Kernel), rows are selected, the bias column appended and CSR data
+// made dense here (Rows, WithBias, Dense — the last through mat.Matrix's At,
+// which every matrix of the module implements), the random data are drawn
+// here as dense matrices (the tests build their CSR copies themselves), and
+// ties are snapped here (Snap).
 package oracle
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/rlskit/rlskit/factor"
-	"github.com/rlskit/rlskit/kernel"
-	"github.com/rlskit/rlskit/matrix"
 )
 
 // Lambdas is the λ range every property test covers.
@@ -30,40 +36,140 @@ func Graded(x0 float64, c int, noise float64) float64 {
 	return math.Round(2*math.Sin(float64(c+1)*x0) + noise)
 }
 
-// Data draws m rows of d N(0,1) features — dense, or CSR where each entry
-// outside column 0 is zero with probability zeroProb (column 0 stays dense, so
-// rows stay distinct) — and t labels per row.
-func Data(rng *rand.Rand, m, d, t int, sparse bool, zeroProb float64, label Label) (mat.Matrix, *mat.Dense) {
-	xd := mat.NewDense(m, d, nil)
-	indptr := []int{0}
-	var idx []int
-	var val []float64
+// Data draws m rows of d N(0,1) features and t labels per row. With sparse,
+// each entry outside column 0 is zero with probability zeroProb (column 0
+// stays dense, so rows stay distinct): the zeros are stored in the dense
+// matrix returned, and a test that wants the CSR form builds it from the
+// nonzeros itself (a N(0,1) draw is never exactly 0, so the nonzeros are the
+// stored entries).
+func Data(rng *rand.Rand, m, d, t int, sparse bool, zeroProb float64, label Label) (x, y *mat.Dense) {
+	x = mat.NewDense(m, d, nil)
 	for i := 0; i < m; i++ {
 		for j := 0; j < d; j++ {
 			if sparse && j > 0 && rng.Float64() < zeroProb {
 				continue
 			}
-			v := rng.NormFloat64()
-			xd.Set(i, j, v)
-			idx = append(idx, j)
-			val = append(val, v)
+			x.Set(i, j, rng.NormFloat64())
 		}
-		indptr = append(indptr, len(idx))
 	}
-	y := mat.NewDense(m, t, nil)
+	y = mat.NewDense(m, t, nil)
 	for i := 0; i < m; i++ {
 		for c := 0; c < t; c++ {
-			y.Set(i, c, label(xd.At(i, 0), c, rng.NormFloat64()))
+			y.Set(i, c, label(x.At(i, 0), c, rng.NormFloat64()))
 		}
 	}
-	if !sparse {
-		return xd, y
+	return x, y
+}
+
+// Dense returns a dense copy of any matrix, read entry by entry through At
+// (a CSR of the module included).
+func Dense(x mat.Matrix) *mat.Dense {
+	m, d := x.Dims()
+	out := mat.NewDense(m, d, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < d; j++ {
+			out.Set(i, j, x.At(i, j))
+		}
 	}
-	csr, err := matrix.NewCSR(m, d, indptr, idx, val)
-	if err != nil {
-		panic(err)
+	return out
+}
+
+// Rows returns the rows idx of x, in that order, as a new matrix.
+func Rows(x *mat.Dense, idx []int) *mat.Dense {
+	_, d := x.Dims()
+	out := mat.NewDense(len(idx), d, nil)
+	for n, i := range idx {
+		for j := 0; j < d; j++ {
+			out.Set(n, j, x.At(i, j))
+		}
 	}
-	return csr, y
+	return out
+}
+
+// WithBias returns [X, √bias·1] (X alone when bias is 0): the explicit
+// feature map of the linear kernel x·z + bias.
+func WithBias(x *mat.Dense, bias float64) *mat.Dense {
+	m, d := x.Dims()
+	cols := d
+	if bias != 0 {
+		cols++
+	}
+	out := mat.NewDense(m, cols, nil)
+	sb := math.Sqrt(bias)
+	for i := 0; i < m; i++ {
+		for j := 0; j < d; j++ {
+			out.Set(i, j, x.At(i, j))
+		}
+		if bias != 0 {
+			out.Set(i, d, sb)
+		}
+	}
+	return out
+}
+
+// Kernel describes a kernel function by its name and parameters:
+//
+//	linear       k(x, z) = x·z + Bias
+//	gaussian     k(x, z) = exp(−Gamma·‖x − z‖²)
+//	polynomial   k(x, z) = (Gamma·x·z + Coef0)^Degree
+//	precomputed  the data hold the kernel values: row i, column j is k(x_i, x_j)
+type Kernel struct {
+	Name   string
+	Gamma  float64
+	Bias   float64
+	Coef0  float64
+	Degree int
+}
+
+// Eval returns k(a, b) by the textbook formula of a linear, gaussian or
+// polynomial kernel (‖a − b‖² summed from the differences, the power by
+// repeated multiplication). A precomputed kernel has no formula: it panics.
+func (k Kernel) Eval(a, b []float64) float64 {
+	if len(a) != len(b) {
+		panic(fmt.Sprintf("oracle: kernel of vectors of lengths %d and %d", len(a), len(b)))
+	}
+	dot := func() float64 {
+		s := 0.0
+		for i := range a {
+			s += a[i] * b[i]
+		}
+		return s
+	}
+	switch k.Name {
+	case "linear":
+		return dot() + k.Bias
+	case "gaussian":
+		s := 0.0
+		for i := range a {
+			d := a[i] - b[i]
+			s += d * d
+		}
+		return math.Exp(-k.Gamma * s)
+	case "polynomial":
+		base, v := k.Gamma*dot()+k.Coef0, 1.0
+		for n := 0; n < k.Degree; n++ {
+			v *= base
+		}
+		return v
+	}
+	panic(fmt.Sprintf("oracle: no formula for kernel %q", k.Name))
+}
+
+// Gram returns the kernel values between the rows a and the rows b of the
+// data x, entry by entry: k(x_{a_i}, x_{b_j}), or for a precomputed kernel
+// the given values x_{a_i, b_j}.
+func (k Kernel) Gram(x *mat.Dense, a, b []int) *mat.Dense {
+	out := mat.NewDense(len(a), len(b), nil)
+	for n, i := range a {
+		for l, j := range b {
+			if k.Name == "precomputed" {
+				out.Set(n, l, x.At(i, j))
+			} else {
+				out.Set(n, l, k.Eval(x.RawRowView(i), x.RawRowView(j)))
+			}
+		}
+	}
+	return out
 }
 
 // RelErr is ‖got − want‖_F / ‖want‖_F (absolute when want is zero).
@@ -77,13 +183,12 @@ func RelErr(got, want *mat.Dense) float64 {
 	return mat.Norm(&d, 2) / den
 }
 
-// Trace is Σ|K_ii| for the kernel matrix of X.
-func Trace(k kernel.Kernel, x mat.Matrix) float64 {
-	km, _ := k.Block(x, k.Points(x))
-	m, _ := km.Dims()
+// Trace is Σ|K_ii| for the kernel matrix of the rows of x.
+func Trace(k Kernel, x *mat.Dense) float64 {
+	m, _ := x.Dims()
 	tr := 0.0
 	for i := 0; i < m; i++ {
-		tr += math.Abs(km.At(i, i))
+		tr += math.Abs(k.Gram(x, []int{i}, []int{i}).At(0, 0))
 	}
 	return tr
 }
@@ -97,12 +202,13 @@ func AllRows(m int) []int {
 	return out
 }
 
-// Problem is what a retraining needs: the rows, labels, kernel and, for the
-// sparse form, the basis rows (indices into the full data).
+// Problem is what a retraining needs: the rows (dense: a test converts its
+// CSR data with Dense), labels, kernel and, for the sparse form, the basis
+// rows (indices into the full data).
 type Problem struct {
-	X     mat.Matrix
+	X     *mat.Dense
 	Y     *mat.Dense
-	K     kernel.Kernel
+	K     Kernel
 	Basis []int
 	// Primal asks the linear kernel to be retrained by its primal (ridge on [X, √bias]).
 	Primal bool
@@ -116,16 +222,13 @@ type Problem struct {
 //   - sparse: ridge on Φ = K_{·B} L⁻ᵀ (K_BB = LLᵀ), again by augmented least squares.
 func Ridge(p Problem, train, test []int, lambda float64) *mat.Dense {
 	k := p.K
-	xt := kernel.Rows(p.X, train)
-	xs := kernel.Rows(p.X, test)
 	switch {
 	case p.Basis != nil:
-		pts := kernel.Rows(k.Points(p.X), p.Basis)
-		ktb, _ := k.Block(xt, pts)
-		ksb, _ := k.Block(xs, pts)
-		kbb, _ := k.Block(kernel.Rows(p.X, p.Basis), pts)
+		ktb := k.Gram(p.X, train, p.Basis)
+		ksb := k.Gram(p.X, test, p.Basis)
+		kbb := k.Gram(p.X, p.Basis, p.Basis)
 		var ch mat.Cholesky
-		if !ch.Factorize(mat.NewSymDense(len(p.Basis), mat.DenseCopyOf(kbb).RawMatrix().Data)) {
+		if !ch.Factorize(mat.NewSymDense(len(p.Basis), kbb.RawMatrix().Data)) {
 			panic("K_BB not positive definite in oracle")
 		}
 		var l mat.TriDense
@@ -138,25 +241,26 @@ func Ridge(p Problem, train, test []int, lambda float64) *mat.Dense {
 			}
 			return mat.DenseCopyOf(out.T())
 		}
-		w := RidgeLS(phiT(ktb), kernel.Rows(p.Y, train).(*mat.Dense), lambda)
+		w := RidgeLS(phiT(ktb), Rows(p.Y, train), lambda)
 		var out mat.Dense
 		out.Mul(phiT(ksb), w)
 		return &out
 	case p.Primal:
-		lin := k.(kernel.Linear)
-		w := RidgeLS(factor.WithBias(xt, lin.Bias), kernel.Rows(p.Y, train).(*mat.Dense), lambda)
+		if k.Name != "linear" {
+			panic("oracle: the primal is the linear kernel's")
+		}
+		w := RidgeLS(WithBias(Rows(p.X, train), k.Bias), Rows(p.Y, train), lambda)
 		var out mat.Dense
-		out.Mul(factor.WithBias(xs, lin.Bias), w)
+		out.Mul(WithBias(Rows(p.X, test), k.Bias), w)
 		return &out
 	default:
-		pts := k.Points(p.X)
-		ktt, _ := k.Block(xt, kernel.Rows(pts, train))
-		kst, _ := k.Block(xs, kernel.Rows(pts, train))
+		ktt := k.Gram(p.X, train, train)
+		kst := k.Gram(p.X, test, train)
 		for i := range train {
 			ktt.Set(i, i, ktt.At(i, i)+lambda)
 		}
 		var a mat.Dense
-		if err := a.Solve(ktt, kernel.Rows(p.Y, train)); err != nil {
+		if err := a.Solve(ktt, Rows(p.Y, train)); err != nil {
 			panic(err)
 		}
 		var out mat.Dense
@@ -240,12 +344,11 @@ func Graph(p Problem, edges []Edge, held, test []int, lambda float64) *mat.Dense
 		}
 	}
 	k := p.K
-	xs := kernel.Rows(p.X, test)
+	all := AllRows(m)
 	switch {
 	case p.Basis != nil:
-		pts := kernel.Rows(k.Points(p.X), p.Basis)
-		kb, _ := k.Block(p.X, pts)
-		kbb, _ := k.Block(kernel.Rows(p.X, p.Basis), pts)
+		kb := k.Gram(p.X, all, p.Basis)
+		kbb := k.Gram(p.X, p.Basis, p.Basis)
 		var lk, lhs mat.Dense
 		lk.Mul(lap, kb)
 		lhs.Mul(kb.T(), &lk)
@@ -254,12 +357,12 @@ func Graph(p Problem, edges []Edge, held, test []int, lambda float64) *mat.Dense
 		var rhs mat.Dense
 		rhs.Mul(kb.T(), b)
 		a := RefinedSolve(&lhs, &rhs)
-		ks, _ := k.Block(xs, pts)
 		var f mat.Dense
-		f.Mul(ks, a)
+		f.Mul(k.Gram(p.X, test, p.Basis), a)
 		return &f
-	case Explicit(p.K, width) != nil:
-		xt := Explicit(p.K, width)(p.X)
+	case Explicit(k, width) != nil:
+		phi := Explicit(k, width)
+		xt := phi(p.X)
 		var lx, lhs, rhs mat.Dense
 		lx.Mul(lap, xt)
 		lhs.Mul(xt.T(), &lx)
@@ -270,20 +373,18 @@ func Graph(p Problem, edges []Edge, held, test []int, lambda float64) *mat.Dense
 		rhs.Mul(xt.T(), b)
 		w := RefinedSolve(&lhs, &rhs)
 		var f mat.Dense
-		f.Mul(Explicit(p.K, width)(xs), w)
+		f.Mul(phi(Rows(p.X, test)), w)
 		return &f
 	default:
-		pts := k.Points(p.X)
-		km, _ := k.Block(p.X, pts)
+		km := k.Gram(p.X, all, all)
 		var lhs mat.Dense
 		lhs.Mul(lap, km)
 		for i := 0; i < m; i++ {
 			lhs.Set(i, i, lhs.At(i, i)+lambda)
 		}
 		a := RefinedSolve(&lhs, b)
-		ks, _ := k.Block(xs, pts)
 		var f mat.Dense
-		f.Mul(ks, a)
+		f.Mul(k.Gram(p.X, test, all), a)
 		return &f
 	}
 }
@@ -331,15 +432,15 @@ func RefinedSolve(a, b *mat.Dense) *mat.Dense {
 //
 //	linear:      φ(x) = [x, √bias]
 //	polynomial:  (γx·z + c)² = c² + 2cγ x·z + γ²(x·z)², φ(x) = [c, √(2cγ)x, γ vec(xxᵀ)]
-func Explicit(k kernel.Kernel, width int) func(mat.Matrix) *mat.Dense {
-	switch k := k.(type) {
-	case kernel.Linear:
+func Explicit(k Kernel, width int) func(*mat.Dense) *mat.Dense {
+	switch k.Name {
+	case "linear":
 		if k.Bias >= 0 {
-			return func(x mat.Matrix) *mat.Dense { return factor.WithBias(x, k.Bias) }
+			return func(x *mat.Dense) *mat.Dense { return WithBias(x, k.Bias) }
 		}
-	case kernel.Polynomial:
+	case "polynomial":
 		if k.Degree == 2 && k.Coef0 >= 0 && width <= 8 { // d² features: small d only
-			return func(x mat.Matrix) *mat.Dense {
+			return func(x *mat.Dense) *mat.Dense {
 				m, d := x.Dims()
 				out := mat.NewDense(m, 1+d+d*d, nil)
 				a := math.Sqrt(2 * k.Coef0 * k.Gamma)
@@ -357,4 +458,46 @@ func Explicit(k kernel.Kernel, width int) func(mat.Matrix) *mat.Dense {
 		}
 	}
 	return nil
+}
+
+// Snap is the oracle's tie rule: predictions p closer than tol are ties.
+// Two predictions are joined when |p_i − p_j| ≤ tol, and every group of
+// predictions joined directly or through others (a chain) takes the
+// smallest value of the group; groups is their number. It is written
+// apart from the package's tie code — joining by an O(n²) scan of all
+// pairs with union–find, not a sort — so that a bug there cannot pass both
+// sides; for values on a line the groups are the same runs of gaps ≤ tol.
+func Snap(p []float64, tol float64) (snapped []float64, groups int) {
+	parent := make([]int, len(p))
+	for i := range parent {
+		parent[i] = i
+	}
+	var root func(int) int
+	root = func(i int) int {
+		for parent[i] != i {
+			i = parent[i]
+		}
+		return i
+	}
+	for i := range p {
+		for j := i + 1; j < len(p); j++ {
+			if math.Abs(p[i]-p[j]) <= tol {
+				if a, b := root(i), root(j); a != b {
+					parent[b] = a
+				}
+			}
+		}
+	}
+	low := map[int]float64{}
+	for i, v := range p {
+		r := root(i)
+		if w, ok := low[r]; !ok || v < w {
+			low[r] = v
+		}
+	}
+	snapped = make([]float64, len(p))
+	for i := range p {
+		snapped[i] = low[root(i)]
+	}
+	return snapped, len(low)
 }
