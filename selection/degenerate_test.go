@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/internal/oracle"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
@@ -96,22 +97,54 @@ func (d degenerateData) fitOn(name string, k kernel.Kernel, rows []int) (learn.L
 	return nil, fmt.Errorf("unknown learner %s", name)
 }
 
-// retrainPredict trains without the rows held and predicts them.
+// retrainPredict trains the named learner without the rows held and predicts
+// them, apart from the code under test: by the oracle's naive solves on the
+// reduced data (internal/oracle, which imports no package of this module —
+// kernel values from the kernel's formula, kernel ridge by LU, the sparse
+// form by least squares on K_{·B}L⁻ᵀ, RankRLS by the closed forms of
+// Pahikkala et al. on the graph of the rows left), not by the learners' Fit.
+// The graphs are built here from their definitions: every pair of rows
+// (globalrank) or of a query's rows (queryrank), magnitude-preserving; the
+// preference edges with w² = weight², z = magnitude (prefrank).
 func (d degenerateData) retrainPredict(name string, k kernel.Kernel, held []int, lambda float64) ([]float64, error) {
 	m, _ := d.x.Dims()
-	l, err := d.fitOn(name, k, cv.Complement(held, m))
-	if err != nil {
-		return nil, err
+	out := map[int]bool{}
+	for _, i := range held {
+		out[i] = true
 	}
-	s, err := l.At(lambda)
-	if err != nil {
-		return nil, err
+	var train []int
+	for i := 0; i < m; i++ {
+		if !out[i] {
+			train = append(train, i)
+		}
 	}
-	p, err := s.Predictor().Predict(kernel.Rows(d.x, held))
-	if err != nil {
-		return nil, err
+	s := k.Spec()
+	p := oracle.Problem{X: d.x, Y: d.y, K: oracle.Kernel{Name: s.Name, Gamma: s.Gamma, Bias: s.Bias, Coef0: s.Coef0, Degree: s.Degree}}
+	var f *mat.Dense
+	switch name {
+	case "rls":
+		f = oracle.Ridge(p, train, held, lambda)
+	case "sparse":
+		for b := 0; b < 4; b++ { // basis: rows 0..3 of the full data, those still present
+			if !out[b] {
+				p.Basis = append(p.Basis, b)
+			}
+		}
+		f = oracle.Ridge(p, train, held, lambda)
+	case "globalrank":
+		f = oracle.Graph(p, oracle.ScoringEdges(d.y, nil), held, held, lambda)
+	case "queryrank":
+		f = oracle.Graph(p, oracle.ScoringEdges(d.y, d.q), held, held, lambda)
+	case "prefrank":
+		var edges []oracle.Edge
+		for _, e := range d.edges {
+			edges = append(edges, oracle.Edge{I: e.I, J: e.J, W2: e.Weight * e.Weight, Z: []float64{e.Magnitude}})
+		}
+		f = oracle.Graph(p, edges, held, held, lambda)
+	default:
+		return nil, fmt.Errorf("unknown learner %s", name)
 	}
-	return mat.Col(nil, 0, p), nil
+	return mat.Col(nil, 0, f), nil
 }
 
 // For K = I and K = 11ᵀ the shortcuts' CV values equal those of retraining —
@@ -182,26 +215,47 @@ func TestDegenerateKernelsGiveRetrainingTies(t *testing.T) {
 	}
 }
 
+// retrainTol is the tie tolerance of retraining at λ: 1e-9·(1 + 1/λ) —
+// above the retraining's own rounding, which grows like 1/λ, and far below
+// any real difference of these problems (K = I predicts exactly 0; K = 11ᵀ
+// differences are ≥ 1/(m + λ)).
+func retrainTol(lambda float64) float64 { return 1e-9 * (1 + 1/lambda) }
+
 // retrainValue is the CV value by retraining: every fold or pair held out and
-// predicted by a model trained on the rest, scored with exact-arithmetic ties:
-// differences below 1e-9·(1 + 1/λ) — above the retraining's own rounding,
-// which grows like 1/λ, and far below any real difference of these problems
-// (K = I predicts exactly 0; K = 11ᵀ differences are ≥ 1/(m + λ)) — are ties.
+// predicted by a model trained on the rest, scored with exact-arithmetic ties
+// (differences below retrainTol are ties). The ties are the oracle's
+// (oracle.Snap), the leave-pair-out design and its concordance count are
+// written here from the measures' definitions: neither the package's snap
+// nor DefaultPairs nor cv's pair scoring enters.
 func (d degenerateData) retrainValue(name string, k kernel.Kernel, sc Scheme, measName string, lambda float64) (float64, error) {
 	m, _ := d.x.Dims()
 	y := mat.Col(nil, 0, d.y)
 	meas, _ := mustMeasureB(measName)
+	tol := retrainTol(lambda)
 	if sc.Kind == LPO {
-		pairs := DefaultPairs(y, meas)
-		pi, pj := make([]float64, len(pairs)), make([]float64, len(pairs))
-		for n, p := range pairs {
-			f, err := d.retrainPredict(name, k, []int{p.I, p.J}, lambda)
-			if err != nil {
-				return 0, err
+		// the pairs: auc's positive (y > 0) against negative rows, cindex's
+		// rows of different labels; each scores 1 when its held-out
+		// predictions are in the labels' order, ½ when they tie
+		halves, counted := 0, 0
+		for i := 0; i < m; i++ {
+			for j := 0; j < m; j++ {
+				if measName == "auc" && !(y[i] > 0 && y[j] <= 0) || measName != "auc" && !(i < j && y[i] != y[j]) {
+					continue
+				}
+				f, err := d.retrainPredict(name, k, []int{i, j}, lambda)
+				if err != nil {
+					return 0, err
+				}
+				counted++
+				switch {
+				case math.Abs(f[0]-f[1]) <= tol:
+					halves++
+				case (y[i] > y[j]) == (f[0] > f[1]):
+					halves += 2
+				}
 			}
-			pi[n], pj[n] = f[0], f[1]
 		}
-		return cv.PairScoreWithin(pairs, y, pi, pj, 1e-9*(1+1/lambda))
+		return float64(halves) / float64(2*counted), nil
 	}
 	folds := sc.Folds
 	if sc.Kind == LOO {
@@ -219,7 +273,7 @@ func (d degenerateData) retrainValue(name string, k kernel.Kernel, sc Scheme, me
 			pred[i] = p[n]
 		}
 	}
-	snapped, _ := snap(pred, 1e-9*(1+1/lambda))
+	snapped, _ := oracle.Snap(pred, tol)
 	return meas.Score(d.y, mat.NewDense(m, 1, snapped), nil)
 }
 
@@ -233,8 +287,12 @@ func (d degenerateData) retrainFoldValues(name string, k kernel.Kernel, folds []
 		if err != nil {
 			return nil, err
 		}
-		snapped, _ := snap(p, 1e-9*(1+1/lambda))
-		v, err := meas.Score(mat.DenseCopyOf(kernel.Rows(d.y, f)), mat.NewDense(len(f), 1, snapped), nil)
+		snapped, _ := oracle.Snap(p, retrainTol(lambda))
+		yf := mat.NewDense(len(f), 1, nil)
+		for a, i := range f {
+			yf.Set(a, 0, d.y.At(i, 0))
+		}
+		v, err := meas.Score(yf, mat.NewDense(len(f), 1, snapped), nil)
 		if err != nil {
 			v = math.NaN()
 		}
