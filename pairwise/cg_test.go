@@ -132,21 +132,26 @@ func TestKronCGHomogeneous(t *testing.T) {
 		}
 		kc2, _ := FitKronCG(s, nil, off, oy, Options{Symmetry: sym})
 		res, _ := kc2.Solve(1, CGOptions{})
-		check(t, sym.String()+" incomplete", res.Fitted(), pickObs(kc2, bruteKron(s, s, kc2.lab.obs, kc2.lab.obsY, kc2.lab.obs, 1)))
+		// the brute force's observations, mirrored here (not the learner's):
+		// each pair in both orientations, the mirror with the label negated
+		// when antisymmetric, and then the diagonal with label 0
+		var obs []Pair
+		var obsY []float64
+		sign := 1.0
+		if sym == Antisymmetric {
+			sign = -1
+		}
+		for i, p := range off {
+			obs = append(obs, p, Pair{p.Col, p.Row})
+			obsY = append(obsY, oy[i], sign*oy[i])
+		}
+		if sym == Antisymmetric {
+			for u := 0; u < 7; u++ {
+				obs, obsY = append(obs, Pair{u, u}), append(obsY, 0)
+			}
+		}
+		check(t, sym.String()+" incomplete", res.Fitted(), bruteKron(s, s, obs, obsY, off, 1))
 	}
-}
-
-// pickObs maps predictions at the observations to the pairs as given.
-func pickObs(k *KronCG, atObs []float64) []float64 {
-	at := map[Pair]float64{}
-	for i, p := range k.lab.obs {
-		at[p] = atObs[i]
-	}
-	out := make([]float64, len(k.lab.given))
-	for i, p := range k.lab.given {
-		out[i] = at[p]
-	}
-	return out
 }
 
 func TestKronCGEarlyStopping(t *testing.T) {

@@ -49,8 +49,18 @@ func pickPairs(p *mat.Dense, pairs []Pair) []float64 {
 	return out
 }
 
-// kronCases runs f for every kernel, shape and λ with a trained learner.
-func kronCases(t *testing.T, f func(t *testing.T, rng *rand.Rand, k *KronRLS, lambda float64)) {
+// drawn is the labelled pairs a test drew, in the order given to the learner,
+// and their label grid assembled by the test (labelGrid): what the brute
+// force retrains on, never read back from the learner.
+type drawn struct {
+	pairs []Pair
+	y     []float64
+	grid  *mat.Dense
+}
+
+// kronCases runs f for every kernel, shape and λ with a trained learner and
+// the data it was trained on.
+func kronCases(t *testing.T, f func(t *testing.T, rng *rand.Rand, k *KronRLS, data drawn, lambda float64)) {
 	for _, kc := range kernelCases {
 		for _, sh := range shapes {
 			rng := rand.New(rand.NewPCG(uint64(sh[0]), uint64(sh[1])))
@@ -60,8 +70,9 @@ func kronCases(t *testing.T, f func(t *testing.T, rng *rand.Rand, k *KronRLS, la
 			if err != nil {
 				t.Fatal(err)
 			}
+			data := drawn{pairs, y, labelGrid(sh[0], sh[1], pairs, y, Heterogeneous)}
 			for _, lambda := range lambdas {
-				t.Run(kc.name+"/"+shapeName(sh)+"/"+lambdaName(lambda), func(t *testing.T) { f(t, rng, k, lambda) })
+				t.Run(kc.name+"/"+shapeName(sh)+"/"+lambdaName(lambda), func(t *testing.T) { f(t, rng, k, data, lambda) })
 			}
 		}
 	}
@@ -83,14 +94,14 @@ func check(t *testing.T, what string, got, want []float64) {
 }
 
 func TestKronTraining(t *testing.T) {
-	kronCases(t, func(t *testing.T, rng *rand.Rand, k *KronRLS, lambda float64) {
+	kronCases(t, func(t *testing.T, rng *rand.Rand, k *KronRLS, data drawn, lambda float64) {
 		s, err := k.Solve(lambda)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, q := k.Matrix().Dims()
+		m, q := data.grid.Dims()
 		all := allPairs(m, q)
-		want := bruteKronGrid(k.rows, k.cols, k.Matrix(), func(int, int) bool { return true }, all, lambda)
+		want := bruteKronGrid(k.rows, k.cols, data.grid, func(int, int) bool { return true }, all, lambda)
 		check(t, "fitted", pickPairs(s.Fitted(), all), want)
 		// predictions through the coefficients: K A G
 		var f mat.Dense
@@ -101,15 +112,15 @@ func TestKronTraining(t *testing.T) {
 }
 
 func TestKronSettingA(t *testing.T) {
-	kronCases(t, func(t *testing.T, rng *rand.Rand, k *KronRLS, lambda float64) {
+	kronCases(t, func(t *testing.T, rng *rand.Rand, k *KronRLS, data drawn, lambda float64) {
 		s, _ := k.Solve(lambda)
 		loo, err := s.LeaveOneOut()
 		if err != nil {
 			t.Fatal(err)
 		}
-		y := k.Matrix()
-		want := make([]float64, len(k.Pairs()))
-		for n, p := range k.Pairs() {
+		y := data.grid
+		want := make([]float64, len(data.pairs))
+		for n, p := range data.pairs {
 			want[n] = bruteKronGrid(k.rows, k.cols, y, func(i, j int) bool { return i != p.Row || j != p.Col }, []Pair{p}, lambda)[0]
 		}
 		check(t, "setting A", loo.RawMatrix().Data, want)
@@ -117,9 +128,9 @@ func TestKronSettingA(t *testing.T) {
 }
 
 func TestKronHoldOutPairs(t *testing.T) {
-	kronCases(t, func(t *testing.T, rng *rand.Rand, k *KronRLS, lambda float64) {
+	kronCases(t, func(t *testing.T, rng *rand.Rand, k *KronRLS, data drawn, lambda float64) {
 		s, _ := k.Solve(lambda)
-		n := len(k.Pairs())
+		n := len(data.pairs)
 		h := rng.Perm(n)[:5]
 		got, err := s.HoldOut(h)
 		if err != nil {
@@ -128,18 +139,18 @@ func TestKronHoldOutPairs(t *testing.T) {
 		held := map[Pair]bool{}
 		var test []Pair
 		for _, i := range h {
-			held[k.Pairs()[i]] = true
-			test = append(test, k.Pairs()[i])
+			held[data.pairs[i]] = true
+			test = append(test, data.pairs[i])
 		}
-		want := bruteKronGrid(k.rows, k.cols, k.Matrix(), func(i, j int) bool { return !held[Pair{i, j}] }, test, lambda)
+		want := bruteKronGrid(k.rows, k.cols, data.grid, func(i, j int) bool { return !held[Pair{i, j}] }, test, lambda)
 		check(t, "hold-out of 5 pairs", got.RawMatrix().Data, want)
 	})
 }
 
 func TestKronSettingsBC(t *testing.T) {
-	kronCases(t, func(t *testing.T, rng *rand.Rand, k *KronRLS, lambda float64) {
+	kronCases(t, func(t *testing.T, rng *rand.Rand, k *KronRLS, data drawn, lambda float64) {
 		s, _ := k.Solve(lambda)
-		y := k.Matrix()
+		y := data.grid
 		m, q := y.Dims()
 		for _, tc := range []struct {
 			name   string
@@ -235,6 +246,7 @@ func TestKronSettingD(t *testing.T) {
 				t.Fatal(err)
 			}
 			m, q := sh[0], sh[1]
+			grid := labelGrid(m, q, pairs, y, Heterogeneous)
 			for _, tc := range []struct {
 				name   string
 				rf, cf [][]int
@@ -256,7 +268,7 @@ func TestKronSettingD(t *testing.T) {
 					cf = loo(q)
 				}
 				for li, lambda := range lambdas {
-					want := bruteBoth(rows, cols, k.Matrix(), rf, cf, lambda)
+					want := bruteBoth(rows, cols, grid, rf, cf, lambda)
 					e, err := matRelErr(got[li], want)
 					if err != nil {
 						t.Fatalf("%s %s %s: %v", kc.name, shapeName(sh), tc.name, err)
@@ -294,7 +306,7 @@ func TestKronSettingDOrientation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for li, lambda := range lambdas {
-		want := bruteBoth(rows, cols, k.Matrix(), rf, cf, lambda)
+		want := bruteBoth(rows, cols, labelGrid(6, 4, pairs, y, Heterogeneous), rf, cf, lambda)
 		for name, got := range map[string]*mat.Dense{"columns": a[li], "rows": transpose(b[li])} {
 			e, err := matRelErr(got, want)
 			if err != nil || e > tol {

@@ -16,6 +16,11 @@ import (
 // explicit pairwise kernel matrix (Kronecker RLS) or the two ridge steps
 // (two-step RLS) with the held-out labels, rows or columns removed, solved
 // by LU with refinement in twice the working precision (oracle.RefinedSolve).
+// It shares nothing with the learners' own data handling: the label grid is
+// assembled here from the (row, column, label) triples the test drew
+// (labelGrid), never read from a learner (Matrix, lab), and each side's
+// kernel matrix is evaluated here entry by entry by the oracle's formula
+// (oracleGram), never taken from Side.Matrix.
 
 // lambdas is the λ range of the property tests.
 var lambdas = []float64{1e-4, 1e-2, 1, 1e2, 1e4}
@@ -86,10 +91,61 @@ func gridLabels(rng *rand.Rand, rows, cols *Side) ([]Pair, []float64) {
 	return pairs, y
 }
 
+// labelGrid assembles the m×q label matrix of a complete set of labelled
+// pairs: Y[row, col] = label, mirrored for a homogeneous network (Y[col, row]
+// = label, or −label when antisymmetric, whose diagonal is 0). A pair given
+// twice with a contradicting label, or a cell no pair fills, panics: the
+// brute force needs every label, once.
+func labelGrid(m, q int, pairs []Pair, y []float64, sym Symmetry) *mat.Dense {
+	if len(pairs) != len(y) {
+		panic(fmt.Sprintf("labelGrid: %d pairs, %d labels", len(pairs), len(y)))
+	}
+	g := mat.NewDense(m, q, nil)
+	set := make([]bool, m*q)
+	put := func(i, j int, v float64) {
+		if set[i*q+j] && g.At(i, j) != v {
+			panic(fmt.Sprintf("labelGrid: cell (%d, %d) labelled %v and %v", i, j, g.At(i, j), v))
+		}
+		g.Set(i, j, v)
+		set[i*q+j] = true
+	}
+	for n, p := range pairs {
+		put(p.Row, p.Col, y[n])
+		switch sym {
+		case Symmetric:
+			put(p.Col, p.Row, y[n])
+		case Antisymmetric:
+			put(p.Col, p.Row, -y[n])
+		}
+	}
+	if sym == Antisymmetric {
+		for u := 0; u < m; u++ {
+			put(u, u, 0)
+		}
+	}
+	for c, ok := range set {
+		if !ok {
+			panic(fmt.Sprintf("labelGrid: no label for cell (%d, %d)", c/q, c%q))
+		}
+	}
+	return g
+}
+
+// oracleGram is the n×n kernel matrix of a side's objects evaluated by the
+// oracle (internal/oracle: the kernel's formula, entry by entry, from its
+// description), not by the side.
+func oracleGram(s *Side) *mat.Dense {
+	sp := s.kern.Spec()
+	k := oracle.Kernel{Name: sp.Name, Gamma: sp.Gamma, Bias: sp.Bias, Coef0: sp.Coef0, Degree: sp.Degree}
+	x := oracle.Dense(s.x)
+	n, _ := x.Dims()
+	return k.Gram(x, oracle.AllRows(n), oracle.AllRows(n))
+}
+
 // bruteKron trains Kronecker RLS on the pairs train (labels y) and predicts
 // the pairs test: 𝕂_{test,train} (𝕂_{train,train} + λI)⁻¹ y.
 func bruteKron(rows, cols *Side, train []Pair, y []float64, test []Pair, lambda float64) []float64 {
-	km, gm := rows.Matrix(), cols.Matrix()
+	km, gm := oracleGram(rows), oracleGram(cols)
 	n := len(train)
 	a := mat.NewDense(n, n, nil)
 	for i, p := range train {
@@ -145,8 +201,8 @@ func ridgeOp(km *mat.Dense, train, test []int, lambda float64) *mat.Dense {
 // bruteTwoStep trains two-step RLS on the rows trainR × columns trainC of
 // the full label matrix and predicts testR × testC: L_K Y L_Gᵀ.
 func bruteTwoStep(rows, cols *Side, y *mat.Dense, trainR, trainC, testR, testC []int, lr, lc float64) *mat.Dense {
-	lk := ridgeOp(rows.Matrix(), trainR, testR, lr)
-	lg := ridgeOp(cols.Matrix(), trainC, testC, lc)
+	lk := ridgeOp(oracleGram(rows), trainR, testR, lr)
+	lg := ridgeOp(oracleGram(cols), trainC, testC, lc)
 	var t, out mat.Dense
 	t.Mul(lk, y)
 	out.Mul(&t, lg.T())

@@ -63,7 +63,7 @@ func TestContract(t *testing.T) {
 			test = append(test, pairs[i])
 			got = append(got, res.Predictions.At(i, 0))
 		}
-		want = append(want, bruteKronGrid(rows, cols, k.Matrix(), func(i, j int) bool { return !held[Pair{i, j}] }, test, lambdas[1])...)
+		want = append(want, bruteKronGrid(rows, cols, labelGrid(5, 6, pairs, y, Heterogeneous), func(i, j int) bool { return !held[Pair{i, j}] }, test, lambdas[1])...)
 	}
 	check(t, "pair folds via selection", got, want)
 

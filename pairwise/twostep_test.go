@@ -13,7 +13,10 @@ import (
 // the range on each side, paired with a different one on the other.
 var twoStepLambdas = [][2]float64{{1e-4, 1e2}, {1e-2, 1e-4}, {1, 1}, {1e2, 1e-2}, {1e4, 1e4}, {1e-4, 1e-4}}
 
-func twoStepCases(t *testing.T, f func(t *testing.T, rng *rand.Rand, ts *TwoStep, s *TwoStepSolution)) {
+// twoStepCases runs f for every kernel, shape and (λ_r, λ_c) with a trained
+// learner and the data it was trained on (drawn: the label grid assembled by
+// the test).
+func twoStepCases(t *testing.T, f func(t *testing.T, rng *rand.Rand, ts *TwoStep, data drawn, s *TwoStepSolution)) {
 	for _, kc := range kernelCases {
 		for _, sh := range shapes {
 			rng := rand.New(rand.NewPCG(uint64(sh[0]), uint64(10+sh[1])))
@@ -23,12 +26,13 @@ func twoStepCases(t *testing.T, f func(t *testing.T, rng *rand.Rand, ts *TwoStep
 			if err != nil {
 				t.Fatal(err)
 			}
+			data := drawn{pairs, y, labelGrid(sh[0], sh[1], pairs, y, Heterogeneous)}
 			for _, l := range twoStepLambdas {
 				s, err := ts.Solve(l[0], l[1])
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Run(kc.name+"/"+shapeName(sh)+"/"+formatG(l[0])+","+formatG(l[1]), func(t *testing.T) { f(t, rng, ts, s) })
+				t.Run(kc.name+"/"+shapeName(sh)+"/"+formatG(l[0])+","+formatG(l[1]), func(t *testing.T) { f(t, rng, ts, data, s) })
 			}
 		}
 	}
@@ -43,9 +47,9 @@ func seq(n int) []int {
 }
 
 func TestTwoStepTraining(t *testing.T) {
-	twoStepCases(t, func(t *testing.T, rng *rand.Rand, ts *TwoStep, s *TwoStepSolution) {
-		m, q := ts.Matrix().Dims()
-		want := bruteTwoStep(ts.rows, ts.cols, ts.Matrix(), seq(m), seq(q), seq(m), seq(q), s.RowLambda, s.ColLambda)
+	twoStepCases(t, func(t *testing.T, rng *rand.Rand, ts *TwoStep, data drawn, s *TwoStepSolution) {
+		m, q := data.grid.Dims()
+		want := bruteTwoStep(ts.rows, ts.cols, data.grid, seq(m), seq(q), seq(m), seq(q), s.RowLambda, s.ColLambda)
 		checkMat(t, "fitted", s.Fitted(), want)
 		// Predicting through the coefficients, K·A·G in floating point, carries
 		// the forward error ε·‖K‖·‖A‖·‖G‖ of the products: with ‖A‖ up to
@@ -60,7 +64,7 @@ func TestTwoStepTraining(t *testing.T) {
 			t.Errorf("K A G: relative error %.3g > max(%g, %.3g), %v", e, tol, bound, err)
 		}
 		var r mat.Dense
-		r.Sub(ts.Matrix(), want)
+		r.Sub(data.grid, want)
 		checkMat(t, "residuals", s.Residuals(), &r)
 	})
 }
@@ -79,16 +83,16 @@ func checkMat(t *testing.T, what string, got, want *mat.Dense) {
 // Setting A: the imputed value is a fixed point of retraining with the label
 // replaced by it.
 func TestTwoStepSettingA(t *testing.T) {
-	twoStepCases(t, func(t *testing.T, rng *rand.Rand, ts *TwoStep, s *TwoStepSolution) {
+	twoStepCases(t, func(t *testing.T, rng *rand.Rand, ts *TwoStep, data drawn, s *TwoStepSolution) {
 		p, err := s.LeaveOneOutMatrix()
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, q := ts.Matrix().Dims()
+		m, q := data.grid.Dims()
 		got, want := make([]float64, 0, m*q), make([]float64, 0, m*q)
 		for i := 0; i < m; i++ {
 			for j := 0; j < q; j++ {
-				y := mat.DenseCopyOf(ts.Matrix())
+				y := mat.DenseCopyOf(data.grid)
 				y.Set(i, j, p.At(i, j))
 				f := bruteTwoStep(ts.rows, ts.cols, y, seq(m), seq(q), []int{i}, []int{j}, s.RowLambda, s.ColLambda)
 				got, want = append(got, p.At(i, j)), append(want, f.At(0, 0))
@@ -96,13 +100,12 @@ func TestTwoStepSettingA(t *testing.T) {
 		}
 		check(t, "setting A fixed point", got, want)
 		loo, _ := s.LeaveOneOut()
-		check(t, "pair order", loo.RawMatrix().Data, ts.lab.pick(p))
+		check(t, "pair order", loo.RawMatrix().Data, pickPairs(p, data.pairs))
 	})
 }
 
-// bruteTwoStepDesign retrains two-step RLS per fold block.
-func bruteTwoStepDesign(ts *TwoStep, d Design, lr, lc float64) *mat.Dense {
-	y := ts.Matrix()
+// bruteTwoStepDesign retrains two-step RLS on the label grid y per fold block.
+func bruteTwoStepDesign(ts *TwoStep, y *mat.Dense, d Design, lr, lc float64) *mat.Dense {
 	m, q := y.Dims()
 	out := nanDense(m, q)
 	rf, cf := d.RowFolds, d.ColFolds
@@ -139,8 +142,8 @@ func bruteTwoStepDesign(ts *TwoStep, d Design, lr, lc float64) *mat.Dense {
 }
 
 func TestTwoStepSettingsBCD(t *testing.T) {
-	twoStepCases(t, func(t *testing.T, rng *rand.Rand, ts *TwoStep, s *TwoStepSolution) {
-		m, q := ts.Matrix().Dims()
+	twoStepCases(t, func(t *testing.T, rng *rand.Rand, ts *TwoStep, data drawn, s *TwoStepSolution) {
+		m, q := data.grid.Dims()
 		for _, d := range []Design{
 			{Setting: Rows},
 			{Setting: Rows, RowFolds: randFolds(rng, m, 3)},
@@ -164,7 +167,7 @@ func TestTwoStepSettingsBCD(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkMat(t, d.String(), got, bruteTwoStepDesign(ts, d, s.RowLambda, s.ColLambda))
+			checkMat(t, d.String(), got, bruteTwoStepDesign(ts, data.grid, d, s.RowLambda, s.ColLambda))
 		}
 	})
 }
@@ -179,12 +182,13 @@ func TestTwoStepCrossValidate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		grid := labelGrid(sh[0], sh[1], pairs, y, Heterogeneous)
 		rg, cg := []float64{1e-3, 1, 10}, []float64{1e-2, 5}
 		for _, d := range []Design{{Setting: Pairs}, {Setting: Rows}, {Setting: Cols, ColFolds: randFolds(rng, sh[1], 2)},
 			{Setting: Both}, {Setting: Both, RowFolds: randFolds(rng, sh[0], 2)}} {
 			seen := 0
 			err := ts.CrossValidate(d, rg, cg, func(i, j int, p *mat.Dense) error {
-				want := bruteTwoStepDesign(ts, d, rg[i], cg[j])
+				want := bruteTwoStepDesign(ts, grid, d, rg[i], cg[j])
 				if d.Setting == Pairs {
 					s, _ := ts.Solve(rg[i], cg[j])
 					want, _ = s.LeaveOneOutMatrix()
