@@ -13,6 +13,10 @@
 // itself: no script, no stylesheet, no font or image is fetched, and a
 // Content-Security-Policy meta element tells the browser to refuse any
 // fetch anyway. It can be mailed, archived or opened offline as one file.
+//
+// Search and Greedy build the Data from the library's results (a search,
+// a greedy selection) and their summary (package summary); what the results
+// do not hold — the title, the provenance — the front end gives in Options.
 package report
 
 import (

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rlskit/rlskit/summary"
 )
 
 // run executes rlskit with args in-process and returns stdout, stderr and the error.
@@ -45,9 +47,9 @@ func writeCSV(t *testing.T, dir string, m int, seed uint64) string {
 	return path
 }
 
-func decodeFit(t *testing.T, s string) fitOutput {
+func decodeFit(t *testing.T, s string) summary.Fit {
 	t.Helper()
-	var o fitOutput
+	var o summary.Fit
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&o); err != nil {

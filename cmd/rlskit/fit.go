@@ -12,14 +12,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
-	"github.com/rlskit/rlskit/factor"
-	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/report"
 	"github.com/rlskit/rlskit/selection"
+	"github.com/rlskit/rlskit/summary"
 )
 
 // fitFlags are fit's flags: those of package plan (every learner's, shared
@@ -100,7 +99,6 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 	// Outputs are checked before any work and committed together after it.
 	var (
-		out  fitOutput
 		res  *selection.SearchResult
 		rd   report.Data
 		outs = dataset.Outputs{Stdout: e.stdout}
@@ -124,7 +122,6 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if err != nil {
 		return err
 	}
-	m, width := d.X.Dims()
 	scheme, err := fitScheme(f, p, d, in.Basis)
 	if err != nil {
 		return err
@@ -161,36 +158,14 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		pred.Classes, pred.ClassLabel = classes.labels, classes.column
 	}
 
-	out = fitOutput{Learner: string(p.Learner.Name), Kernel: res.Kernel, Form: formOf(res.Learner), Lambda: res.Lambda,
-		NTrain: m, NFeatures: width, Outputs: d.LabelNames, NBasis: len(basisOf(res.Learner)), Backend: linalg.Backend()}
-	if d.Queries != nil {
-		out.Queries = queryStats(d)
+	out := summary.Search(string(p.Learner.Name), d, res, scheme, p.Measure, f.BasisHoldOut)
+	if out.CV != nil && !f.Quiet {
+		edgeWarnings(e, res.OnEdge)
 	}
-	if pr := res.Permutation; pr != nil {
-		out.Perm = &permOutput{Permutations: pr.Permutations, PValue: pr.PValue, Real: pr.Real, NullMean: pr.NullMean, NullSD: pr.NullSD}
-	}
-	var curves []curvePoint
-	for _, c := range res.Curves {
-		for _, pt := range c.Curve {
-			curves = append(curves, point(pt, c.Kernel, len(res.Curves) > 1))
-		}
-	}
-	if scheme.Kind != selection.None {
-		out.CV = &cvOutput{Strategy: scheme.Name, Measure: p.Measure.Name, Curve: curves,
-			Best: point(best.Best, res.Kernel, len(res.Curves) > 1), BasisHoldOut: f.BasisHoldOut}
-		out.CV.Best.OnEdge = res.OnEdge
-		for _, edge := range res.OnEdge {
-			if !f.Quiet {
-				fmt.Fprintf(e.stderr, "rlskit: warning: the chosen %s is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
-					edge.Parameter, map[string]string{"low": "lower", "high": "upper"}[edge.Side])
-			}
-		}
-	}
-	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: res.Train.Seconds(), CV: res.CV.Seconds(),
+	out.Timing = summary.Timing{Load: loaded.Sub(start).Seconds(), Train: res.Train.Seconds(), CV: res.CV.Seconds(),
 		Total: time.Since(start).Seconds()}
-
 	if f.Report != "" {
-		rd = reportData(f, d, &out, p.Measure, res, scheme, classes)
+		rd = report.Search(out, res, d, scheme, p.Measure, reportOptions(f, "rlskit fit: ", classes))
 	}
 	return finish(e, f, &outs, prog, out)
 }
@@ -198,7 +173,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 // finish commits the outputs and prints the summary — JSON, or with --pretty
 // (the default when it goes to a terminal) a table — on standard output, or on
 // stderr when an output file is written to standard output ("-").
-func finish(e *env, f *fitFlags, outs *dataset.Outputs, prog *progressLine, summary any) error {
+func finish(e *env, f *fitFlags, outs *dataset.Outputs, prog *progressLine, out any) error {
 	if err := outs.Commit(); err != nil {
 		return err
 	}
@@ -208,9 +183,9 @@ func finish(e *env, f *fitFlags, outs *dataset.Outputs, prog *progressLine, summ
 		w = e.stderr
 	}
 	if prettyChoice(f.prettySet, f.pretty, w) {
-		return writeTable(w, summary)
+		return writeTable(w, out)
 	}
-	return json.NewEncoder(w).Encode(summary)
+	return json.NewEncoder(w).Encode(out)
 }
 
 // outputColumns names the CV prediction columns: the outputs, and for a
@@ -340,22 +315,6 @@ func fitScheme(f *fitFlags, p *plan.Plan, d *dataset.Data, basis []int) (selecti
 		return sc, fmt.Errorf("%s: %w", flag, err)
 	}
 	return sc, nil
-}
-
-// formOf names the form the learner factored its kernel matrix in.
-func formOf(l any) string {
-	if f, ok := l.(interface{ Form() factor.Form }); ok {
-		return f.Form().String()
-	}
-	return ""
-}
-
-// basisOf returns the basis rows of a sparse learner (nil otherwise).
-func basisOf(l any) []int {
-	if b, ok := l.(interface{ Basis() []int }); ok {
-		return b.Basis()
-	}
-	return nil
 }
 
 // commandLine renders the command as parsed: its path and every flag given

@@ -17,6 +17,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/sbinet/npyio"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/summary"
 )
 
 // formatRows is a small regression problem written in every format.
@@ -202,7 +204,7 @@ func TestFormatsFitAndPredict(t *testing.T) {
 		{name: "npz", train: write("train.npz", train.npz(t)), test: write("test.npz", test.npz(t))},
 		{name: "parquet", train: write("train.parquet", train.parquet(t)), test: write("test.parquet", test.parquet(t)), fitArgs: []string{"--label", "y"}},
 	}
-	var refCurve []curvePoint
+	var refCurve []summary.CurvePoint
 	var refPred []float64
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -330,7 +332,7 @@ func TestStreamZeroBased(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	var streamed struct {
-		CV struct{ Best curvePoint } `json:"cv"`
+		CV struct{ Best summary.CurvePoint } `json:"cv"`
 	}
 	json.Unmarshal([]byte(out), &streamed)
 	mem, stderr, err := run(t, "", append(common, "--data", whole)...)

@@ -9,108 +9,26 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
-	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/selection"
+	"github.com/rlskit/rlskit/summary"
 )
 
-// fitOutput is the JSON printed by fit (the CLI contract).
-type fitOutput struct {
-	Learner   string      `json:"learner"`
-	Kernel    kernel.Spec `json:"kernel"`
-	Form      string      `json:"form"`
-	Lambda    float64     `json:"lambda"`
-	NTrain    int         `json:"n_train"`
-	NFeatures int         `json:"n_features"`
-	Outputs   []string    `json:"outputs"`
-	NBasis    int         `json:"n_basis,omitempty"`
-	CG        *cgOutput   `json:"cg,omitempty"`
-	Perm      *permOutput `json:"permutation,omitempty"`
-	Queries   *queryInfo  `json:"queries,omitempty"`
-	CV        *cvOutput   `json:"cv"`
-	Timing    timing      `json:"timing"`
-	Backend   string      `json:"backend"`
+// The summary's types and builder under the names of cgfit.go, which
+// another change owns (fit's summary is package summary's).
+type (
+	fitOutput = summary.Fit
+	cgOutput  = summary.CG
+	timing    = summary.Timing
+)
 
-	// Selection and Outer: --learner greedy (cmd/rlskit/greedy.go).
-	Selection *selectionOutput `json:"selection,omitempty"`
-	Outer     *outerOutput     `json:"outer,omitempty"`
-}
+var queryStats = summary.QueryStats
 
-// queryInfo reports the queries; those with a single row have no pairs.
-type queryInfo struct {
-	Count        int `json:"count"`
-	WithoutPairs int `json:"without_pairs"`
-}
-
-func queryStats(d *dataset.Data) *queryInfo {
-	size := map[int]int{}
-	for _, q := range d.Queries {
-		size[q]++
+// edgeWarnings warns of each parameter chosen at an end of its grid.
+func edgeWarnings(e *env, edges []selection.Edge) {
+	for _, edge := range edges {
+		fmt.Fprintf(e.stderr, "rlskit: warning: the chosen %s is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
+			edge.Parameter, map[string]string{"low": "lower", "high": "upper"}[edge.Side])
 	}
-	info := &queryInfo{Count: len(size)}
-	for _, n := range size {
-		if n < 2 {
-			info.WithoutPairs++
-		}
-	}
-	return info
-}
-
-// permOutput reports a permutation test.
-type permOutput struct {
-	Permutations int     `json:"permutations"`
-	PValue       float64 `json:"p_value"`
-	Real         float64 `json:"real"`
-	NullMean     float64 `json:"null_mean"`
-	NullSD       float64 `json:"null_sd"`
-}
-
-// cgOutput reports the conjugate-gradient solver per output.
-type cgOutput struct {
-	Iterations []int     `json:"iterations"`
-	Converged  []bool    `json:"converged"`
-	Residual   []float64 `json:"residual"`
-}
-
-type cvOutput struct {
-	Strategy string       `json:"strategy"`
-	Measure  string       `json:"measure"`
-	Curve    []curvePoint `json:"curve"`
-	Best     curvePoint   `json:"best"`
-	// BasisHoldOut is the sparse models' basis policy in hold-outs.
-	BasisHoldOut string `json:"basis_holdout,omitempty"`
-}
-
-type curvePoint struct {
-	Lambda float64  `json:"lambda"`
-	Value  float64  `json:"value"`
-	Gamma  *float64 `json:"gamma,omitempty"`
-	Degree *int     `json:"degree,omitempty"`
-	Coef0  *float64 `json:"coef0,omitempty"`
-	// Indistinguishable marks CV predictions within their rounding error of
-	// each other: ordinal measures score them as ties.
-	Indistinguishable bool `json:"indistinguishable,omitempty"`
-	// OnEdge (on the best point only) lists the parameters chosen at an end of their grid.
-	OnEdge []selection.Edge `json:"on_edge,omitempty"`
-}
-
-type timing struct {
-	Load  float64 `json:"load_s"`
-	Train float64 `json:"train_s"`
-	CV    float64 `json:"cv_s"`
-	Total float64 `json:"total_s"`
-}
-
-func point(p selection.Point, spec kernel.Spec, withKernel bool) curvePoint {
-	c := curvePoint{Lambda: p.Lambda, Value: p.Value, Indistinguishable: p.Indistinguishable}
-	if withKernel {
-		switch spec.Name {
-		case "gaussian":
-			c.Gamma = &spec.Gamma
-		case "polynomial":
-			c.Gamma, c.Degree, c.Coef0 = &spec.Gamma, &spec.Degree, &spec.Coef0
-		}
-	}
-	return c
 }
 
 // writeCVPredictions writes a header line naming the columns, then one line

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -21,71 +20,8 @@ import (
 	"github.com/rlskit/rlskit/pairwise"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/selection"
+	"github.com/rlskit/rlskit/summary"
 )
-
-// pairFitOutput is fit's JSON for a pairwise learner.
-type pairFitOutput struct {
-	Learner   string       `json:"learner"`
-	Kernel    kernel.Spec  `json:"kernel"`
-	ColKernel *kernel.Spec `json:"col_kernel,omitempty"`
-	Form      string       `json:"form"`
-	Lambda    float64      `json:"lambda"`
-	ColLambda float64      `json:"col_lambda,omitempty"`
-	NTrain    int          `json:"n_train"`
-	Rows      int          `json:"rows"`
-	Cols      int          `json:"cols"`
-	Pairs     int          `json:"pairs"`
-	Complete  bool         `json:"complete"`
-	Symmetry  string       `json:"symmetry,omitempty"`
-	Setting   string       `json:"setting"`
-	CV        *pairCV      `json:"cv"`
-	CG        *pairCG      `json:"cg,omitempty"`
-	Timing    timing       `json:"timing"`
-	Backend   string       `json:"backend"`
-}
-
-type pairCV struct {
-	Strategy string      `json:"strategy"`
-	Measure  string      `json:"measure"`
-	Curve    []pairPoint `json:"curve"`
-	Best     pairPoint   `json:"best"`
-}
-
-type pairPoint struct {
-	Lambda            float64          `json:"lambda"`
-	ColLambda         float64          `json:"col_lambda,omitempty"`
-	Value             float64          `json:"value"`
-	Kernel            *kernel.Spec     `json:"kernel,omitempty"`
-	ColKernel         *kernel.Spec     `json:"col_kernel,omitempty"`
-	Indistinguishable bool             `json:"indistinguishable,omitempty"`
-	OnEdge            []selection.Edge `json:"on_edge,omitempty"`
-}
-
-type pairCG struct {
-	Iterations    int      `json:"iterations"`
-	Converged     bool     `json:"converged"`
-	Residual      float64  `json:"residual"`
-	EarlyStopped  bool     `json:"early_stopped,omitempty"`
-	BestIteration int      `json:"best_iteration,omitempty"`
-	ValidationMSE *float64 `json:"validation_mse,omitempty"`
-}
-
-// settingName describes the CV setting in fit's JSON.
-func settingName(s pairwise.Setting) string {
-	switch s {
-	case pairwise.Pairs:
-		return "A (pairs)"
-	case pairwise.Rows:
-		return "B (rows)"
-	case pairwise.Cols:
-		return "C (cols)"
-	case pairwise.Both:
-		return "D (both)"
-	case pairwise.Vertices:
-		return "vertices"
-	}
-	return "none"
-}
 
 // pairInputs are the data of a pairwise fit.
 type pairInputs struct {
@@ -148,7 +84,7 @@ type pairSolution interface {
 // setting → cross-validate along the λ grid(s) → write.
 func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 	var (
-		out       pairFitOutput
+		out       summary.Pair
 		best      pairSolution
 		bestCV    []float64
 		bestPairs []pairwise.Pair
@@ -203,8 +139,8 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 	bestPairs = pairs
 	loaded := time.Now()
 
-	out = pairFitOutput{Learner: f.Learner, NTrain: pf.Len(), Rows: m, Cols: q, Pairs: pf.Len(), Backend: linalg.Backend(),
-		Setting: settingName(p.Setting)}
+	out = summary.Pair{Learner: f.Learner, NTrain: pf.Len(), Rows: m, Cols: q, Pairs: pf.Len(), Backend: linalg.Backend(),
+		Setting: summary.Setting(p.Setting)}
 	if p.Homogeneous {
 		out.Symmetry = p.Symmetry.String()
 	}
@@ -228,15 +164,11 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 		}
 		train = time.Since(loaded)
 		best = &namedModel{res, rows, cols}
-		out.Form, out.Kernel, out.Lambda, out.Setting = "cg", p.RowKernels[0], p.Lambdas[0], settingName("")
+		var col *kernel.Spec
 		if !p.Homogeneous {
-			out.ColKernel = &p.ColKernels[0]
+			col = &p.ColKernels[0]
 		}
-		out.CG = &pairCG{Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual,
-			EarlyStopped: res.EarlyStopped}
-		if f.ValidationPairs != "" {
-			out.CG.BestIteration, out.CG.ValidationMSE = res.BestIteration, &res.ValidationMSE
-		}
+		summary.PairConjugateGradients(&out, res, p.RowKernels[0], col, f.ValidationPairs != "")
 		if !res.Converged && !res.EarlyStopped && !f.Quiet {
 			fmt.Fprintf(e.stderr, "rlskit: warning: conjugate gradients stopped after %d iterations at relative residual %.3g (--tol %g): raise --max-iter\n",
 				res.Iterations, res.Residual, p.Tol)
@@ -251,7 +183,7 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 			bestCV = mat.Col(nil, 0, res.Predictions)
 		}
 	}
-	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: train.Seconds(), CV: cvTime.Seconds(), Total: time.Since(start).Seconds()}
+	out.Timing = summary.Timing{Load: loaded.Sub(start).Seconds(), Train: train.Seconds(), CV: cvTime.Seconds(), Total: time.Since(start).Seconds()}
 	return finish(e, f, &outs, prog, out)
 }
 
@@ -315,7 +247,7 @@ func newSide(what string, d *dataset.Data, spec kernel.Spec, standardize bool) (
 // learner (each side factored once per distinct kernel), cross-validated by
 // the object design along the λ grid(s) with the one tie rule.
 func runComplete(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int,
-	prog *progressLine, out *pairFitOutput) (pairSolution, *selection.Result, time.Duration, time.Duration, error) {
+	prog *progressLine, out *summary.Pair) (pairSolution, *selection.Result, time.Duration, time.Duration, error) {
 	le := p.Learner
 	var err error
 	in := &learn.Input{X: rows.X, Y: mat.NewDense(len(y), 1, y), Outputs: []string{"y"}}
@@ -353,36 +285,16 @@ func runComplete(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data
 	if !ok {
 		return nil, nil, 0, 0, fmt.Errorf("--learner %s: its model is not a model of pairs", p.Learner.Name)
 	}
-	out.Form, out.Kernel, out.Lambda, out.ColLambda = "eigen", res.Kernel, res.Lambda, res.ColLambda
-	if !p.Homogeneous {
-		out.ColKernel = res.ColKernel
-	}
-	best := res.Curves[res.Best].Result
+	strategy := "" // no cross-validation
 	if p.Setting != "" {
-		multi := len(res.Curves) > 1
-		point := func(c selection.Curve, pt selection.Point) pairPoint {
-			pp := pairPoint{Lambda: pt.Lambda, ColLambda: pt.ColLambda, Value: pt.Value, Indistinguishable: pt.Indistinguishable}
-			if multi {
-				k := c.Kernel
-				pp.Kernel, pp.ColKernel = &k, c.ColKernel
-			}
-			return pp
-		}
-		out.CV = &pairCV{Strategy: p.CVSpec, Measure: p.Measure.Name, Best: point(res.Curves[res.Best], best.Best)}
-		for _, c := range res.Curves {
-			for _, pt := range c.Curve {
-				out.CV.Curve = append(out.CV.Curve, point(c, pt))
-			}
-		}
-		out.CV.Best.OnEdge = res.OnEdge
-		if !f.Quiet {
-			for _, edge := range res.OnEdge {
-				fmt.Fprintf(e.stderr, "rlskit: warning: the chosen %s is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
-					edge.Parameter, map[string]string{"low": "lower", "high": "upper"}[edge.Side])
-			}
-			if best.Best.Indistinguishable {
-				fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point the CV predictions are numerically indistinguishable — the kernels tell the pairs apart by rounding noise only; %s counts them as ties\n", p.Measure.Name)
-			}
+		strategy = p.CVSpec
+	}
+	summary.PairSearch(out, res, strategy, p.Measure)
+	best := res.Curves[res.Best].Result
+	if out.CV != nil && !f.Quiet {
+		edgeWarnings(e, res.OnEdge)
+		if best.Best.Indistinguishable {
+			fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point the CV predictions are numerically indistinguishable — the kernels tell the pairs apart by rounding noise only; %s counts them as ties\n", p.Measure.Name)
 		}
 	}
 	return &namedModel{sol, rows, cols}, best, res.Train, res.CV, nil
@@ -398,24 +310,6 @@ func objectFolds(flag, path string, n int) ([][]int, error) {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	return folds, nil
-}
-
-// edgeWarnings warns when the chosen value is an end of its grid.
-func edgeWarnings(e *env, name string, grid []float64, v float64) {
-	if len(grid) < 2 {
-		return
-	}
-	lo, hi := slices.Min(grid), slices.Max(grid)
-	side := ""
-	switch v {
-	case lo:
-		side = "lower"
-	case hi:
-		side = "upper"
-	default:
-		return
-	}
-	fmt.Fprintf(e.stderr, "rlskit: warning: the chosen %s is the %s end of its grid; the best value may lie beyond it: widen the grid\n", name, side)
 }
 
 // namedModel adds the objects' feature names to a solution's model.

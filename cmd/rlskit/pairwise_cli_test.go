@@ -18,6 +18,7 @@ import (
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/pairwise"
 	"github.com/rlskit/rlskit/selection"
+	"github.com/rlskit/rlskit/summary"
 )
 
 func dti(name string) string { return filepath.Join("..", "..", "docs", "data", name) }
@@ -28,9 +29,9 @@ func dtiArgs(learner string, extra ...string) []string {
 		"--pairs", dti("dti-pairs.txt"), "--kernel", "gaussian", "--gamma", "0.015625", "--col-gamma", "0.05", "--standardize", "--quiet"}, extra...)
 }
 
-func decodePairFit(t *testing.T, stdout string) pairFitOutput {
+func decodePairFit(t *testing.T, stdout string) summary.Pair {
 	t.Helper()
-	var out pairFitOutput
+	var out summary.Pair
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatalf("%v: %q", err, stdout)
 	}

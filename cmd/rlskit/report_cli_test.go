@@ -10,10 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rlskit/rlskit/summary"
 )
 
 // fitReport runs fit with --report and returns the HTML and the summary.
-func fitReport(t *testing.T, args ...string) (string, fitOutput) {
+func fitReport(t *testing.T, args ...string) (string, summary.Fit) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "r.html")
 	out, _, err := run(t, "", append([]string{"fit", "--quiet", "--report", path}, args...)...)
@@ -258,22 +260,5 @@ func TestReportDataProvenance(t *testing.T) {
 	want := fmt.Sprintf("%s, 8 bytes, SHA-256 %x", p, sha256.Sum256([]byte("y,x\n1,2\n")))
 	if got := dataProvenance(p); got != want {
 		t.Errorf("file: %q, want %q", got, want)
-	}
-}
-
-// TestReportKernelLabels: curve labels keep only the kernel parameters that
-// differ between the curves.
-func TestReportKernelLabels(t *testing.T) {
-	for _, tc := range []struct{ in, want []string }{
-		{[]string{"gamma=1 coef0=1 degree=2", "gamma=1 coef0=2^2 degree=2", "gamma=1 coef0=1 degree=3"},
-			[]string{"coef0=1 degree=2", "coef0=2^2 degree=2", "coef0=1 degree=3"}},
-		{[]string{"gamma=2^-3", "gamma=2^-2"}, []string{"gamma=2^-3", "gamma=2^-2"}},
-		{[]string{"gamma=1", "gamma=1"}, []string{"gamma=1", "gamma=1"}},
-		{[]string{"a b", "c"}, []string{"a b", "c"}},
-		{[]string{"x"}, []string{"x"}},
-	} {
-		if got := varyingParts(tc.in); strings.Join(got, "|") != strings.Join(tc.want, "|") {
-			t.Errorf("varyingParts(%q) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }

@@ -10,37 +10,15 @@ import (
 	"time"
 
 	"github.com/rlskit/rlskit/dataset"
-	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/stream"
+	"github.com/rlskit/rlskit/summary"
 )
 
 // fit --stream: the data are read in passes and never held (package stream
 // does every computation; this file turns flags into stream.Options, reports
 // progress and writes the results).
-
-// streamOutput is fit's JSON with what the passes did.
-type streamOutput struct {
-	fitOutput
-	Stream streamInfo `json:"stream"`
-}
-
-type streamInfo struct {
-	Files  []stream.FileStats `json:"files"`
-	Bytes  int64              `json:"bytes"`
-	Passes []passInfo         `json:"passes"`
-	// RowsPerSecond is the rows of one pass per second of pass time, over all passes.
-	RowsPerSecond float64 `json:"rows_per_s"`
-	Workers       int     `json:"workers"`
-	BasisRows     []int   `json:"basis_rows,omitempty"`
-}
-
-type passInfo struct {
-	Kind    string  `json:"kind"`
-	Grouped bool    `json:"grouped,omitempty"`
-	Seconds float64 `json:"seconds"`
-}
 
 // runStream is fit --stream.
 func runStream(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
@@ -76,43 +54,9 @@ func runStream(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	}
 	res.Predictor.Features = res.FeatureNames
 	res.Predictor.ZeroBased = src.SVM.Base == dataset.ZeroBased
-	var passes []passInfo
-	var passTime float64
-	for n, ps := range res.Passes {
-		passes = append(passes, passInfo{Kind: ps.Kind.String(), Grouped: ps.Grouped, Seconds: res.PassSeconds[n]})
-		passTime += res.PassSeconds[n]
-	}
-	form := "linear"
-	if res.Basis != nil {
-		form = "sparse"
-	}
-	out := streamOutput{fitOutput: fitOutput{Learner: string(p.Learner.Name), Kernel: p.Kernels[0], Form: form, Lambda: res.Best.Lambda,
-		NTrain: res.Rows, NFeatures: res.Width, Outputs: res.Predictor.Outputs, NBasis: len(res.Basis), Backend: linalg.Backend()}}
-	if res.Groups > 0 {
-		out.Queries = &queryInfo{Count: res.Groups, WithoutPairs: res.SingleRowGroups}
-	}
-	if p.CVSpec != "none" {
-		var curve []curvePoint
-		for _, pt := range res.Curve {
-			curve = append(curve, point(pt, p.Kernels[0], false))
-		}
-		out.CV = &cvOutput{Strategy: p.CVSpec, Measure: p.Measure.Name, Curve: curve, Best: point(res.Best, p.Kernels[0], false)}
-		out.CV.Best.OnEdge = res.OnEdge
-		if res.Basis != nil {
-			out.CV.BasisHoldOut = "keep"
-		}
-	}
-	total := time.Since(start).Seconds()
-	out.Timing = timing{Load: passTime, Train: total - passTime, Total: total}
-	out.Stream = streamInfo{Files: res.Files, Bytes: res.Bytes, Passes: passes, Workers: runtime.GOMAXPROCS(0), BasisRows: res.Basis}
-	if passTime > 0 {
-		out.Stream.RowsPerSecond = float64(res.Rows) * float64(len(passes)) / passTime
-	}
+	out := summary.StreamRun(opt, res, runtime.GOMAXPROCS(0), time.Since(start).Seconds())
 	if out.CV != nil && !f.Quiet {
-		for _, edge := range res.OnEdge { // selection.GridEdge: the grid in any order
-			fmt.Fprintf(e.stderr, "rlskit: warning: the chosen %s is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
-				edge.Parameter, map[string]string{"low": "lower", "high": "upper"}[edge.Side])
-		}
+		edgeWarnings(e, res.OnEdge) // selection.GridEdge: the grid in any order
 	}
 	return finish(e, f, &outs, bar.p, out)
 }

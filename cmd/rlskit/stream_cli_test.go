@@ -14,6 +14,7 @@ import (
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/stream"
+	"github.com/rlskit/rlskit/summary"
 )
 
 // streamShards writes m svmlight rows (5 features, qids of about 8 rows
@@ -90,9 +91,9 @@ func hashFolds(t *testing.T, whole string, k int, seed uint64, byQuery bool) str
 	return path
 }
 
-func decodeStream(t *testing.T, s string) streamOutput {
+func decodeStream(t *testing.T, s string) summary.Stream {
 	t.Helper()
-	var o streamOutput
+	var o summary.Stream
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&o); err != nil {
@@ -158,7 +159,7 @@ func TestStreamCLIEqualsInMemory(t *testing.T) {
 			}
 			want := decodeFit(t, out)
 			if got.NTrain != want.NTrain || got.CV == nil || len(got.CV.Curve) != len(want.CV.Curve) {
-				t.Fatalf("stream %+v\nin memory %+v", got.fitOutput, want)
+				t.Fatalf("stream %+v\nin memory %+v", got.Fit, want)
 			}
 			worst := 0.0
 			for l, p := range want.CV.Curve {
@@ -186,12 +187,12 @@ func TestStreamCLIBadShards(t *testing.T) {
 	dir := t.TempDir()
 	streamShards(t, dir, 500, 10, false)
 	model := filepath.Join(dir, "model.json")
-	fit := func(extra ...string) (streamOutput, string, error) {
+	fit := func(extra ...string) (summary.Stream, string, error) {
 		args := append([]string{"fit", "--stream", "--data", filepath.Join(dir, "part-*"), "--cv", "lgo", "--lambda-grid", "2^-2..2^2",
 			"--model", model, "--quiet"}, extra...)
 		out, stderr, err := run(t, "", args...)
 		if err != nil {
-			return streamOutput{}, stderr, err
+			return summary.Stream{}, stderr, err
 		}
 		return decodeStream(t, out), stderr, nil
 	}
@@ -280,7 +281,7 @@ func TestStreamCLIRefuses(t *testing.T) {
 func TestStreamCLIGridEdgeAnyOrder(t *testing.T) {
 	dir := t.TempDir()
 	streamShards(t, dir, 400, 4, false)
-	fit := func(grid string) (streamOutput, string) {
+	fit := func(grid string) (summary.Stream, string) {
 		t.Helper()
 		out, stderr, err := run(t, "", "fit", "--stream", "--data", filepath.Join(dir, "part-*"), "--cv", "kfold:5",
 			"--lambda-grid", grid)

@@ -1,0 +1,134 @@
+package summary
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/greedy"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/selection"
+)
+
+// Selection is the JSON "selection" of a greedy forward selection.
+type Selection struct {
+	// Selected and Names are the final model's features, in order of selection.
+	Selected []int    `json:"selected"`
+	Names    []string `json:"names,omitempty"`
+	// Curve has one point per step of every path (lambda only when a grid was searched).
+	Curve []Step `json:"curve"`
+	Best  Step   `json:"best"`
+	// Memory is "cached" or "lean" (package greedy).
+	Memory string `json:"memory"`
+}
+
+// Step is the CV value after adding the k-th feature (Features = k): the
+// feature added and its name on the curve, λ on a grid's curves and at the
+// best point.
+type Step struct {
+	Lambda            *float64 `json:"lambda,omitempty"`
+	Features          int      `json:"features"`
+	Value             float64  `json:"value"`
+	Feature           *int     `json:"feature,omitempty"`
+	Name              string   `json:"name,omitempty"`
+	Indistinguishable bool     `json:"indistinguishable,omitempty"`
+}
+
+// Outer is the JSON "outer": the outer cross-validation of the whole
+// selection (greedy.OuterResult).
+type Outer struct {
+	Folds   int         `json:"folds"`
+	Measure string      `json:"measure"`
+	Value   float64     `json:"value"`
+	PerFold []OuterFold `json:"per_fold"`
+}
+
+// OuterFold is the point an outer fold's selection chose, its features and
+// its (optimistic) inner CV value.
+type OuterFold struct {
+	Lambda   float64 `json:"lambda"`
+	Features int     `json:"features"`
+	Selected []int   `json:"selected"`
+	Inner    float64 `json:"inner"`
+}
+
+// Greedy is the summary of a greedy selection res on the data d with the
+// options opt, by the learner named learner, cross-validated by the scheme
+// named strategy: the linear kernel with opt.Bias, the chosen λ, the
+// selection (Selection), the CV curve over λ (LambdaCurve) and, with outer
+// (nil for none), the outer cross-validation. The timing is left to the caller.
+func Greedy(learner string, d *dataset.Data, res *greedy.Result, opt greedy.Options, strategy string, outer *greedy.OuterResult) *Fit {
+	m, width := d.X.Dims()
+	out := &Fit{Learner: learner, Kernel: kernel.Spec{Name: "linear", Bias: opt.Bias}, Form: "linear", Lambda: res.Lambda,
+		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend(), Queries: QueryStats(d),
+		Selection: GreedySelection(res, d.FeatureNames)}
+	out.CV = &CV{Strategy: strategy, Measure: opt.Measure.Name}
+	for _, c := range LambdaCurve(res, opt.Measure) {
+		out.CV.Curve = append(out.CV.Curve, CurvePoint{Lambda: c.Lambda, Value: c.Value})
+	}
+	best := res.BestPoint()
+	out.CV.Best = CurvePoint{Lambda: best.Lambda, Value: best.Value}
+	if outer != nil {
+		out.Outer = &Outer{Folds: len(outer.Folds), Measure: opt.Measure.Name, Value: outer.Value}
+		for _, fo := range outer.Folds {
+			out.Outer.PerFold = append(out.Outer.PerFold, OuterFold{Lambda: fo.Lambda, Features: fo.K, Selected: fo.Selected, Inner: fo.Inner})
+		}
+	}
+	return out
+}
+
+// GreedySelection is the JSON "selection" of a result: the features
+// selected (with their names when names is not nil), every path's steps
+// (λ on each only when a grid was searched) and the best point — its λ,
+// number of features and value (greedy.Result.BestPoint; not whether it is
+// indistinguishable, which its step on the curve says).
+func GreedySelection(res *greedy.Result, names []string) *Selection {
+	name := func(j int) string {
+		if j < len(names) {
+			return names[j]
+		}
+		return ""
+	}
+	s := &Selection{Selected: res.Selected, Memory: map[bool]string{true: "cached", false: "lean"}[res.Cached]}
+	if names != nil {
+		for _, j := range res.Selected {
+			s.Names = append(s.Names, name(j))
+		}
+	}
+	// greedy.Result.Curve has no feature per step: the paths' steps do.
+	grid := len(res.Paths) > 1
+	for l, p := range res.Paths {
+		for n, st := range p.Steps {
+			pt := Step{Features: n + 1, Value: st.Value, Feature: &st.Feature, Name: name(st.Feature), Indistinguishable: st.Indistinguishable}
+			if grid {
+				pt.Lambda = &res.Paths[l].Lambda
+			}
+			s.Curve = append(s.Curve, pt)
+		}
+	}
+	best := res.BestPoint()
+	s.Best = Step{Lambda: &best.Lambda, Features: best.Features, Value: best.Value}
+	return s
+}
+
+// LambdaCurve is a greedy selection's CV curve over λ: the best value over
+// k at each λ, ascending in λ (a λ given twice keeps its first path).
+func LambdaCurve(res *greedy.Result, meas measure.Measure) []selection.Point {
+	var out []selection.Point
+	for _, p := range res.Paths {
+		best := math.NaN()
+		for _, st := range p.Steps {
+			if meas.Better(st.Value, best) {
+				best = st.Value
+			}
+		}
+		if !slices.ContainsFunc(out, func(q selection.Point) bool { return q.Lambda == p.Lambda }) {
+			out = append(out, selection.Point{Lambda: p.Lambda, Value: best})
+		}
+	}
+	slices.SortFunc(out, func(a, b selection.Point) int { return cmp.Compare(a.Lambda, b.Lambda) })
+	return out
+}
