@@ -227,7 +227,7 @@ func (a *Accumulator) addStats(d *dataset.Data) error {
 		targets[t] = append(targets[t], i)
 	}
 	for _, t := range order {
-		addRows(t, z, d.Y, targets[t], p.shift, p.yshift)
+		addRows(t, z, d.Y, targets[t], p.shift, p.yshift, p.zeroImage)
 	}
 	a.capGroups()
 	return nil
@@ -273,18 +273,27 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // addRows adds the rows idx of the features z and labels y, shifted, to m in
-// blocks of blockRows.
-func addRows(m *Moments, z, y *mat.Dense, idx []int, shift, yshift []float64) {
+// blocks of blockRows, counting per feature the rows whose feature is not
+// ref's (the features of a row of zeros; nil: 0).
+func addRows(m *Moments, z, y *mat.Dense, idx []int, shift, yshift, ref []float64) {
 	_, c := z.Dims()
 	_, t := y.Dims()
 	for lo := 0; lo < len(idx); lo += blockRows {
 		hi := min(lo+blockRows, len(idx))
 		zb := mat.NewDense(hi-lo, c, nil)
 		yb := mat.NewDense(hi-lo, t, nil)
+		nz := make([]float64, c)
 		for r, i := range idx[lo:hi] {
 			zr, yr := zb.RawRowView(r), yb.RawRowView(r)
 			copy(zr, z.RawRowView(i))
 			for j := range zr {
+				r := 0.0
+				if j < len(ref) {
+					r = ref[j]
+				}
+				if zr[j] != r {
+					nz[j]++
+				}
 				if j < len(shift) {
 					zr[j] -= shift[j]
 				}
@@ -293,7 +302,7 @@ func addRows(m *Moments, z, y *mat.Dense, idx []int, shift, yshift []float64) {
 				yr[k] = v - yshift[k]
 			}
 		}
-		m.addBlock(zb, yb)
+		m.addBlockNZ(zb, yb, nz)
 	}
 }
 
@@ -372,23 +381,40 @@ func (p *Plan) groupPath(z, y *mat.Dense, rows []Row) (*path, error) {
 	for i := range idx {
 		idx[i] = i
 	}
-	addRows(gm, z, y, idx, p.shift, p.yshift)
+	addRows(gm, z, y, idx, p.shift, p.yshift, p.zeroImage)
 	if p.rows-gm.N < 2 {
 		return nil, fmt.Errorf("%w: %s: %g rows left to train on", ErrData, p.opt.CV, p.rows-gm.N)
 	}
-	return p.twinned(newPath(p.loss, p.total.Minus(gm), p.shift, p.yshift, p.bias(), p.opt.Lambdas))
+	return p.twinned(newPath(p.loss, p.total.Minus(gm), p.shift, p.yshift, p.zeroImage, p.bias(), p.opt.Lambdas))
 }
 
 // wb is a path's weights stacked for prediction: f = z'ᵀW + b for shifted
 // rows z', every λ at once (W is p×Λt), followed by its twin's (then W is
-// p×2Λt).
+// p×2Λt). The rankers' are unshifted — f = zᵀW, b = 0, as their models have
+// no intercept — so a row of zeros is predicted exactly 0, as in memory
+// (ties among such rows are exact).
 type wb struct {
-	w *mat.Dense
-	b []float64
+	w         *mat.Dense
+	b         []float64
+	unshifted bool
 }
 
 // stack is the path's stacked weights, and its twin's when it has one.
 func (p *Plan) stack(pa *path) wb {
+	if pa.loss != learn.Squared {
+		w, b := pa.w, make([][]float64, len(pa.w))
+		if pa.tw != nil {
+			w = append(append([]*mat.Dense(nil), w...), pa.tw.w...)
+			b = append(b, make([][]float64, len(pa.tw.w))...)
+		}
+		for l := range b {
+			_, t := w[l].Dims()
+			b[l] = make([]float64, t)
+		}
+		out := stackWB(w, b)
+		out.unshifted = true
+		return out
+	}
 	w, b := pa.shifted(p.shift)
 	if pa.tw != nil {
 		w2, b2 := pa.tw.shifted(p.shift)
@@ -454,7 +480,10 @@ func (p *Plan) shiftRows(z *mat.Dense) *mat.Dense {
 // predictWith predicts every row of z with one stacked model (and its
 // twin) and scores them.
 func (a *Accumulator) predictWith(z *mat.Dense, rows []Row, m wb) error {
-	zs := a.plan.shiftRows(z)
+	zs := z
+	if !m.unshifted {
+		zs = a.plan.shiftRows(z)
+	}
 	pred := linalg.Mul(false, false, zs, m.w)
 	r, _ := pred.Dims()
 	n := len(a.plan.opt.Lambdas) * a.plan.t
@@ -527,6 +556,10 @@ func (a *Accumulator) leaveOneOut(z *mat.Dense, rows []Row) error {
 		}
 	}
 	g := linalg.Mul(false, false, zc, pa.v) // r×p: Vᵀ(z_i − μ)
+	var zv, zv2 *mat.Dense                  // the rankers: Vᵀz_i (a row of zeros predicts exactly 0)
+	if pa.loss == learn.AllPairs {
+		zv = linalg.Mul(false, false, z, pa.v)
+	}
 	n := len(p.opt.Lambdas) * p.t
 	out := make([]float64, n)
 	var twin, ys []float64
@@ -541,16 +574,25 @@ func (a *Accumulator) leaveOneOut(z *mat.Dense, rows []Row) error {
 			}
 		}
 		g2 = linalg.Mul(false, false, zc2, pa.tw.v) // the twin's rotation
+		if zv != nil {
+			zv2 = linalg.Mul(false, false, z, pa.tw.v)
+		}
+	}
+	row := func(m *mat.Dense, i int) []float64 {
+		if m == nil {
+			return nil
+		}
+		return m.RawRowView(i)
 	}
 	for i := 0; i < r; i++ {
 		gi := g.RawRowView(i)
 		y := rows[i].Y
-		pa.leaveOneOut(gi, y, out)
+		pa.leaveOneOut(gi, row(zv, i), y, out)
 		if twin != nil {
 			for k, v := range y {
 				ys[k] = v * selection.TwinScale
 			}
-			pa.tw.leaveOneOut(g2.RawRowView(i), ys, twin)
+			pa.tw.leaveOneOut(g2.RawRowView(i), row(zv2, i), ys, twin)
 		}
 		if err := a.score(rows[i], out, twin); err != nil {
 			return err
@@ -560,7 +602,8 @@ func (a *Accumulator) leaveOneOut(z *mat.Dense, rows []Row) error {
 }
 
 // leaveOneOut writes the leave-one-out predictions of one row (every λ,
-// λ-major) into out, from gi = Vᵀ(z_i − μ) and the row's labels y.
+// λ-major) into out, from gi = Vᵀ(z_i − μ), for the all-pairs loss zi =
+// Vᵀz_i, and the row's labels y.
 //
 // Squared loss: with h_i = z_iᵀ(S + λI)⁻¹z_i the leverage (in centred
 // coordinates h_i = aᵀM a + b/(bn+λ), a = Vᵀ(z_i − μ) + κVᵀμ, M = (D + ρṽṽᵀ)⁻¹
@@ -570,8 +613,9 @@ func (a *Accumulator) leaveOneOut(z *mat.Dense, rows []Row) error {
 // All-pairs loss: without row i the training set has n−1 rows and
 // H₋ᵢ = (n−1)C − n x'x'ᵀ, b₋ᵢ = (n−1)c − n x'y'ᵀ (x' = z_i − μ, y' = y_i − ȳ):
 // a rank-one downdate of (n−1)C, solved by Sherman–Morrison on its
-// eigenvectors. O(p·t) per λ.
-func (pa *path) leaveOneOut(gi, y, out []float64) {
+// eigenvectors; the prediction z_iᵀw is formed from Vᵀz_i itself, so that a
+// row of zeros is predicted exactly 0. O(p·t) per λ.
+func (pa *path) leaveOneOut(gi, zi, y, out []float64) {
 	t := len(y)
 	pp := len(pa.e)
 	n := pa.n
@@ -599,25 +643,25 @@ func (pa *path) leaveOneOut(gi, y, out []float64) {
 			}
 		case learn.AllPairs:
 			// (D' − n uuᵀ)⁻¹ with D' = (n−1)e + λ, u = g_i
-			var udu, vdu float64
+			var udu, zdu float64
 			for k := 0; k < pp; k++ {
 				d := (n-1)*pa.e[k] + lambda
 				udu += gi[k] * gi[k] / d
-				vdu += pa.vmu[k] * gi[k] / d
+				zdu += zi[k] * gi[k] / d
 			}
 			den := 1 - n*udu
 			for cc := 0; cc < t; cc++ {
 				yp := y[cc] - pa.ybar[cc]
 				// x = D'⁻¹b̃, b̃ = (n−1)Vᵀc − n u y'
-				var ux, vx float64
+				var ux, zx float64
 				for k := 0; k < pp; k++ {
 					d := (n-1)*pa.e[k] + lambda
 					xk := ((n-1)*pa.rt.At(k, cc) - n*gi[k]*yp) / d
 					ux += gi[k] * xk
-					vx += pa.vmu[k] * xk
+					zx += zi[k] * xk
 				}
-				// w = x + n D'⁻¹u (uᵀx)/den; prediction (u + ṽ)ᵀw
-				out[l*t+cc] = ux + vx + n*(udu+vdu)*ux/den
+				// w = x + n D'⁻¹u (uᵀx)/den; prediction (Vᵀz_i)ᵀw
+				out[l*t+cc] = zx + n*zdu*ux/den
 			}
 		}
 	}

@@ -171,6 +171,7 @@ func TestAccuracy10e7(t *testing.T) {
 		for j := 0; j < d; j++ {
 			out.z.set(j, m.z.at(j))
 			out.zy.set(j, m.zy.at(j))
+			out.nz[j] = m.nz[j]
 			for k := j; k < d; k++ {
 				out.zz.set(j*d+k, m.zz.at(j*m.P+k))
 			}
@@ -179,7 +180,7 @@ func TestAccuracy10e7(t *testing.T) {
 		out.yy.set(0, m.yy.at(0))
 		return out
 	}
-	full, err := newPath(learn.Squared, xMoments(total), xshift, yshift, 1, lambdas)
+	full, err := newPath(learn.Squared, xMoments(total), xshift, yshift, nil, 1, lambdas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestAccuracy10e7(t *testing.T) {
 	cvErr := 0.0
 	var sumGot, sumRef dd
 	for f := 0; f < 2; f++ {
-		pa, err := newPath(learn.Squared, xMoments(total).Minus(xMoments(folds[f])), xshift, yshift, 1, lambdas)
+		pa, err := newPath(learn.Squared, xMoments(total).Minus(xMoments(folds[f])), xshift, yshift, nil, 1, lambdas)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,8 +35,16 @@
 // set's own mean: RLS eliminates the bias weight exactly (a Schur complement),
 // leaving (C + λI + ρμμᵀ)w = c + ρμȳᵀ with C the centred scatter, and the mean
 // squared error of a fold is formed in double-double from the sums, so the
-// cancellation between its terms costs nothing. TestAccuracy10e7 states the
-// accuracy reached on 10⁷ rows against a double-double reference.
+// cancellation between its terms costs nothing. A feature that no row of a
+// training set holds (or, standardized, that every row holds at a zero's
+// value) is a constant column there — counted exactly per feature, whatever
+// the width of the chunks its rows came in — and is solved exactly, outside
+// the eigendecomposition, instead of as the rounding noise its shifted sums
+// leave. Standardization sums each feature scaled by a power of two, as
+// model.FitScaler does. TestAccuracy10e7 states the accuracy reached on 10⁷
+// rows against a double-double reference; TestStreamReliabProperty holds
+// random shardings, chunk widths and byte-range cuts to the in-memory
+// learners and to a direct retraining.
 //
 // # Ties
 //

@@ -24,23 +24,29 @@ const blockRows = 32
 //
 //	N = n,  Z = Σ z',  ZZ = Σ z'z'ᵀ (p×p, upper triangle kept),  ZY = Σ z'y'ᵀ (p×t),  Y = Σ y',  YY = Σ y'∘y' (t).
 //
-// Every sum is a double-double. Two Moments of disjoint rows merge by adding
+// Every sum is a double-double. nz counts, per feature, the rows whose
+// feature is not that of a data row of zeros (before the shift: 0, or
+// −mean/scale standardized): a feature with no such row is a constant column
+// of the set — zero in its rows for sparse data — whose scatter is exactly
+// 0, and newPath solves it exactly (a weight of exactly 0 for the rankers)
+// instead of its shifted sums' rounding noise amplified by 1/λ. Two Moments of disjoint rows merge by adding
 // (Merge), and those of a subset are removed by subtracting (Minus), so one
 // pass over the rows gives the statistics of every training set of a
 // cross-validation. Memory O(p² + p·t); adding a row costs O(p² + p·t).
 type Moments struct {
 	P, T int
 	N    float64
-	z    acc // p
-	zz   acc // p×p, row-major, upper triangle
-	zy   acc // p×t, row-major
-	y    acc // t
-	yy   acc // t
+	z    acc       // p
+	zz   acc       // p×p, row-major, upper triangle
+	zy   acc       // p×t, row-major
+	y    acc       // t
+	yy   acc       // t
+	nz   []float64 // p: rows whose (unshifted) feature is not a zero row's, an exact count
 }
 
 // NewMoments returns empty moments of p features and t outputs.
 func NewMoments(p, t int) *Moments {
-	return &Moments{P: p, T: t, z: newAcc(p), zz: newAcc(p * p), zy: newAcc(p * t), y: newAcc(t), yy: newAcc(t)}
+	return &Moments{P: p, T: t, z: newAcc(p), zz: newAcc(p * p), zy: newAcc(p * t), y: newAcc(t), yy: newAcc(t), nz: make([]float64, p)}
 }
 
 // grow widens the moments to p features (new features are zero in every row
@@ -58,18 +64,36 @@ func (m *Moments) grow(p int) {
 	}
 	copy(zy.hi, m.zy.hi)
 	copy(zy.lo, m.zy.lo)
-	m.P, m.z, m.zz, m.zy = p, z, zz, zy
+	nz := make([]float64, p)
+	copy(nz, m.nz)
+	m.P, m.z, m.zz, m.zy, m.nz = p, z, zz, zy, nz
 }
 
 // addBlock adds the rows of a block: zb is b×p' (p' ≤ P) shifted features,
 // yb b×t shifted labels. The block is summed in float64 by syrk and gemm
-// (b ≤ blockRows rows) and added compensated. O(b·p² + b·p·t).
+// (b ≤ blockRows rows) and added compensated. Every feature of the block
+// counts as not zero in all its rows (addBlockNZ takes the counts).
+// O(b·p² + b·p·t).
 func (m *Moments) addBlock(zb, yb *mat.Dense) {
+	b, p := zb.Dims()
+	nz := make([]float64, p)
+	for j := range nz {
+		nz[j] = float64(b)
+	}
+	m.addBlockNZ(zb, yb, nz)
+}
+
+// addBlockNZ is addBlock with, per feature, the number of the block's rows
+// whose unshifted feature is not zero.
+func (m *Moments) addBlockNZ(zb, yb *mat.Dense, nz []float64) {
 	b, p := zb.Dims()
 	if b == 0 {
 		return
 	}
 	m.grow(p)
+	for j, v := range nz {
+		m.nz[j] += v
+	}
 	P, t := m.P, m.T
 	g := linalg.Syrk(true, zb) // p×p
 	for i := 0; i < p; i++ {
@@ -123,13 +147,17 @@ func (m *Moments) Merge(other *Moments) error {
 	m.zy.merge(other.zy)
 	m.y.merge(other.y)
 	m.yy.merge(other.yy)
+	for j, v := range other.nz {
+		m.nz[j] += v
+	}
 	m.N += other.N
 	return nil
 }
 
 // Clone returns a copy of m.
 func (m *Moments) Clone() *Moments {
-	return &Moments{P: m.P, T: m.T, N: m.N, z: m.z.clone(), zz: m.zz.clone(), zy: m.zy.clone(), y: m.y.clone(), yy: m.yy.clone()}
+	return &Moments{P: m.P, T: m.T, N: m.N, z: m.z.clone(), zz: m.zz.clone(), zy: m.zy.clone(), y: m.y.clone(), yy: m.yy.clone(),
+		nz: append(make([]float64, 0, m.P), m.nz...)}
 }
 
 // Minus returns the moments of m's rows without those of sub (a subset),
@@ -143,6 +171,9 @@ func (m *Moments) Minus(sub *Moments) *Moments {
 			a.hi[k], a.lo[k] = -a.hi[k], -a.lo[k]
 		}
 	}
+	for j := range neg.nz {
+		neg.nz[j] = -neg.nz[j]
+	}
 	neg.N = -neg.N
 	_ = out.Merge(neg)
 	return out
@@ -154,7 +185,8 @@ var ErrShape = errors.New("stream: dimension mismatch")
 // errCorrupt is returned for encoded statistics that do not decode.
 var errCorrupt = errors.New("stream: corrupt encoded statistics")
 
-// MarshalBinary encodes the moments (little-endian float64: P, T, N, then the sums).
+// MarshalBinary encodes the moments (little-endian float64: P, T, N, the
+// sums, then the counts of non-zero features).
 func (m *Moments) MarshalBinary() ([]byte, error) {
 	var out []byte
 	out = binary.LittleEndian.AppendUint64(out, uint64(m.P))
@@ -162,6 +194,9 @@ func (m *Moments) MarshalBinary() ([]byte, error) {
 	out = binary.LittleEndian.AppendUint64(out, math.Float64bits(m.N))
 	for _, a := range []acc{m.z, m.zz, m.zy, m.y, m.yy} {
 		out = appendAcc(out, a)
+	}
+	for _, v := range m.nz {
+		out = binary.LittleEndian.AppendUint64(out, math.Float64bits(v))
 	}
 	return out, nil
 }
@@ -176,7 +211,7 @@ func (m *Moments) UnmarshalBinary(b []byte) error {
 		return errCorrupt
 	}
 	P, T := int(p), int(t)
-	need := 24 + 16*(P+P*P+P*T+2*T)
+	need := 24 + 16*(P+P*P+P*T+2*T) + 8*P
 	if len(b) != need {
 		return errCorrupt
 	}
@@ -185,6 +220,10 @@ func (m *Moments) UnmarshalBinary(b []byte) error {
 	off := 24
 	for _, a := range []acc{m.z, m.zz, m.zy, m.y, m.yy} {
 		off = readAcc(b, off, a)
+	}
+	for j := range m.nz {
+		m.nz[j] = math.Float64frombits(binary.LittleEndian.Uint64(b[off:]))
+		off += 8
 	}
 	return nil
 }
@@ -213,14 +252,23 @@ func readAcc(b []byte, off int, a acc) int {
 //
 // O(p² + p·t).
 type centred struct {
-	n    float64
-	mu   []float64  // p
-	ybar []float64  // t
-	c    *mat.Dense // p×p
-	cy   *mat.Dense // p×t
+	// active marks the features not zero in some row; an inactive one is
+	// zero in every row: its mean, scatter and cross-products are exactly 0
+	// (nil: all active).
+	active []bool
+	n      float64
+	mu     []float64  // p
+	ybar   []float64  // t
+	c      *mat.Dense // p×p
+	cy     *mat.Dense // p×t
 }
 
-func (m *Moments) centred(shift, yshift []float64) centred {
+// A feature that equals ref's (the features of a data row of zeros; nil:
+// 0) in every row — nz counts the rows where it does not — is a constant
+// column of the set: its mean is ref's exactly and its scatter and
+// cross-products are exactly 0, not the rounding noise the shifted sums
+// leave (the column marked inactive).
+func (m *Moments) centred(shift, yshift, ref []float64) centred {
 	P, T := m.P, m.T
 	n := ddOf(m.N)
 	mean := make([]dd, P) // Z/n
@@ -242,9 +290,30 @@ func (m *Moments) centred(shift, yshift []float64) centred {
 	for k := range out.ybar {
 		out.ybar[k] = ddOf(yshift[k]).add(ymean[k]).float()
 	}
+	for j, v := range m.nz {
+		if v == 0 {
+			if out.active == nil {
+				out.active = make([]bool, P)
+				for k := range out.active {
+					out.active[k] = true
+				}
+			}
+			out.active[j] = false
+			out.mu[j] = 0
+			if j < len(ref) {
+				out.mu[j] = ref[j]
+			}
+		}
+	}
 	for i := 0; i < P; i++ {
+		if !out.isActive(i) {
+			continue
+		}
 		zi := m.z.at(i)
 		for j := i; j < P; j++ {
+			if !out.isActive(j) {
+				continue
+			}
 			v := m.zz.at(i*P + j).sub(zi.mul(mean[j])).float()
 			out.c.Set(i, j, v)
 			out.c.Set(j, i, v)
@@ -255,3 +324,5 @@ func (m *Moments) centred(shift, yshift []float64) centred {
 	}
 	return out
 }
+
+func (c centred) isActive(j int) bool { return c.active == nil || c.active[j] }

@@ -147,9 +147,13 @@ type Plan struct {
 	shift      []float64 // feature space
 	yshift     []float64
 	rawShift   []float64 // data space (dense scaler)
-	p          int       // feature dimension
-	width      int       // data width
-	rows       float64
+	// zeroImage is the features of a data row of zeros (the linear kernel;
+	// nil over a basis, or when they are 0): a feature equal to it in every
+	// row of a training set is a constant column there (Moments.nz).
+	zeroImage []float64
+	p         int // feature dimension
+	width     int // data width
+	rows      float64
 
 	folds      []*Moments // stats: per fold (k-fold), per group (few groups) or one total
 	groupNames []string   // groups in fold order (few groups kept as folds)
@@ -348,11 +352,8 @@ func meanRows(rows []Row, w int) []float64 {
 			if r.Index != nil {
 				j = r.Index[n]
 			}
-			mean[j] += v
+			mean[j] += v / float64(len(rows)) // divided first: no overflow near 1e308
 		}
-	}
-	for j := range mean {
-		mean[j] /= float64(len(rows))
 	}
 	return mean
 }
@@ -396,7 +397,7 @@ func (p *Plan) prepare() error {
 	}
 	if p.basisRows != nil {
 		fm.kern = p.kern
-		w := 0
+		w := 1 // basis rows without features are zero in a column
 		for _, r := range p.basisRows {
 			w = max(w, r.Width())
 		}
@@ -418,6 +419,15 @@ func (p *Plan) prepare() error {
 		fm.wmap = wm
 	}
 	p.fmap = fm
+	p.zeroImage = nil
+	if fm.kern == nil && fm.scaler != nil && fm.scaler.Mean != nil {
+		// a centring scaler maps the zeros of a row to −mean/scale
+		zi, err := fm.apply(mat.NewDense(1, len(fm.scaler.Mean), nil))
+		if err != nil {
+			return err
+		}
+		p.zeroImage = zi.RawRowView(0)
+	}
 	z, err := p.features(p.pilot, 0)
 	if err != nil {
 		return err
@@ -454,6 +464,14 @@ func (p *Plan) features(rows []Row, pad int) (*mat.Dense, error) {
 }
 
 func (p *Plan) matrixFeatures(x mat.Matrix, pad int) (*mat.Dense, error) {
+	if xc, ok := x.(*matrix.CSR); ok && xc.C == 0 {
+		// label-only rows (svmlight rows without features, as scikit-learn
+		// writes all-zero rows) before any feature of their file: the chunk
+		// has no columns, which no matrix can hold — it is zero in every one
+		wide := *xc
+		wide.C = max(pad, 1)
+		x = &wide
+	}
 	if xc, ok := x.(*matrix.CSR); ok && p.fmap.scaler != nil && len(p.fmap.scaler.Index) > 0 {
 		// a sparse row is zero beyond its last index: widen the chunk to the scaler's features
 		if last := p.fmap.scaler.Index[len(p.fmap.scaler.Index)-1]; xc.C <= last {
@@ -539,7 +557,7 @@ func (p *Plan) finish(a *Accumulator, store *Store) error {
 func (p *Plan) finishStats(a *Accumulator) error {
 	a.flush()
 	p.rows, p.width, p.p = a.rows, a.width, a.p
-	if p.p == 0 {
+	if p.p == 0 || p.width == 0 {
 		return fmt.Errorf("%w: the rows have no features", ErrData)
 	}
 	if p.rows < 2 {
@@ -597,7 +615,7 @@ func (p *Plan) finishStats(a *Accumulator) error {
 	p.rhsErr = rhsError(p.p, p.t, blockRows, func(j int) float64 { return p.total.zzAt(j, j).float() }, p.total.yy.floats())
 	if p.folds != nil {
 		if err := p.foldPaths(func(f int) (*path, error) {
-			return p.twinned(newPath(p.loss, p.total.Minus(p.folds[f]), p.shift, p.yshift, p.bias(), p.opt.Lambdas))
+			return p.twinned(newPath(p.loss, p.total.Minus(p.folds[f]), p.shift, p.yshift, p.zeroImage, p.bias(), p.opt.Lambdas))
 		}); err != nil {
 			return err
 		}
@@ -624,7 +642,7 @@ func (p *Plan) finishStats(a *Accumulator) error {
 		}
 		return p.curveFromSSE(fa)
 	case p.scheme == cvLOO:
-		tp, err := p.twinned(newPath(p.loss, p.total, p.shift, p.yshift, p.bias(), p.opt.Lambdas))
+		tp, err := p.twinned(newPath(p.loss, p.total, p.shift, p.yshift, p.zeroImage, p.bias(), p.opt.Lambdas))
 		if err != nil {
 			return err
 		}
@@ -841,7 +859,7 @@ func (p *Plan) Result() (*Result, error) {
 	if p.loss == learn.QueryPairs {
 		pa, err = newQueryPath(p.rankTotal, best)
 	} else {
-		pa, err = newPath(p.loss, p.total, p.shift, p.yshift, p.bias(), best)
+		pa, err = newPath(p.loss, p.total, p.shift, p.yshift, p.zeroImage, p.bias(), best)
 	}
 	if err != nil {
 		return nil, err

@@ -48,26 +48,34 @@ type path struct {
 	// drop marks, for query ranking, the eigenvalues at or below p·ε·max(e):
 	// the null space of H, left out of every solve (nil otherwise).
 	drop []bool
-	vmu  []float64    // Vᵀμ
-	sys  *mat.Dense   // C (H for query ranking), p×p, until the twin is made from it (then nil)
-	cy   *mat.Dense   // c (B for query ranking), p×t: the right-hand side before the rotation
-	rt   *mat.Dense   // Vᵀc (Vᵀb for query ranking), p×t
-	wt   []*mat.Dense // per λ: Vᵀw, p×t
-	w    []*mat.Dense // per λ: w, p×t
-	beta [][]float64  // per λ: β, t
+	// active marks the features that are not a constant column of the
+	// training set (Moments.centred; nil: all). An inactive feature is left
+	// out of the eigendecomposition — its eigenvector is its unit vector, its
+	// eigenvalue and right-hand side exactly 0 — so it is solved exactly (a
+	// column of zeros gets the weight 0, as in memory) instead of as its
+	// shifted sums' rounding noise amplified by 1/λ.
+	active []bool
+	vmu    []float64    // Vᵀμ
+	sys    *mat.Dense   // C (H for query ranking), p×p, until the twin is made from it (then nil)
+	cy     *mat.Dense   // c (B for query ranking), p×t: the right-hand side before the rotation
+	rt     *mat.Dense   // Vᵀc (Vᵀb for query ranking), p×t
+	wt     []*mat.Dense // per λ: Vᵀw, p×t
+	w      []*mat.Dense // per λ: w, p×t
+	beta   [][]float64  // per λ: β, t
 	// tw is the path's twin (see twin), when its hold-out predictions
 	// measure their forward error; nil otherwise.
 	tw *path
 }
 
 // newPath solves the training set of moments m (the squared or the
-// all-pairs loss) along the grid. O(p³ + Λ·p²t).
-func newPath(loss learn.Loss, m *Moments, shift, yshift []float64, bias float64, lambdas []float64) (*path, error) {
+// all-pairs loss) along the grid; ref is the features of a data row of
+// zeros (see Moments.centred). O(p³ + Λ·p²t).
+func newPath(loss learn.Loss, m *Moments, shift, yshift, ref []float64, bias float64, lambdas []float64) (*path, error) {
 	if m.N < 1 {
 		return nil, fmt.Errorf("%w: a training set without rows", ErrShape)
 	}
-	c := m.centred(shift, yshift)
-	pa := &path{loss: loss, lambdas: lambdas, n: c.n, bias: bias, mu: c.mu, ybar: c.ybar, sys: c.c, cy: c.cy}
+	c := m.centred(shift, yshift, ref)
+	pa := &path{loss: loss, lambdas: lambdas, n: c.n, bias: bias, mu: c.mu, ybar: c.ybar, sys: c.c, cy: c.cy, active: c.active}
 	if err := pa.factor(1); err != nil {
 		return nil, err
 	}
@@ -87,13 +95,14 @@ func (pa *path) factor(s float64) error {
 		a = mat.DenseCopyOf(pa.sys)
 		a.Scale(s, a)
 	}
-	e, v, err := linalg.EigSym(a)
+	e, v, err := pa.eigActive(a)
 	if err != nil {
 		what := "scatter"
 		if pa.loss == learn.QueryPairs {
 			what = "ranking"
 		}
-		return fmt.Errorf("stream: eigendecomposition of the %d×%d %s matrix: %w", len(e), len(e), what, err)
+		p, _ := a.Dims()
+		return fmt.Errorf("stream: eigendecomposition of the %d×%d %s matrix: %w", p, p, what, err)
 	}
 	emax := 0.0
 	for k := range e {
@@ -115,6 +124,55 @@ func (pa *path) factor(s float64) error {
 	pa.vmu = mulVecT(v, pa.mu)
 	pa.rt = linalg.Mul(true, false, v, pa.cy)
 	return nil
+}
+
+// eigActive eigendecomposes a over the active features (every feature when
+// pa.active is nil); an inactive feature's eigenvector is its unit vector
+// with eigenvalue 0, and its rows of the right-hand side are set to 0.
+// O(p³).
+func (pa *path) eigActive(a *mat.Dense) ([]float64, *mat.Dense, error) {
+	if pa.active == nil {
+		return linalg.EigSym(a)
+	}
+	var idx []int
+	for j, on := range pa.active {
+		if on {
+			idx = append(idx, j)
+		} else {
+			for k := range pa.cy.RawRowView(j) {
+				pa.cy.Set(j, k, 0)
+			}
+		}
+	}
+	p, _ := a.Dims()
+	e := make([]float64, p)
+	v := mat.NewDense(p, p, nil)
+	for j, on := range pa.active {
+		if !on {
+			v.Set(j, j, 1)
+		}
+	}
+	if len(idx) == 0 {
+		return e, v, nil
+	}
+	sub := mat.NewDense(len(idx), len(idx), nil)
+	for r, i := range idx {
+		for c, j := range idx {
+			sub.Set(r, c, a.At(i, j))
+		}
+	}
+	es, vs, err := linalg.EigSym(sub)
+	if err != nil {
+		return es, nil, err
+	}
+	// the active eigenpairs take the columns of the active features, in order
+	for c, j := range idx {
+		e[j] = es[c]
+		for r, i := range idx {
+			v.Set(i, j, vs.At(r, c))
+		}
+	}
+	return e, v, nil
 }
 
 // solve fills the weights of every λ from the eigendecomposition and the
@@ -180,7 +238,7 @@ func (pa *path) twin(rhsErr *mat.Dense) (*path, error) {
 		return nil, fmt.Errorf("%w: a path's twin after its matrix was released", ErrOptions)
 	}
 	s := selection.TwinScale
-	tw := &path{loss: pa.loss, lambdas: pa.lambdas, n: pa.n, bias: pa.bias, mu: perturbMean(pa.mu), sys: pa.sys}
+	tw := &path{loss: pa.loss, lambdas: pa.lambdas, n: pa.n, bias: pa.bias, mu: perturbMean(pa.mu), sys: pa.sys, active: pa.active}
 	tw.ybar = make([]float64, len(pa.ybar))
 	for c, v := range pa.ybar {
 		tw.ybar[c] = v * s
