@@ -25,10 +25,9 @@ import (
 
 	"github.com/rlskit/rlskit/beam/rlsbeam"
 	"github.com/rlskit/rlskit/dataset"
-	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/plan" // fit's flags and their plan; it imports every learner (the registry)
 	"github.com/rlskit/rlskit/progress"
-	"github.com/rlskit/rlskit/selection"
+	"github.com/rlskit/rlskit/summary"
 )
 
 // beamFlags are the flags of rlskit-beam beyond rlskit fit's (package plan)
@@ -75,25 +74,11 @@ func main() {
 	}
 }
 
-type summary struct {
-	Learner   string             `json:"learner"`
-	Kernel    kernel.Spec        `json:"kernel"`
-	Form      string             `json:"form"`
-	Lambda    float64            `json:"lambda"`
-	NTrain    int                `json:"n_train"`
-	NFeatures int                `json:"n_features"`
-	Outputs   []string           `json:"outputs"`
-	NBasis    int                `json:"n_basis,omitempty"`
-	CV        *cvSummary         `json:"cv"`
-	Timing    map[string]float64 `json:"timing"`
-	Beam      beamSummary        `json:"beam"`
-}
-
-type cvSummary struct {
-	Strategy string            `json:"strategy"`
-	Measure  string            `json:"measure"`
-	Curve    []selection.Point `json:"curve"`
-	Best     selection.Point   `json:"best"`
+// output is fit's summary (package summary, as rlskit fit --stream prints
+// it) with what the pipelines did.
+type output struct {
+	summary.Fit
+	Beam beamSummary `json:"beam"`
 }
 
 type beamSummary struct {
@@ -166,17 +151,10 @@ func run(ctx context.Context, p *plan.Plan, f *plan.Flags, b beamFlags, stdout, 
 	}
 	res.Predictor.Features = res.FeatureNames
 	res.Predictor.ZeroBased = src.SVM.Base == dataset.ZeroBased
-	out := summary{Learner: string(opt.Learner), Kernel: opt.Kernel, Form: "linear", Lambda: res.Best.Lambda, NTrain: res.Rows,
-		NFeatures: res.Width, Outputs: res.Predictor.Outputs, NBasis: len(res.Basis),
-		Timing: map[string]float64{"total_s": time.Since(start).Seconds()}, Beam: beamSummary{Files: res.Files, BasisRows: res.Basis}}
-	if res.Basis != nil {
-		out.Form = "sparse"
-	}
+	out := output{Fit: summary.StreamFit(opt, res.Result), Beam: beamSummary{Files: res.Files, BasisRows: res.Basis}}
+	out.Timing.Total = time.Since(start).Seconds()
 	for _, p := range res.Passes {
 		out.Beam.Passes = append(out.Beam.Passes, p.Kind.String())
-	}
-	if opt.CV != "none" {
-		out.CV = &cvSummary{Strategy: opt.CV, Measure: opt.Measure.Name, Curve: res.Curve, Best: res.Best}
 	}
 	if err := outs.Commit(); err != nil {
 		return err
