@@ -3,6 +3,7 @@ package progress
 import (
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"time"
 )
@@ -183,4 +184,37 @@ func (p *Line) Done() {
 		p.shown = false
 	}
 	p.cur = phaseState{}
+}
+
+// Bytes returns an Observer for passes over data whose steps count bytes
+// (package stream's passes): it shows each pass in MB with its percentage
+// and rate, at most five times a second, through the line.
+func (p *Line) Bytes() Observer {
+	var (
+		mu       sync.Mutex
+		stage    string
+		t0, last time.Time
+	)
+	return func(e Event) {
+		if e.IsPhase() {
+			p.Observe(e)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		now := time.Now()
+		if e.Stage != stage {
+			stage, t0 = e.Stage, now
+		}
+		if now.Sub(last) < 200*time.Millisecond && e.Done < e.Total {
+			return
+		}
+		last = now
+		rate := float64(e.Done) / math.Max(now.Sub(t0).Seconds(), 1e-9) / 1e6
+		pct := 100.0
+		if e.Total > 0 {
+			pct = 100 * float64(e.Done) / float64(e.Total)
+		}
+		p.StepDetail(e.Stage, fmt.Sprintf("%.0f%% of %.1f MB, %.0f MB/s", pct, float64(e.Total)/1e6, rate), int(e.Done>>20), int(e.Total>>20))
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/selection"
+	"github.com/rlskit/rlskit/summary"
 )
 
 // runCG trains a linear model by conjugate gradients (no factorization, no
@@ -47,12 +48,12 @@ func runCG(e *env, f *fitFlags, p *plan.Plan, d *dataset.Data, in *learn.Input, 
 	pred = res.Predictor
 	pred.Features, pred.ZeroBased = d.FeatureNames, d.ZeroBased
 	m, width := d.X.Dims()
-	out := fitOutput{Learner: f.Learner, Kernel: spec, Form: "cg", Lambda: res.Lambda,
+	out := summary.Fit{Learner: f.Learner, Kernel: spec, Form: "cg", Lambda: res.Lambda,
 		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend(),
-		CG: &cgOutput{Iterations: sol.Iterations, Converged: sol.Converged, Residual: sol.Residual}}
+		CG: &summary.CG{Iterations: sol.Iterations, Converged: sol.Converged, Residual: sol.Residual}}
 	if d.Queries != nil {
-		out.Queries = queryStats(d)
+		out.Queries = summary.QueryStats(d)
 	}
-	out.Timing = timing{Load: loaded.Sub(start).Seconds(), Train: res.Train.Seconds(), Total: time.Since(start).Seconds()}
+	out.Timing = summary.Timing{Load: loaded.Sub(start).Seconds(), Train: res.Train.Seconds(), Total: time.Since(start).Seconds()}
 	return finish(e, f, &outs, nil, out)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlskit/rlskit/progress"
+	"github.com/rlskit/rlskit/summary"
 )
 
 // TestExitCodes: a command line that cannot run as given exits with 2 (and
@@ -186,7 +187,7 @@ func TestPretty(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
-	if !strings.Contains(table, scalar(o.CV.Best.Value)) {
+	if !strings.Contains(table, summary.Scalar(o.CV.Best.Value)) {
 		t.Errorf("table lacks the best value %v:\n%s", o.CV.Best.Value, table)
 	}
 	out, _, err = run(t, "", append(args, "--pretty=false")...)

@@ -183,7 +183,7 @@ func finish(e *env, f *fitFlags, outs *dataset.Outputs, prog *progressLine, out 
 		w = e.stderr
 	}
 	if prettyChoice(f.prettySet, f.pretty, w) {
-		return writeTable(w, out)
+		return summary.WriteTable(w, out)
 	}
 	return json.NewEncoder(w).Encode(out)
 }

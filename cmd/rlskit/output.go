@@ -10,18 +10,7 @@ import (
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/selection"
-	"github.com/rlskit/rlskit/summary"
 )
-
-// The summary's types and builder under the names of cgfit.go, which
-// another change owns (fit's summary is package summary's).
-type (
-	fitOutput = summary.Fit
-	cgOutput  = summary.CG
-	timing    = summary.Timing
-)
-
-var queryStats = summary.QueryStats
 
 // edgeWarnings warns of each parameter chosen at an end of its grid.
 func edgeWarnings(e *env, edges []selection.Edge) {

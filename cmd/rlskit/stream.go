@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/plan"
-	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/stream"
 	"github.com/rlskit/rlskit/summary"
 )
@@ -45,8 +42,8 @@ func runStream(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	if err != nil {
 		return err
 	}
-	bar := newByteProgress(e.stderr, f.Quiet)
-	ro := stream.RunOptions{Progress: bar.observe}
+	bar := newProgress(e.stderr, f.Quiet)
+	ro := stream.RunOptions{Progress: bar.Bytes()}
 	res, err = stream.Run(context.Background(), opt, src, ro)
 	if err != nil {
 		bar.done()
@@ -58,44 +55,5 @@ func runStream(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	if out.CV != nil && !f.Quiet {
 		edgeWarnings(e, res.OnEdge) // selection.GridEdge: the grid in any order
 	}
-	return finish(e, f, &outs, bar.p, out)
+	return finish(e, f, &outs, bar, out)
 }
-
-// byteProgress reports a pass's progress over the bytes of the input on
-// stderr: after the first two seconds, at most five times a second,
-// rewritten in place on a terminal.
-type byteProgress struct {
-	mu    sync.Mutex
-	p     *progressLine
-	start time.Time
-	last  time.Time
-	stage string
-	t0    time.Time
-}
-
-func newByteProgress(w io.Writer, quiet bool) *byteProgress {
-	return &byteProgress{p: newProgress(w, quiet), start: time.Now()}
-}
-
-// observe takes a pass's events (stage "pass N (kind)", bytes done of
-// total) and shows them in MB with the pass's rate.
-func (b *byteProgress) observe(e progress.Event) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	now := time.Now()
-	if e.Stage != b.stage {
-		b.stage, b.t0 = e.Stage, now
-	}
-	if now.Sub(b.last) < 200*time.Millisecond && e.Done < e.Total {
-		return
-	}
-	b.last = now
-	rate := float64(e.Done) / math.Max(now.Sub(b.t0).Seconds(), 1e-9) / 1e6
-	pct := 100.0
-	if e.Total > 0 {
-		pct = 100 * float64(e.Done) / float64(e.Total)
-	}
-	b.p.stepDetail(e.Stage, fmt.Sprintf("%.0f%% of %.1f MB, %.0f MB/s", pct, float64(e.Total)/1e6, rate), int(e.Done>>20), int(e.Total>>20))
-}
-
-func (b *byteProgress) done() { b.p.done() }
