@@ -15,7 +15,6 @@ import (
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
-	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/pairwise"
 	"github.com/rlskit/rlskit/plan"
@@ -358,15 +357,9 @@ func runPredictPairs(e *env, f *predictFlags) error {
 	case f.label != "" || f.qid != "" || f.scores:
 		return usage(errors.New("--label, --qid and --scores do not apply to pairwise models (labels are the third field of --pairs)"))
 	}
-	var meas measure.Measure
-	if f.measure != "" {
-		var err error
-		if meas, err = measure.ByName(f.measure); err != nil {
-			return usage(fmt.Errorf("--measure: %w", err))
-		}
-		if meas.Multiclass {
-			return usage(fmt.Errorf("--measure %s needs one output per class; pairs have one label", meas.Name))
-		}
+	meas, err := predictMeasure(f.measure, true)
+	if err != nil {
+		return err
 	}
 	var pred []float64
 	outs := dataset.Outputs{Stdout: e.stdout}

@@ -73,12 +73,9 @@ func runPredict(e *env, f *predictFlags) error {
 	if f.modelPath == "" || f.data == "" {
 		return usage(errors.New("--model and --data are required"))
 	}
-	var meas measure.Measure
-	if f.measure != "" {
-		var err error
-		if meas, err = measure.ByName(f.measure); err != nil {
-			return usage(fmt.Errorf("--measure: %w", err))
-		}
+	meas, err := predictMeasure(f.measure, false)
+	if err != nil {
+		return err
 	}
 	format, err := dataFormat(f.data, f.format)
 	if err != nil {
@@ -329,4 +326,20 @@ func sameFeatures(got, want []string) error {
 		}
 	}
 	return nil
+}
+
+// predictMeasure parses predict's --measure ("" is none); pairs have one
+// label, so a multi-class measure is refused for them. Errors are usage errors.
+func predictMeasure(name string, pairs bool) (measure.Measure, error) {
+	if name == "" {
+		return measure.Measure{}, nil
+	}
+	meas, err := measure.ByName(name)
+	if err != nil {
+		return meas, usage(fmt.Errorf("--measure: %w", err))
+	}
+	if pairs && meas.Multiclass {
+		return meas, usage(fmt.Errorf("--measure %s needs one output per class; pairs have one label", meas.Name))
+	}
+	return meas, nil
 }
