@@ -1,7 +1,10 @@
 package stream
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -15,6 +18,7 @@ import (
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/progress"
 )
 
 // writeFile writes text to dir/name and returns its path.
@@ -262,5 +266,105 @@ func TestStreamReliabTinyAndHugeScales(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestStreamReliabChangedBetweenPasses is issue 20 item 3: every pass of a
+// multi-pass fit fingerprints what it reads of each file (its bytes as
+// stored and their CRC-32C) and compares the first pass's: a gzip member
+// appended to a shard after the first pass of k-fold + auc (before: exit 0,
+// a wrong AUC, n_train from one pass and the file's rows from another), or
+// a shard rewritten in place to the same size, is ErrChanged naming the
+// shard — for the standardization, statistics, query and prediction passes,
+// files read whole or as byte ranges.
+func TestStreamReliabChangedBetweenPasses(t *testing.T) {
+	x, y, q := synth(31, 600, 4, 1, true, true, 40, 2)
+	for i := range y {
+		y[i][0] = math.Copysign(1, y[i][0]-2)
+	}
+	cases := []struct {
+		name    string
+		learner learn.Name
+		cv      string
+		meas    string
+		std     bool
+		shard   int    // the shard changed
+		how     string // append (a gzip member, or lines), rewrite (same size)
+		split   bool
+	}{
+		{"kfold+auc, gzip member appended", learn.RLS, "kfold:5", "auc", false, 1, "append", false},
+		{"kfold+auc, rewritten in place", learn.RLS, "kfold:5", "auc", false, 0, "rewrite", false},
+		{"standardize+mse", learn.RLS, "kfold:5", "mse", true, 2, "rewrite", false},
+		{"loo", learn.RLS, "loo", "mse", false, 0, "append", false},
+		{"lqo grouped", learn.QueryRank, "lqo", "disagreement", false, 1, "append", false},
+		{"lqo grouped, rewritten", learn.QueryRank, "lqo", "disagreement", false, 2, "rewrite", false},
+		{"byte ranges", learn.RLS, "kfold:5", "auc", false, 0, "rewrite", true},
+	}
+	defer func(b int64) { splitBytes = b }(splitBytes)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			whole, shards := writeShards(t, dir, x, y, q, false, 3)
+			if c.split {
+				shards = []string{whole}
+				splitBytes = 4096
+				defer func() { splitBytes = 1 << 62 }()
+			}
+			target := shards[c.shard]
+			meas, _ := measure.ByName(c.meas)
+			opt := Options{Learner: c.learner, Kernel: kernel.Spec{Name: "linear", Bias: 1}, CV: c.cv, Seed: 1,
+				Lambdas: []float64{0.1, 10}, Measure: meas, Standardize: c.std}
+			if c.learner == learn.QueryRank {
+				opt.Kernel.Bias = 0
+			}
+			src := Source{Files: shards, Format: "svmlight"}
+			// unchanged: the fit runs
+			want, err := Run(context.Background(), opt, src, RunOptions{Workers: 3, ChunkRows: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Passes) < 2 {
+				t.Fatalf("%d passes: not a multi-pass scheme", len(want.Passes))
+			}
+			changed := false
+			change := func(e progress.Event) {
+				if changed || !strings.HasPrefix(e.Stage, "pass 1 ") || e.Done < e.Total {
+					return
+				}
+				changed = true // every byte of pass 1 is read: change the shard before pass 2
+				b, err := os.ReadFile(target)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				switch {
+				case c.how == "rewrite":
+					i := bytes.Index(b, []byte(":"))
+					b[i+1] = map[byte]byte{'1': '2'}[b[i+1]] | 0
+					if b[i+1] == 0 {
+						b[i+1] = '1'
+					}
+				case strings.HasSuffix(target, ".gz"):
+					var z bytes.Buffer
+					zw := gzip.NewWriter(&z)
+					zw.Write([]byte("1 qid:q1 1:0.5 2:1\n-1 qid:q2 1:1.5\n"))
+					zw.Close()
+					b = append(b, z.Bytes()...)
+				default:
+					b = append(b, "1 qid:q1 1:0.5 2:1\n-1 qid:q2 1:1.5\n"...)
+				}
+				if err := os.WriteFile(target, b, 0o644); err != nil {
+					t.Error(err)
+				}
+			}
+			_, err = Run(context.Background(), opt, src, RunOptions{Workers: 3, ChunkRows: 50, Progress: change})
+			if !changed {
+				t.Fatal("the shard was not changed")
+			}
+			if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), target) {
+				t.Fatalf("%s changed after pass 1: %v, want ErrChanged naming it", target, err)
+			}
+			t.Log(err)
+		})
 	}
 }

@@ -3,13 +3,17 @@ package stream
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"hash/fnv"
 	"io"
 	"os"
 	"runtime"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,45 +46,113 @@ type Source struct {
 // gzip member, is the reader's positioned error (file:line); a CSV file whose
 // feature columns differ from Source.Header is an error.
 func ReadShard(src Source, name string, chunkRows int, counter func(int64), fn func(d *dataset.Data, off int) error) error {
+	_, err := ReadShardFingerprint(src, name, chunkRows, counter, fn)
+	return err
+}
+
+// ReadShardFingerprint is ReadShard, returning the file's Fingerprint: every
+// byte of it as stored (compressed bytes for gzip), read to its end.
+func ReadShardFingerprint(src Source, name string, chunkRows int, counter func(int64), fn func(d *dataset.Data, off int) error) (Fingerprint, error) {
 	return readRange(src, name, 0, -1, chunkRows, counter, fn)
 }
 
-// readRange is ReadShard for the bytes [start, end) of a plain local file
-// (end < 0: the whole file, plain or gzip). A range starts at a line start;
-// a reader's error in it is given the file's own line number.
-func readRange(src Source, name string, start, end int64, chunkRows int, counter func(int64), fn func(d *dataset.Data, off int) error) error {
+// Fingerprint is what one read of a file (or of a byte range of it) saw:
+// the bytes read from where it is stored — compressed bytes for gzip — and
+// their CRC-32C (Castagnoli). The passes of a fit compare their
+// fingerprints of every file: a file that changed between them, or while
+// one read it, is ErrChanged.
+type Fingerprint struct {
+	Bytes int64  `json:"bytes"`
+	CRC   uint32 `json:"crc32c"`
+}
+
+// ErrChanged is returned when an input file changed between the passes of a
+// fit (or during one): its statistics would mix two data sets.
+var ErrChanged = errors.New("stream: an input file changed between passes")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// sumReader counts and checksums the bytes read through it.
+type sumReader struct {
+	r io.Reader
+	n atomic.Int64
+	h hash.Hash32
+}
+
+func newSumReader(r io.Reader) *sumReader { return &sumReader{r: r, h: crc32.New(castagnoli)} }
+
+func (s *sumReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.h.Write(p[:n])
+	s.n.Add(int64(n))
+	return n, err
+}
+
+// fingerprint reads what is left of the source (so that the fingerprint
+// covers it whole) and returns it.
+func (s *sumReader) fingerprint() (Fingerprint, error) {
+	if _, err := io.Copy(io.Discard, s); err != nil {
+		return Fingerprint{}, err
+	}
+	return Fingerprint{Bytes: s.n.Load(), CRC: s.h.Sum32()}, nil
+}
+
+// CheckFingerprint compares a file's fingerprint in pass n with the first
+// pass's: a difference is ErrChanged naming the file.
+func CheckFingerprint(name string, first Fingerprint, n int, got Fingerprint) error {
+	if first == got {
+		return nil
+	}
+	return fmt.Errorf("%w: %s: pass 1 read %d bytes (CRC-32C %08x), pass %d read %d bytes (CRC-32C %08x): the files of a streaming fit must not change while it runs",
+		ErrChanged, name, first.Bytes, first.CRC, n, got.Bytes, got.CRC)
+}
+
+// readRange is ReadShardFingerprint for the bytes [start, end) of a plain
+// local file (end < 0: the whole file, plain or gzip). A range starts at a
+// line start; a reader's error in it is given the file's own line number.
+func readRange(src Source, name string, start, end int64, chunkRows int, counter func(int64), fn func(d *dataset.Data, off int) error) (Fingerprint, error) {
 	var (
 		r       io.Reader
 		closer  io.Closer
 		read    func() int64
 		size    int64
 		lastPos int64
+		sum     *sumReader
 	)
 	switch {
 	case src.Open != nil:
 		rc, err := src.Open(name)
 		if err != nil {
-			return err
+			return Fingerprint{}, err
 		}
-		closer = rc
-		if r, err = dataset.Decompress(rc); err != nil {
+		closer, sum = rc, newSumReader(rc)
+		if r, err = dataset.Decompress(sum); err != nil {
 			rc.Close()
-			return fmt.Errorf("%s: %w", name, err)
+			return Fingerprint{}, fmt.Errorf("%s: %w", name, err)
 		}
 	case end >= 0:
 		f, err := os.Open(name)
 		if err != nil {
-			return err
+			return Fingerprint{}, err
 		}
-		var n atomic.Int64
-		r, closer, size = &countReader{r: io.NewSectionReader(f, start, end-start), n: &n}, f, end-start
-		read = n.Load
+		sum = newSumReader(io.NewSectionReader(f, start, end-start))
+		r, closer, size, read = sum, f, end-start, sum.n.Load
 	default:
-		f, err := dataset.OpenData(name)
+		f, err := os.Open(name)
 		if err != nil {
-			return err
+			return Fingerprint{}, err
 		}
-		r, closer, read, size = f, f, f.BytesRead, f.Size
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return Fingerprint{}, err
+		}
+		sum = newSumReader(f)
+		if r, err = dataset.Decompress(sum); err != nil {
+			f.Close()
+			return Fingerprint{}, fmt.Errorf("%s: %w", name, err)
+		}
+		closer, size, read = f, st.Size(), sum.n.Load
 	}
 	defer closer.Close()
 	fnErr := false // the error is fn's (or another reader's, through fn), not this range's
@@ -101,27 +173,19 @@ func readRange(src Source, name string, start, end int64, chunkRows int, counter
 		counter(size - lastPos)
 	}
 	if errors.Is(err, dataset.ErrEmpty) {
-		return nil // a shard without data rows (reported with 0 rows)
+		err = nil // a shard without data rows (reported with 0 rows)
+	}
+	if err == nil {
+		return sum.fingerprint()
 	}
 	if pe, ok := err.(*dataset.ParseError); ok && start > 0 && !fnErr && pe.Line > 0 {
 		if before, cerr := countLines(name, start); cerr == nil {
 			moved := *pe
 			moved.Line += before
-			return &moved
+			return Fingerprint{}, &moved
 		}
 	}
-	return err
-}
-
-type countReader struct {
-	r io.Reader
-	n *atomic.Int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
-	return n, err
+	return Fingerprint{}, err
 }
 
 // countLines counts the line breaks in the first n bytes of a file.
@@ -234,7 +298,7 @@ func lineCuts(name string, size, n int64) ([]int64, error) {
 func FirstRows(src Source, n int) (rows []Row, header, labels []string, err error) {
 	seen := false
 	for _, name := range src.Files {
-		err := ReadShard(src, name, min(n, 2048), nil, func(d *dataset.Data, _ int) error {
+		_, err := readRange(src, name, 0, -1, min(n, 2048), nil, func(d *dataset.Data, _ int) error {
 			if !seen {
 				header, labels, seen = d.FeatureNames, d.LabelNames, true
 			}
@@ -379,6 +443,36 @@ type engine struct {
 	files  []FileStats
 	read   atomic.Int64
 	header []string // the first file's CSV feature columns
+	// seen is every file's fingerprint in the first pass (nil before it)
+	seen []Fingerprint
+}
+
+// partPrint is the fingerprint of one part of a file read in a pass.
+type partPrint struct {
+	start int64
+	fp    Fingerprint
+}
+
+// filePrint combines the fingerprints of a file's parts (byte ranges, or
+// the whole file) into the file's: the sum of their bytes and a CRC-32C of
+// their starts, sizes and CRCs in order.
+func filePrint(ps []partPrint) Fingerprint {
+	if len(ps) == 1 && ps[0].start == 0 {
+		return ps[0].fp
+	}
+	sort.Slice(ps, func(a, b int) bool { return ps[a].start < ps[b].start })
+	var out Fingerprint
+	h := crc32.New(castagnoli)
+	var b [20]byte
+	for _, p := range ps {
+		out.Bytes += p.fp.Bytes
+		binary.LittleEndian.PutUint64(b[:], uint64(p.start))
+		binary.LittleEndian.PutUint64(b[8:], uint64(p.fp.Bytes))
+		binary.LittleEndian.PutUint32(b[16:], p.fp.CRC)
+		h.Write(b[:])
+	}
+	out.CRC = h.Sum32()
+	return out
 }
 
 // errStop ends a read early.
@@ -392,7 +486,7 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 	var store *Store
 	if pass.Predictions {
 		var err error
-		if store, err = NewStore(ro.TempDir, len(plan.Lambdas()), plan.Outputs()); err != nil {
+		if store, err = NewStoreContext(ctx, ro.TempDir, len(plan.Lambdas()), plan.Outputs()); err != nil {
 			return err
 		}
 		defer store.Close()
@@ -405,6 +499,9 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 		st, err := os.Stat(f.Name)
 		if err != nil {
 			return err
+		}
+		if e.seen != nil && st.Size() != e.seen[i].Bytes {
+			return fmt.Errorf("%w: %s: pass 1 read %d bytes, pass %d finds %d: the files of a streaming fit must not change while it runs", ErrChanged, f.Name, e.seen[i].Bytes, n, st.Size())
 		}
 		e.files[i].Bytes = st.Size()
 		total += st.Size()
@@ -502,6 +599,8 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 		return err
 	}
 	fileRows := make([]atomic.Int64, len(e.files))
+	prints := make([][]partPrint, len(e.files))
+	var printsMu sync.Mutex
 	var rg sync.WaitGroup
 	sem := make(chan struct{}, W)
 	for _, pt := range ps {
@@ -519,7 +618,7 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 				return
 			}
 			defer func() { <-sem }()
-			err := readRange(e.src, e.files[i].Name, pt.start, pt.end, ro.ChunkRows, progress, func(d *dataset.Data, off int) error {
+			fp, err := readRange(e.src, e.files[i].Name, pt.start, pt.end, ro.ChunkRows, progress, func(d *dataset.Data, off int) error {
 				if ctx.Err() != nil {
 					return context.Cause(ctx)
 				}
@@ -559,11 +658,38 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 			if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
 				fail(err)
 			}
+			if err == nil {
+				printsMu.Lock()
+				prints[i] = append(prints[i], partPrint{start: max(pt.start, 0), fp: fp})
+				printsMu.Unlock()
+			}
 		}()
 	}
 	rg.Wait()
 	for i := range e.files {
 		e.files[i].Rows = fileRows[i].Load()
+	}
+	if ctx.Err() == nil {
+		// every file read whole: the same bytes as the first pass (and as
+		// its size when this pass began), or the data changed
+		fps := make([]Fingerprint, len(e.files))
+		for i, f := range e.files {
+			fps[i] = filePrint(prints[i])
+			var err error
+			switch {
+			case fps[i].Bytes != f.Bytes:
+				err = fmt.Errorf("%w: %s: %d bytes when pass %d began, %d read by its end: the files of a streaming fit must not change while it runs", ErrChanged, f.Name, f.Bytes, n, fps[i].Bytes)
+			case e.seen != nil:
+				err = CheckFingerprint(f.Name, e.seen[i], n, fps[i])
+			}
+			if err != nil {
+				fail(err)
+				break
+			}
+		}
+		if e.seen == nil && ctx.Err() == nil {
+			e.seen = fps
+		}
 	}
 	close(chunks)
 	for _, g := range groups {
@@ -578,10 +704,17 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 		}
 	}
 	if err := context.Cause(ctx); err != nil {
+		if parent.Err() == nil && e.seen != nil && !errors.Is(err, ErrChanged) {
+			// data that changed since the first pass fail in many ways (a
+			// malformed line, a query of another size): name the file
+			if verr := e.verify(n); verr != nil {
+				return verr
+			}
+		}
 		return err
 	}
 	if parent.Err() != nil {
-		return parent.Err()
+		return context.Cause(parent)
 	}
 	merged := accs[0]
 	for _, a := range accs[1:] {
@@ -591,6 +724,39 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 	}
 	if err := plan.Finish(merged, store); err != nil {
 		return err
+	}
+	return nil
+}
+
+// verify reads every file's bytes again, without parsing them, and compares
+// their fingerprints with the first pass's: the ErrChanged of the first file
+// that differs, or nil.
+func (e *engine) verify(n int) error {
+	ps, err := parts(e.src, e.files, e.ro.Workers)
+	if err != nil {
+		return nil
+	}
+	prints := make([][]partPrint, len(e.files))
+	for _, pt := range ps {
+		f, err := os.Open(e.files[pt.file].Name)
+		if err != nil {
+			return nil
+		}
+		var r io.Reader = f
+		if pt.end >= 0 {
+			r = io.NewSectionReader(f, pt.start, pt.end-pt.start)
+		}
+		fp, err := newSumReader(r).fingerprint()
+		f.Close()
+		if err != nil {
+			return nil
+		}
+		prints[pt.file] = append(prints[pt.file], partPrint{start: max(pt.start, 0), fp: fp})
+	}
+	for i, f := range e.files {
+		if err := CheckFingerprint(f.Name, e.seen[i], n, filePrint(prints[i])); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -41,16 +42,25 @@ type Store struct {
 	codes   map[string]int32
 	names   []string
 	writers []*StoreWriter
+	ctx     context.Context
+	release func()
 }
 
 // NewStore creates a store for a grid of lambdas λ values and t outputs in a
 // new temporary directory under dir ("" for the system's).
 func NewStore(dir string, lambdas, t int) (*Store, error) {
+	return NewStoreContext(context.Background(), dir, lambdas, t)
+}
+
+// NewStoreContext is NewStore for a fit under ctx: scoring stops when ctx is
+// cancelled (between λ values), and under a context of NotifyContext the
+// store is registered (HoldCleanup) until Close has removed it.
+func NewStoreContext(ctx context.Context, dir string, lambdas, t int) (*Store, error) {
 	d, err := os.MkdirTemp(dir, "rlskit-predictions-")
 	if err != nil {
 		return nil, fmt.Errorf("stream: prediction store: %w", err)
 	}
-	return &Store{dir: d, lambdas: lambdas, t: t, codes: map[string]int32{}}, nil
+	return &Store{dir: d, lambdas: lambdas, t: t, codes: map[string]int32{}, ctx: ctx, release: HoldCleanup(ctx)}, nil
 }
 
 // StoreWriter appends rows to a store.
@@ -200,6 +210,9 @@ func (s *Store) ScoreWithin(meas measure.Measure, tol [][]float64) (values []flo
 	values, indistinct = make([]float64, s.lambdas), make([]bool, s.lambdas)
 	pred := mat.NewDense(m, s.t, nil)
 	for l := range values {
+		if s.ctx != nil && s.ctx.Err() != nil {
+			return nil, nil, context.Cause(s.ctx)
+		}
 		row := 0
 		for n, w := range s.writers {
 			f, err := os.Open(filepath.Join(s.dir, fmt.Sprintf("w%d.l%d", n, l)))
@@ -243,5 +256,9 @@ func (s *Store) Close() error {
 	for _, w := range s.writers {
 		w.close()
 	}
-	return os.RemoveAll(s.dir)
+	err := os.RemoveAll(s.dir)
+	if s.release != nil {
+		s.release()
+	}
+	return err
 }
