@@ -30,7 +30,7 @@ func runCG(e *env, f *fitFlags, p *plan.Plan, d *dataset.Data, in *learn.Input, 
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	if err := outs.CheckInputs(f.Data, f.Folds, f.BasisRows, f.Preferences); err != nil {
+	if err := outs.CheckInputs(f.inputs...); err != nil {
 		return err
 	}
 	in.Form, in.Tol, in.MaxIter = learn.Iterative, f.Tol, f.MaxIter

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rlskit/rlskit/measure"
 )
@@ -70,6 +71,27 @@ func markFiles(cmd *cobra.Command, names ...string) {
 			panic(err)
 		}
 	}
+}
+
+// outputFlags are, per command, the file flags it writes; every other file
+// flag (markFiles) is an input.
+var outputFlags = map[string]map[string]bool{
+	"fit":     {"model": true, "cv-predictions": true, "report": true},
+	"predict": {"out": true},
+}
+
+// inputFiles returns the values of the input file flags of cmd: the flags
+// marked as files (markFiles) that are not outputs, read off the command's
+// flag definitions so that a new input flag joins the output-collision
+// check (dataset.Outputs.CheckInputs) without being listed anywhere.
+func inputFiles(cmd *cobra.Command) []string {
+	var out []string
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+		if _, file := fl.Annotations[cobra.BashCompFilenameExt]; file && !outputFlags[cmd.Name()][fl.Name] && fl.Value.String() != "" {
+			out = append(out, fl.Value.String())
+		}
+	})
+	return out
 }
 
 // measureValues completes --measure.

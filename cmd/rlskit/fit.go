@@ -28,6 +28,8 @@ type fitFlags struct {
 	// command is the command line as parsed (the flags given, sorted by
 	// name), recorded in the report's provenance.
 	command string
+	// inputs are the values of every input file flag (inputFiles).
+	inputs []string
 	// pretty prints the summary as a table; prettySet says --pretty was given
 	// (else the table is printed when standard output is a terminal).
 	pretty, prettySet bool
@@ -83,6 +85,7 @@ pairs with different labels for cindex); --folds FILE reads one fold per line.`,
 func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	start := time.Now()
 	f.command = commandLine(cmd)
+	f.inputs = inputFiles(cmd)
 	f.prettySet = cmd.Flags().Changed("pretty")
 	p, err := plan.New(&f.Flags, cmd.Flags().Changed)
 	if err != nil {
@@ -111,7 +114,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	if err := outs.CheckInputs(f.Data, f.Folds, f.BasisRows, f.Preferences); err != nil {
+	if err := outs.CheckInputs(f.inputs...); err != nil {
 		return err
 	}
 	d, err := readData(e, f.Data, f.Format, f.Label, f.Qid, 0, f.In)

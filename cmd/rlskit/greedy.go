@@ -28,7 +28,7 @@ func runGreedy(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	if err := outs.CheckInputs(f.Data, f.Folds); err != nil {
+	if err := outs.CheckInputs(f.inputs...); err != nil {
 		return err
 	}
 	d, err := readData(e, f.Data, f.Format, f.Label, f.Qid, 0, f.In)

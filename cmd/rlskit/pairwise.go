@@ -101,11 +101,7 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	inputs := []string{f.Rows, f.Pairs, f.Folds, f.ColFolds, f.ValidationPairs}
-	if !p.Homogeneous {
-		inputs = append(inputs, f.Cols)
-	}
-	if err := outs.CheckInputs(inputs...); err != nil {
+	if err := outs.CheckInputs(f.inputs...); err != nil { // --cols same names no file: it resolves to none
 		return err
 	}
 	rows, err := readObjects(e, "--rows", f.Rows, f.Format, 0, f.In, nil)
@@ -367,7 +363,7 @@ func runPredictPairs(e *env, f *predictFlags) error {
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	if err := outs.CheckInputs(f.modelPath, f.pairs, f.rows, f.cols); err != nil {
+	if err := outs.CheckInputs(f.inputs...); err != nil {
 		return err
 	}
 	pm, err := readFile(f.modelPath, model.LoadPairwise)

@@ -26,6 +26,7 @@ type predictFlags struct {
 	scores                       bool
 	pairs, rows, cols            string          // pairwise models (pairwise.go)
 	in                           plan.InputFlags // --zero-based, --delimiter, --labels
+	inputs                       []string        // every input file flag's value (inputFiles)
 }
 
 func newPredict(e *env) *cobra.Command {
@@ -45,7 +46,7 @@ data, as scikit-learn writes them) unless --zero-based says otherwise.`,
   rlskit predict --model classes.json --data new.csv --scores       # one-vs-all: class, then per-class outputs
   rlskit predict --model kron.json --pairs new-pairs.txt --rows new-drugs.csv`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runPredict(e, f) },
+		RunE: func(cmd *cobra.Command, args []string) error { f.inputs = inputFiles(cmd); return runPredict(e, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.modelPath, "model", "", "model file written by fit --model")
@@ -100,7 +101,7 @@ func runPredict(e *env, f *predictFlags) error {
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	if err := outs.CheckInputs(f.data, f.modelPath, f.in.Labels); err != nil {
+	if err := outs.CheckInputs(f.inputs...); err != nil {
 		return err
 	}
 	commit := func() error {

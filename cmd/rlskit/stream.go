@@ -31,7 +31,7 @@ func runStream(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	if err != nil {
 		return fmt.Errorf("--data %s: %w", f.Data, err)
 	}
-	if err := outs.CheckInputs(append(files, f.BasisRows)...); err != nil {
+	if err := outs.CheckInputs(append(files, f.inputs...)...); err != nil {
 		return err
 	}
 	src, err := p.StreamSource(files)
