@@ -300,9 +300,16 @@ func (k *KronCG) newValidator(v *Validation) (*validator, error) {
 	if len(v.Pairs) == 0 || len(v.Pairs) != len(v.Labels) {
 		return nil, fmt.Errorf("pairwise: %w: %d validation pairs, %d labels", learnErrShape, len(v.Pairs), len(v.Labels))
 	}
+	train := make(map[Pair]bool, len(k.lab.obs))
+	for _, p := range k.lab.obs {
+		train[p] = true
+	}
 	for i, p := range v.Pairs {
 		if p.Row < 0 || p.Row >= k.lab.m || p.Col < 0 || p.Col >= k.lab.q {
 			return nil, fmt.Errorf("%w: validation pair %d (%d, %d) outside %d rows × %d columns", ErrPair, i, p.Row, p.Col, k.lab.m, k.lab.q)
+		}
+		if train[p] {
+			return nil, fmt.Errorf("%w: validation pair %d (%d, %d) is a training observation (or its mirror): early stopping on training data measures nothing", ErrPair, i, p.Row, p.Col)
 		}
 		if math.IsNaN(v.Labels[i]) || math.IsInf(v.Labels[i], 0) {
 			return nil, fmt.Errorf("pairwise: %w: validation label %d is %v", learnErrShape, i, v.Labels[i])

@@ -169,6 +169,9 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 				res.Iterations, res.Residual, p.Tol)
 		}
 	} else {
+		if f.ValidationPairs != "" {
+			return fmt.Errorf("--validation-pairs %s stops conjugate-gradient training early, but the data are complete and --learner %s trains in closed form: give --solver cg, or no --validation-pairs", f.ValidationPairs, p.Learner.Name)
+		}
 		sol, res, tr, ct, err := runComplete(e, f, p, rows, cols, pairs, pf.Labels, m, q, prog, &out)
 		if err != nil {
 			return err
@@ -201,7 +204,9 @@ func runPairCG(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, 
 		opt.Validation = &pairwise.Validation{Pairs: toPairs(vp), Labels: vp.Labels}
 	}
 	res, err := k.Solve(p.Lambdas[0], opt)
-	if err != nil {
+	if err != nil && opt.Validation != nil && errors.Is(err, pairwise.ErrPair) {
+		return nil, fmt.Errorf("--validation-pairs %s: %w", f.ValidationPairs, err)
+	} else if err != nil {
 		return nil, fmt.Errorf("conjugate gradients: %w", err)
 	}
 	return res, nil

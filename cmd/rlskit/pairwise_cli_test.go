@@ -378,6 +378,12 @@ func TestPairwiseCLIErrors(t *testing.T) {
 		{"symmetry heterogeneous", base(full, "--symmetry", "antisymmetric"), "--symmetry applies to homogeneous networks"},
 		{"bad cv", base(full, "--cv", "kfold:5"), "--cv \"kfold:5\": want pairs, rows, cols, both"},
 		{"pairs with K", base(full, "--cv", "pairs:5"), "setting pairs leaves each pair out alone"},
+		// issue 20 item 12: validation pairs were silently ignored on complete
+		// data, and validation pairs that are training pairs were accepted
+		{"validation pairs on complete data", base(full, "--lambda", "1", "--cv", "none", "--validation-pairs", write("v1.txt", "0 0 1\n")),
+			"the data are complete and --learner kronrls trains in closed form"},
+		{"validation pair that is a training pair", base(write("part5.txt", "0 0 1\n1 1 2\n2 0 3\n"), "--lambda", "1", "--validation-pairs", write("v2.txt", "0 1 1\n1 1 5\n")),
+			"validation pair 1 (1, 1) is a training observation"},
 		{"K too large", base(full, "--cv", "rows:5"), "--cv rows:5: selection: invalid cross-validation scheme: rows:5: 5 folds of 3 row objects"},
 		{"measure", base(full, "--measure", "nope"), "--measure"},
 		{"solver cg twostep", []string{"fit", "--learner", "twostep", "--rows", rowsF, "--cols", colsF, "--pairs", full, "--solver", "cg"}, "--solver cg trains --learner kronrls"},
