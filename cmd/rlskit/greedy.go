@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/rlskit/rlskit/cv"
@@ -11,6 +10,7 @@ import (
 	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/report"
+	"github.com/rlskit/rlskit/selection"
 	"github.com/rlskit/rlskit/summary"
 )
 
@@ -82,12 +82,8 @@ func runGreedy(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 
 // greedyWarnings: a choice at the end of what was searched may lie beyond it.
 func greedyWarnings(e *env, res *greedy.Result, p *plan.Plan) {
-	if len(p.Lambdas) > 1 {
-		lo, hi := slices.Min(p.Lambdas), slices.Max(p.Lambdas)
-		if res.Lambda == lo || res.Lambda == hi {
-			fmt.Fprintf(e.stderr, "rlskit: warning: the chosen lambda is the %s end of its grid; the best value may lie beyond it: widen the grid\n",
-				map[bool]string{true: "lower", false: "upper"}[res.Lambda == lo])
-		}
+	if e2, ok := selection.GridEdge("lambda", p.Lambdas, res.Lambda); ok { // the one edge rule
+		edgeWarnings(e, []selection.Edge{e2})
 	}
 	if res.K == len(res.Paths[res.Best].Steps) && res.K > 1 {
 		fmt.Fprintf(e.stderr, "rlskit: note: the criterion was still improving at the last of the %d features selected; more might be better (raise --select)\n", res.K)
