@@ -97,6 +97,10 @@ func (s *sumReader) fingerprint() (Fingerprint, error) {
 	return Fingerprint{Bytes: s.n.Load(), CRC: s.h.Sum32()}, nil
 }
 
+// FingerprintOf reads r to its end and returns its Fingerprint — what a
+// pass reading the same bytes records.
+func FingerprintOf(r io.Reader) (Fingerprint, error) { return newSumReader(r).fingerprint() }
+
 // CheckFingerprint compares a file's fingerprint in pass n with the first
 // pass's: a difference is ErrChanged naming the file.
 func CheckFingerprint(name string, first Fingerprint, n int, got Fingerprint) error {

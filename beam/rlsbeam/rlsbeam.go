@@ -20,13 +20,26 @@
 // through package dataset's reader (gzip detected by its magic bytes), so a
 // malformed row fails the pipeline with the file and line, as on one
 // machine; textio's line elements carry no line numbers, so textio writes the
-// results and the predictions but does not parse the data.
+// results and the predictions but does not parse the data. The worker that
+// reads a shard also writes its fingerprint (stream.Fingerprint: its bytes
+// and their CRC-32C), and the driver compares every pass's with the first's:
+// a shard that changed between passes is stream.ErrChanged naming it.
+//
+// Each fit writes the passes' results under a directory of its own, made
+// with a unique name under Config.TempLocation (or the system's temporary
+// directory), and removes it when it returns — done, failed or cancelled, as
+// by stream.NotifyContext on SIGINT or SIGTERM — so that jobs sharing a
+// temporary location never read each other's files, nor leave the rows'
+// labels and predictions behind.
 package rlsbeam
 
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -48,8 +61,8 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, string, func(string, []byte), func(string), error](&chunkFn{})
-	register.DoFn3x1[context.Context, string, func(string, []byte), error](&rowsFn{})
+	register.DoFn5x1[context.Context, string, func(string, []byte), func(string), func(string), error](&chunkFn{})
+	register.DoFn4x1[context.Context, string, func(string, []byte), func(string), error](&rowsFn{})
 	register.DoFn5x1[context.Context, string, func(*[]byte) bool, func(string, []byte), func(string), error](&groupFn{})
 	register.Combiner1[[]byte](&pieceCombineFn{})
 	register.Function2x1(formatPiece)
@@ -79,8 +92,10 @@ type Config struct {
 	// nil runs Prism in process).
 	Run func(context.Context, *beam.Pipeline) error
 	// TempLocation is a directory every worker and the driver can reach
-	// (shared by all on a cluster) for the passes' results; "" makes a local
-	// temporary directory (Prism, or a cluster on this machine).
+	// (shared by all on a cluster) under which each fit makes a directory of
+	// its own, rlskit-beam-<random>, for the passes' results, and removes it
+	// when it returns; "" is the system's temporary directory (Prism, or a
+	// cluster on this machine).
 	TempLocation string
 	// ChunkRows is the rows a worker parses at a time (default 2048).
 	ChunkRows int
@@ -156,7 +171,7 @@ func match(ctx context.Context, patterns []string) ([]string, error) {
 // rows, then runs one pipeline per pass of the plan and joins its combined
 // statistics. The result equals stream.Run's on the same data to rounding
 // (the same Plan; sums in a different order, in double-double).
-func Fit(ctx context.Context, opt stream.Options, src Source, cfg Config) (*Result, error) {
+func Fit(ctx context.Context, opt stream.Options, src Source, cfg Config) (res *Result, err error) {
 	if cfg.Run == nil {
 		cfg.Run = runPrism
 	}
@@ -188,31 +203,145 @@ func Fit(ctx context.Context, opt stream.Options, src Source, cfg Config) (*Resu
 	if err := plan.SetPilot(pilot); err != nil {
 		return nil, err
 	}
-	temp := cfg.TempLocation
-	if temp == "" {
-		if temp, err = os.MkdirTemp("", "rlskit-beam-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(temp)
+	temp, err := jobDir(cfg.TempLocation)
+	if err != nil {
+		return nil, err
 	}
+	release := stream.HoldCleanup(ctx)
+	defer func() {
+		if rerr := removeJobDir(temp); rerr != nil && err == nil {
+			res, err = nil, rerr
+		}
+		release()
+	}()
 	ws := workerSource{Format: src.Format, Labels: src.CSV.Labels, Qid: src.CSV.Qid, Comma: src.CSV.Comma, ChunkRows: cfg.ChunkRows,
 		ZeroBased: src.SVM.Base == dataset.ZeroBased}
 	if src.Format == "csv" {
 		ws.Header, ws.HasHeader = header, true
 	}
 	n := 0
+	var seen map[string]stream.Fingerprint // the first pass's
 	for pass, more := plan.Next(); more; pass, more = plan.Next() {
 		n++
 		cfg.Progress.Phase(fmt.Sprintf("pass %d (%s)", n, pass.Kind), "", 0)
-		if err := runPass(ctx, cfg, plan, pass, files, ws, fmt.Sprintf("%s/pass-%d", strings.TrimSuffix(temp, "/"), n)); err != nil {
+		prints, err := runPass(ctx, cfg, plan, pass, files, ws, fmt.Sprintf("%s/pass-%d", strings.TrimSuffix(temp, "/"), n), seen, n)
+		if err != nil && seen != nil && ctx.Err() == nil && !errors.Is(err, stream.ErrChanged) {
+			// data that changed fail in many ways: name the shard
+			if verr := verifyShards(files, seen, n); verr != nil {
+				err = verr
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
+			}
 			return nil, fmt.Errorf("pass %d (%s): %w", n, pass.Kind, err)
 		}
+		if seen == nil {
+			seen = prints
+		}
 	}
-	res, err := plan.Result()
+	sres, err := plan.Result()
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Result: res, Files: files, FeatureNames: header}, nil
+	return &Result{Result: sres, Files: files, FeatureNames: header}, nil
+}
+
+// jobDir makes the fit's own directory under the temporary location (""
+// for the system's): rlskit-beam-<random> — created at once on a local file
+// system, named by 128 random bits on another (gs://…), whose objects
+// need no directory.
+func jobDir(location string) (string, error) {
+	if location == "" || !strings.Contains(location, "://") {
+		if location != "" {
+			if err := os.MkdirAll(location, 0o755); err != nil {
+				return "", err
+			}
+		}
+		return os.MkdirTemp(location, "rlskit-beam-")
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(location, "/") + "/rlskit-beam-" + hex.EncodeToString(b[:]), nil
+}
+
+// removeJobDir removes the fit's directory and every file in it (through
+// Beam's filesystems on another file system). It runs when the fit's
+// context may be cancelled, so it uses its own.
+func removeJobDir(dir string) error {
+	if !strings.Contains(dir, "://") {
+		return os.RemoveAll(dir)
+	}
+	ctx := context.Background()
+	fs, err := filesystem.New(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	files, err := fs.List(ctx, dir+"/*")
+	if err != nil {
+		return fmt.Errorf("removing %s: %w", dir, err)
+	}
+	rm, ok := fs.(filesystem.Remover)
+	if !ok {
+		if len(files) > 0 {
+			return fmt.Errorf("removing %s: its file system cannot remove files", dir)
+		}
+		return nil
+	}
+	for _, f := range files {
+		if err := rm.Remove(ctx, f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", f, err)
+		}
+	}
+	return nil
+}
+
+// shardPrint is a shard's fingerprint as the workers write it.
+type shardPrint struct {
+	File string `json:"file"`
+	stream.Fingerprint
+}
+
+// comparePrints checks that the pass read every shard once and, after the
+// first pass, the same bytes as the first.
+func comparePrints(files []string, seen map[string]stream.Fingerprint, n int, prints map[string]stream.Fingerprint) error {
+	for _, f := range files {
+		fp, ok := prints[f]
+		if !ok {
+			return fmt.Errorf("%w: %s: no fingerprint from pass %d's workers", stream.ErrChanged, f, n)
+		}
+		if seen != nil {
+			if err := stream.CheckFingerprint(f, seen[f], n, fp); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// verifyShards reads every shard's bytes again on the driver, without
+// parsing them, and compares their fingerprints with the first pass's: the
+// stream.ErrChanged of the first that differs, or nil.
+func verifyShards(files []string, seen map[string]stream.Fingerprint, n int) error {
+	for _, f := range files {
+		rc, err := open(f)
+		if err != nil {
+			return nil
+		}
+		fp, err := stream.FingerprintOf(rc)
+		rc.Close()
+		if err != nil {
+			return nil
+		}
+		if err := stream.CheckFingerprint(f, seen[f], n, fp); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // workerSource is what workers need to read the shards (JSON in the DoFns).
@@ -241,31 +370,52 @@ func (w workerSource) source() stream.Source {
 	return s
 }
 
-// runPass builds and runs the pipeline of one pass, then joins its pieces
-// and finishes the pass on the driver's plan.
-func runPass(ctx context.Context, cfg Config, plan *stream.Plan, pass stream.Pass, files []string, ws workerSource, dir string) error {
+// runPass builds and runs the pipeline of pass n, checks the shards'
+// fingerprints against the first pass's (seen; nil in the first pass), then
+// joins its pieces and finishes the pass on the driver's plan. It returns
+// the fingerprints.
+func runPass(ctx context.Context, cfg Config, plan *stream.Plan, pass stream.Pass, files []string, ws workerSource, dir string, seen map[string]stream.Fingerprint, n int) (map[string]stream.Fingerprint, error) {
 	cp, err := plan.Checkpoint()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p, s := beam.NewPipelineWithRoot()
 	shards := beam.CreateList(s, files)
-	var pieces, preds beam.PCollection
+	var pieces, preds, prints beam.PCollection
 	if pass.Grouped {
-		rows := beam.ParDo(s, &rowsFn{Source: ws}, shards)
+		var rows beam.PCollection
+		rows, prints = beam.ParDo2(s, &rowsFn{Source: ws}, shards)
 		groups := beam.GroupByKey(s, rows)
 		pieces, preds = beam.ParDo2(s, &groupFn{Checkpoint: cp, Predictions: pass.Predictions}, groups)
 	} else {
-		pieces, preds = beam.ParDo2(s, &chunkFn{Checkpoint: cp, Source: ws, Predictions: pass.Predictions}, shards)
+		pieces, preds, prints = beam.ParDo3(s, &chunkFn{Checkpoint: cp, Source: ws, Predictions: pass.Predictions}, shards)
 	}
 	combined := beam.CombinePerKey(s, &pieceCombineFn{}, pieces)
-	piecesFile, predsFile := dir+"-pieces.txt", dir+"-predictions.txt"
+	piecesFile, predsFile, printsFile := dir+"-pieces.txt", dir+"-predictions.txt", dir+"-shards.txt"
 	textio.Write(s, piecesFile, beam.ParDo(s, formatPiece, combined))
+	textio.Write(s, printsFile, prints)
 	if pass.Predictions {
 		textio.Write(s, predsFile, preds)
 	}
 	if err := cfg.Run(ctx, p); err != nil {
-		return err
+		return nil, err
+	}
+	fps := map[string]stream.Fingerprint{}
+	if err := readLines(ctx, printsFile, func(line string) error {
+		var sp shardPrint
+		if err := json.Unmarshal([]byte(line), &sp); err != nil {
+			return fmt.Errorf("%s: %w", printsFile, err)
+		}
+		if fp, ok := fps[sp.File]; ok && fp != sp.Fingerprint {
+			return stream.CheckFingerprint(sp.File, fp, n, sp.Fingerprint)
+		}
+		fps[sp.File] = sp.Fingerprint
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := comparePrints(files, seen, n, fps); err != nil {
+		return nil, err
 	}
 	var all []stream.Piece
 	if err := readLines(ctx, piecesFile, func(line string) error {
@@ -280,21 +430,21 @@ func runPass(ctx context.Context, cfg Config, plan *stream.Plan, pass stream.Pas
 		all = append(all, stream.Piece{Key: key, Data: b})
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	acc, err := plan.Join(all)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var store *stream.Store
 	if pass.Predictions {
-		if store, err = stream.NewStore("", len(plan.Lambdas()), plan.Outputs()); err != nil {
-			return err
+		if store, err = stream.NewStoreContext(ctx, "", len(plan.Lambdas()), plan.Outputs()); err != nil {
+			return nil, err
 		}
 		defer store.Close()
 		w, err := store.Writer()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := readLines(ctx, predsFile, func(line string) error {
 			b, err := base64.StdEncoding.DecodeString(line)
@@ -307,13 +457,13 @@ func runPass(ctx context.Context, cfg Config, plan *stream.Plan, pass stream.Pas
 			}
 			return w.Write(pr)
 		}); err != nil {
-			return err
+			return nil, err
 		}
 		if err := w.Close(); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return plan.Finish(acc, store)
+	return fps, plan.Finish(acc, store)
 }
 
 // readLines reads a text file through Beam's filesystems (an empty
@@ -361,8 +511,9 @@ func (fn *chunkFn) Setup() error {
 }
 
 // ProcessElement reads one shard, accumulates its rows and emits the pieces
-// (and, for rank measures, the hold-out predictions). O(rows·p²).
-func (fn *chunkFn) ProcessElement(ctx context.Context, file string, emit func(string, []byte), emitPred func(string)) error {
+// (and, for rank measures, the hold-out predictions) and the shard's
+// fingerprint. O(rows·p²).
+func (fn *chunkFn) ProcessElement(ctx context.Context, file string, emit func(string, []byte), emitPred func(string), emitPrint func(string)) error {
 	a, err := fn.plan.NewAccumulator()
 	if err != nil {
 		return err
@@ -373,13 +524,16 @@ func (fn *chunkFn) ProcessElement(ctx context.Context, file string, emit func(st
 			return nil
 		}
 	}
-	err = stream.ReadShard(fn.Source.source(), file, fn.Source.ChunkRows, nil, func(d *dataset.Data, off int) error {
+	fp, err := stream.ReadShardFingerprint(fn.Source.source(), file, fn.Source.ChunkRows, nil, func(d *dataset.Data, off int) error {
 		if err := a.AddChunk(d); err != nil {
 			return fmt.Errorf("%s: data rows %d–%d: %w", file, off+1, off+d.Rows(), err)
 		}
 		return nil
 	})
 	if err != nil {
+		return err
+	}
+	if err := emitFingerprint(emitPrint, file, fp); err != nil {
 		return err
 	}
 	pieces, err := a.Pieces()
@@ -397,9 +551,10 @@ type rowsFn struct {
 	Source workerSource
 }
 
-// ProcessElement emits every row of one shard keyed by its query id.
-func (fn *rowsFn) ProcessElement(ctx context.Context, file string, emit func(string, []byte)) error {
-	return stream.ReadShard(fn.Source.source(), file, fn.Source.ChunkRows, nil, func(d *dataset.Data, off int) error {
+// ProcessElement emits every row of one shard keyed by its query id, and
+// the shard's fingerprint.
+func (fn *rowsFn) ProcessElement(ctx context.Context, file string, emit func(string, []byte), emitPrint func(string)) error {
+	fp, err := stream.ReadShardFingerprint(fn.Source.source(), file, fn.Source.ChunkRows, nil, func(d *dataset.Data, off int) error {
 		if d.Queries == nil {
 			return fmt.Errorf("%s: data rows %d–%d: %w: rows without query ids", file, off+1, off+d.Rows(), stream.ErrData)
 		}
@@ -408,6 +563,20 @@ func (fn *rowsFn) ProcessElement(ctx context.Context, file string, emit func(str
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return emitFingerprint(emitPrint, file, fp)
+}
+
+// emitFingerprint emits a shard's fingerprint as a JSON line.
+func emitFingerprint(emit func(string), file string, fp stream.Fingerprint) error {
+	b, err := json.Marshal(shardPrint{File: file, Fingerprint: fp})
+	if err != nil {
+		return err
+	}
+	emit(string(b))
+	return nil
 }
 
 // groupFn accumulates whole groups (a grouped pass).
