@@ -12,12 +12,16 @@ import (
 
 // ExpandFiles returns the data files named by paths and shell patterns
 // (filepath.Match syntax: "dir/part-*.svm.gz"), each pattern's matches sorted
-// by name, in the order the patterns are given, without repeats. A pattern
-// that matches nothing, or a path that is a directory, is an error (ErrEmpty,
+// by name, in the order the patterns are given, without repeats: a file
+// named twice — by the same name, or by two (a symbolic link to a shard
+// next to it, a hard link, "./a" and "a") — is kept once, under the first
+// of its names, so that no shard is read twice. A pattern that matches
+// nothing, or a path that is a directory, is an error (ErrEmpty,
 // ErrOptions): a shard is never silently missing. O(files · log files).
 func ExpandFiles(patterns ...string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
+	kept := map[int64][]os.FileInfo{} // the files kept by size, for os.SameFile
 	for _, pat := range patterns {
 		matches, err := filepath.Glob(pat)
 		if err != nil {
@@ -38,10 +42,15 @@ func ExpandFiles(patterns ...string) ([]string, error) {
 			if st.IsDir() {
 				return nil, fmt.Errorf("%w: %s is a directory, not a data file", ErrOptions, m)
 			}
-			if !seen[m] {
-				seen[m] = true
-				out = append(out, m)
+			if seen[m] {
+				continue
 			}
+			seen[m] = true
+			if slices.ContainsFunc(kept[st.Size()], func(fi os.FileInfo) bool { return os.SameFile(fi, st) }) {
+				continue // another name of a file kept
+			}
+			kept[st.Size()] = append(kept[st.Size()], st)
+			out = append(out, m)
 		}
 	}
 	return out, nil

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -102,10 +101,12 @@ func (p *Plan) StreamOptions() (stream.Options, error) {
 
 // StreamSource returns the reader options of a streaming fit over files (or
 // file patterns; the first one's name decides the format unless --format
-// gives it): svmlight or CSV, the CSV delimiter, label and query columns,
-// and the svmlight index base — 1-based unless --zero-based true, since
-// shards are read apart and an automatic base could differ between them.
-// Its errors are failures of the input, not usage errors.
+// gives it, as fit's reader does: dataset.FormatOf): svmlight or CSV (.csv,
+// .tsv), the CSV delimiter, label and query columns, and the svmlight index
+// base — 1-based unless --zero-based true, since shards are read apart and
+// an automatic base could differ between them. A NumPy or Parquet file is
+// an error saying so. Its errors are failures of the input, not usage
+// errors.
 func (p *Plan) StreamSource(files []string) (stream.Source, error) {
 	f := p.flags
 	if len(files) == 0 {
@@ -116,12 +117,16 @@ func (p *Plan) StreamSource(files []string) (stream.Source, error) {
 		return stream.Source{}, fmt.Errorf("--format %q: want svmlight or csv", format)
 	}
 	if format == "" {
-		name := strings.ToLower(filepath.Base(files[0]))
-		name = strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".gzip")
-		format = "svmlight"
-		if strings.HasSuffix(name, ".csv") {
-			format = "csv"
+		// the reader fit's would choose (dataset.FormatOf): a NumPy or
+		// Parquet file is refused as what it is, not read as svmlight
+		for _, name := range files {
+			switch k := dataset.FormatOf(strings.TrimSuffix(name, ".gzip")); k {
+			case "npy", "npz", "parquet":
+				what := map[string]string{"npy": "a NumPy .npy file", "npz": "a NumPy .npz archive", "parquet": "a Parquet file"}[k]
+				return stream.Source{}, fmt.Errorf("%s is %s: --stream reads svmlight or CSV shards, a row a line, in passes; fit it in memory (without --stream), or convert it to CSV or svmlight", name, what)
+			}
 		}
+		format = dataset.FormatOf(strings.TrimSuffix(files[0], ".gzip"))
 	}
 	src := stream.Source{Files: files, Format: format}
 	if f.In.ZeroBased == "true" {

@@ -391,3 +391,22 @@ func TestPrismReliabSharedTempLocation(t *testing.T) {
 		t.Errorf("left in the temporary location: %s", e.Name())
 	}
 }
+
+// TestPrismReliabSymlinkedShard is issue 20 item 12 for Beam: a symbolic
+// link to a shard, matched by the pattern next to it, is read once.
+func TestPrismReliabSymlinkedShard(t *testing.T) {
+	dir := shards(t, 120, 2, false)
+	files, _ := filepath.Glob(filepath.Join(dir, "part-*"))
+	if err := os.Symlink(filepath.Join(dir, "part-00.svm"), filepath.Join(dir, "part-02.svm")); err != nil {
+		t.Skip(err)
+	}
+	mse, _ := measure.ByName("mse")
+	opt := stream.Options{Learner: learn.RLS, Loss: learn.Squared, Kernel: kernel.Spec{Name: "linear", Bias: 1}, CV: "kfold:3", Lambdas: []float64{1}, Measure: mse}
+	got, err := Fit(context.Background(), opt, Source{Patterns: []string{filepath.Join(dir, "part-*")}, Format: "svmlight"}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Rows != 120 || len(got.Files) != len(files) {
+		t.Errorf("%d rows from %q, want 120 from %q", got.Rows, got.Files, files)
+	}
+}

@@ -45,6 +45,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -139,10 +140,13 @@ func (c *closeBoth) Close() error {
 }
 
 // match expands the patterns through Beam's filesystems, each pattern's
-// matches sorted, in order, without repeats; a pattern matching nothing is an error.
+// matches sorted, in order, without repeats — a local file named twice (a
+// symbolic or hard link next to it) kept once, under its first name; a
+// pattern matching nothing is an error.
 func match(ctx context.Context, patterns []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
+	var local []os.FileInfo // the local files kept
 	for _, pat := range patterns {
 		fs, err := filesystem.New(ctx, pat)
 		if err != nil {
@@ -158,10 +162,19 @@ func match(ctx context.Context, patterns []string) ([]string, error) {
 		}
 		sort.Strings(files)
 		for _, f := range files {
-			if !seen[f] {
-				seen[f] = true
-				out = append(out, f)
+			if seen[f] {
+				continue
 			}
+			seen[f] = true
+			if !strings.Contains(f, "://") {
+				if st, err := os.Stat(f); err == nil {
+					if slices.ContainsFunc(local, func(fi os.FileInfo) bool { return os.SameFile(fi, st) }) {
+						continue
+					}
+					local = append(local, st)
+				}
+			}
+			out = append(out, f)
 		}
 	}
 	return out, nil
