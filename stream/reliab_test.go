@@ -368,3 +368,101 @@ func TestStreamReliabChangedBetweenPasses(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamReliabZeroRowsPredictZero: the rankers' models have no
+// intercept, so a row without features (label-only svmlight rows) is
+// predicted exactly 0 by every training set, as in memory — ties among such
+// rows are exact, not rounding noise left to the tie tolerance. Every
+// hold-out prediction the accumulators emit for such a row is 0, for
+// k-fold, leave-one-out, leave-group-out (whole groups) and the query loss.
+func TestStreamReliabZeroRowsPredictZero(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(6, 1))
+	var b strings.Builder
+	for i := 0; i < 80; i++ { // rows 0, 6, 12, … without features
+		fmt.Fprintf(&b, "%d qid:%d", i, i%5) // the label names the row
+		if i%6 != 0 {
+			fmt.Fprintf(&b, " 1:%g 2:%g", 3+rng.NormFloat64(), rng.NormFloat64())
+		}
+		b.WriteString("\n")
+	}
+	data := writeFile(t, dir, "d.svm", b.String())
+	d, err := dataset.ReadFile(data, "svmlight", dataset.CSVOptions{}, dataset.SVMLightOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cindex, _ := measure.ByName("cindex")
+	for _, c := range []struct {
+		learner learn.Name
+		cv      string
+	}{{learn.GlobalRank, "kfold:4"}, {learn.GlobalRank, "loo"}, {learn.GlobalRank, "lgo"}, {learn.QueryRank, "lqo"}, {learn.QueryRank, "loo"}, {learn.QueryRank, "kfold:3"}} {
+		t.Run(string(c.learner)+"/"+c.cv, func(t *testing.T) {
+			p, err := NewPlan(Options{Learner: c.learner, Kernel: kernel.Spec{Name: "linear"}, CV: c.cv, Seed: 1, Lambdas: []float64{1e-3, 1, 100}, Measure: cindex})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := Rows(d)
+			if err := p.SetPilot(rows); err != nil {
+				t.Fatal(err)
+			}
+			zeros := 0
+			for pass, more := p.Next(); more; pass, more = p.Next() {
+				a, err := p.NewAccumulator()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var store *Store
+				if pass.Predictions {
+					if store, err = NewStore(t.TempDir(), 3, 1); err != nil {
+						t.Fatal(err)
+					}
+					w, _ := store.Writer()
+					a.Emit = func(pr Prediction) error {
+						if len(pr.P) > 0 && pr.Group != "" && isZeroRow(rows, pr) {
+							zeros++
+							for k, v := range pr.P {
+								if v != 0 {
+									t.Errorf("a row without features: prediction %d is %g, want exactly 0", k, v)
+								}
+							}
+						}
+						return w.Write(pr)
+					}
+					defer store.Close()
+					defer w.Close()
+				}
+				if pass.Grouped {
+					groups := map[string][]Row{}
+					for _, r := range rows {
+						groups[r.Group] = append(groups[r.Group], r)
+					}
+					for _, g := range sortedKeys(groups) {
+						if err := a.AddGroup(groups[g]); err != nil {
+							t.Fatal(err)
+						}
+					}
+				} else if err := a.AddChunk(d); err != nil {
+					t.Fatal(err)
+				}
+				if store != nil {
+					for _, w := range store.writers {
+						w.Close()
+					}
+				}
+				if err := p.Finish(a, store); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if zeros == 0 {
+				t.Fatal("no prediction of a row without features")
+			}
+		})
+	}
+}
+
+// isZeroRow reports whether the prediction is of one of the rows without
+// features (the label names the row).
+func isZeroRow(rows []Row, pr Prediction) bool {
+	r := rows[int(pr.Y[0])]
+	return len(r.Value) == 0 && r.Group == pr.Group
+}
