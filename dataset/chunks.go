@@ -50,7 +50,10 @@ func readWhole(p rowParser) (*Data, error) {
 // holds every name seen so far. A chunk's svmlight width is SVMLightOptions.Width,
 // or else the largest index read so far; SVMLightOptions.Dense needs a Width
 // (ErrOptions), so that every chunk has the same columns. An input without
-// data rows is an error (ErrEmpty), and fn is not called.
+// data rows is an error (ErrEmpty), and fn is not called. The bounds are
+// those of the whole-file readers, with the decompression budget
+// (EnvMaxDecompressed) applying to each chunk's text: a gzip stream of any
+// length is read, a chunk that would hold more is refused (ErrLimit).
 func ReadChunks(r io.Reader, name, format string, csv CSVOptions, svm SVMLightOptions, rows int, fn func(d *Data, offset int) error) error {
 	name = inputName(name)
 	if rows < 1 {

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -51,7 +52,11 @@ const (
 // lines are skipped, and any other line is a record (a line of spaces is a
 // record with an empty value, an error). Values are decimal numbers: no
 // underscores, hexadecimal, NaN or infinities. Missing values are not
-// supported.
+// supported. A record (a line, or the lines of a quoted field) longer than
+// the line bound (EnvMaxLine, 64 MiB by default; it costs up to three times
+// that, in encoding/csv's buffers), or gzip input decompressing beyond the
+// decompression budget (EnvMaxDecompressed), is an error naming the line
+// (ErrLimit).
 //
 // ReadCSV is ReadChunks with a single chunk: both apply the same rules.
 func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
@@ -76,6 +81,8 @@ func skipBOM(br *bufio.Reader) {
 type csvParser struct {
 	name       string
 	cr         *csv.Reader
+	rl         *recordLimit
+	gz         *gzipText // the decompressor of gzip input, nil for plain input
 	headerLine int
 	ncol       int
 	roles      []int
@@ -102,7 +109,11 @@ func newCSVParser(r io.Reader, name string, opt CSVOptions) (*csvParser, error) 
 	if comma != 0 && (!utf8.ValidRune(comma) || comma == utf8.RuneError || comma == '"' || comma == '\r' || comma == '\n' || comma == '\ufeff') {
 		return nil, fmt.Errorf("%w: %s: invalid delimiter %q", ErrOptions, name, comma)
 	}
-	br, err := textReader(r)
+	lim, err := readLimits()
+	if err != nil {
+		return nil, readErr(name, 0, err)
+	}
+	br, gz, err := openText(r)
 	if err != nil {
 		return nil, readErr(name, 0, err)
 	}
@@ -110,19 +121,20 @@ func newCSVParser(r io.Reader, name string, opt CSVOptions) (*csvParser, error) 
 	if comma == 0 {
 		comma = detectDelimiter(br)
 	}
-	cr := csv.NewReader(br)
+	rl := &recordLimit{r: br, lim: lim, startLine: 1}
+	cr := csv.NewReader(rl)
 	cr.Comma = comma
 	cr.FieldsPerRecord = -1 // checked here, for better messages
 	cr.ReuseRecord = true
 
-	rec, err := cr.Read()
+	p := &csvParser{name: name, cr: cr, rl: rl, gz: gz, qidCol: -1}
+	rec, err := p.read()
 	if err == io.EOF {
 		return nil, perr(name, 0, 0, "", ErrEmpty, "empty file (no header row)")
 	}
 	if err != nil {
-		return nil, csvError(name, err)
+		return nil, err
 	}
-	p := &csvParser{name: name, cr: cr, qidCol: -1}
 	p.headerLine, _ = cr.FieldPos(0)
 	p.svmHint = looksLikeSVMLight(strings.Join(rec, string(comma)))
 	header := make([]string, len(rec))
@@ -191,12 +203,12 @@ func newCSVParser(r io.Reader, name string, opt CSVOptions) (*csvParser, error) 
 // next reads one record into the pending rows; false at the end of input.
 func (p *csvParser) next() (bool, error) {
 	cr, name := p.cr, p.name
-	rec, err := cr.Read()
+	rec, err := p.read()
 	if err == io.EOF {
 		return false, nil
 	}
 	if err != nil {
-		return false, csvError(name, err)
+		return false, err
 	}
 	if len(rec) != p.ncol {
 		line, _ := cr.FieldPos(0)
@@ -207,6 +219,7 @@ func (p *csvParser) next() (bool, error) {
 		}
 		return false, perr(name, line, 0, "", ErrRagged, "row has %d fields, header has %d", len(rec), p.ncol)
 	}
+	held := int64(8 * len(rec)) // features, labels and query code
 	for j, f := range rec {
 		role := p.roles[j]
 		if role == roleQid {
@@ -221,6 +234,7 @@ func (p *csvParser) next() (bool, error) {
 				q = strings.Clone(q)
 				p.qcode[q] = c
 				p.qnames = append(p.qnames, q)
+				held += int64(len(q)) + qidCost
 			}
 			p.queries = append(p.queries, c)
 			continue
@@ -238,6 +252,12 @@ func (p *csvParser) next() (bool, error) {
 			p.xs = append(p.xs, v)
 		} else {
 			p.labRow[role] = v
+		}
+	}
+	if p.gz != nil {
+		line, _ := cr.FieldPos(0)
+		if err := p.gz.charge(held, line); err != nil {
+			return false, &ParseError{File: name, Line: line, Err: err}
 		}
 	}
 	p.ys = append(p.ys, p.labRow...)
@@ -273,7 +293,91 @@ func (p *csvParser) take() (*Data, error) {
 		d.LabelNames = slices.Clone(p.labels)
 	}
 	p.xs, p.ys, p.queries, p.m = nil, nil, nil, 0
+	p.gz.release() // the rows read are handed over
 	return d, nil
+}
+
+// read reads the next record within the line bound: io.EOF at the end, else
+// a *ParseError.
+func (p *csvParser) read() ([]string, error) {
+	rec, err := p.cr.Read()
+	if err == io.EOF {
+		return nil, err
+	}
+	if err != nil {
+		return nil, csvError(p.name, err)
+	}
+	end := p.cr.InputOffset()
+	if max := p.rl.lim.line; max > 0 && p.rl.length(end) > max {
+		line, _ := p.cr.FieldPos(0)
+		return nil, &ParseError{File: p.name, Line: line, Err: p.rl.lim.lineError("the CSV record", line)}
+	}
+	p.rl.next(end)
+	return rec, nil
+}
+
+// recordLimit feeds the CSV reader at most the line bound past the start of
+// the record being read (and the 4 KiB the CSV reader reads ahead), so that
+// a record of any length, a line or lines within a quoted field, costs at
+// most about three times the bound (the CSV reader's line, record and field
+// buffers); csvParser.read checks each record's exact length.
+type recordLimit struct {
+	r         io.Reader
+	lim       limits
+	start     int64 // offset of the record being read
+	startLine int   // its line
+	total     int64 // bytes delivered
+	lines     int   // line breaks delivered
+	recent    []byte
+	err       error
+}
+
+// csvReadAhead is the CSV reader's buffer (bufio's default size).
+const csvReadAhead = 4096
+
+func (l *recordLimit) Read(b []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	if max := l.lim.line; max > 0 {
+		room := l.start + max + 2 + csvReadAhead - l.total
+		if room <= 0 {
+			l.err = l.lim.lineError("the CSV record", l.startLine)
+			return 0, l.err
+		}
+		if int64(len(b)) > room {
+			b = b[:room]
+		}
+	}
+	n, err := l.r.Read(b)
+	l.total += int64(n)
+	l.lines += bytes.Count(b[:n], []byte{'\n'})
+	// the bytes the CSV reader may not have consumed yet
+	l.recent = append(l.recent, b[:n]...)
+	if k := len(l.recent) - 2*csvReadAhead; k > 0 {
+		l.recent = append(l.recent[:0], l.recent[k:]...)
+	}
+	return n, err
+}
+
+// length returns the bytes of the record that ends at offset end, without
+// its line break.
+func (l *recordLimit) length(end int64) int64 {
+	n := end - l.start
+	k := int64(len(l.recent)) - (l.total - end) // end within recent
+	for _, c := range []byte{'\n', '\r'} {
+		if n > 0 && k > 0 && l.recent[k-1] == c {
+			n, k = n-1, k-1
+		}
+	}
+	return n
+}
+
+// next starts a record at offset end (the CSV reader's InputOffset), after
+// the line breaks before it.
+func (l *recordLimit) next(end int64) {
+	ahead := l.recent[max(int64(len(l.recent))-(l.total-end), 0):]
+	l.start, l.startLine = end, l.lines-bytes.Count(ahead, []byte{'\n'})+1
 }
 
 // emptyError is the error for an input without data rows.

@@ -9,7 +9,12 @@
 // the fly; a truncated or corrupt stream is an error on the line (text) or
 // at the byte (NumPy) the data end in, wrapping a *GzipError. NumPy and
 // Parquet files declare their sizes; they are checked against the bytes the
-// file holds before anything is allocated. Readers never panic on malformed input; every error they
+// file holds before anything is allocated. Reading is bounded (see
+// EnvMaxLine and EnvMaxDecompressed): a text line or CSV record longer than
+// 64 MiB, or compressed input expanding beyond a share of the memory the
+// process may use, is an error (ErrLimit) naming the file, the line or
+// entry, the limit and the environment variable that raises it — never an
+// out-of-memory crash. Readers never panic on malformed input; every error they
 // return is a *ParseError naming the file, line and, where it applies, the
 // 1-based column (field) and offending token, and wraps one of the sentinel
 // errors below so callers can test it with errors.Is.
@@ -134,7 +139,8 @@ var (
 	ErrOutOfRange = errors.New("dataset: index out of range")
 	// ErrDuplicate reports a row index given twice in a fold or index file.
 	ErrDuplicate = errors.New("dataset: duplicate index")
-	// ErrOptions reports invalid reader or writer arguments.
+	// ErrOptions reports invalid reader or writer arguments, or a malformed
+	// RLSKIT_MAX_LINE or RLSKIT_MAX_DECOMPRESSED.
 	ErrOptions = errors.New("dataset: invalid options")
 )
 
@@ -211,10 +217,20 @@ func perr(file string, line, col int, tok string, sentinel error, format string,
 }
 
 // readErr wraps an I/O error met while reading the given line. A
-// decompression error names its own line: the one the compressed data end in.
+// decompression error names its own line: the one the compressed data end in;
+// a bound reached names the line it was reached in, and is not a read error;
+// an invalid option (a malformed limit variable) names no line.
 func readErr(file string, line int, err error) *ParseError {
-	var gz *GzipError
-	if errors.As(err, &gz) {
+	var (
+		gz  *GzipError
+		lim *LimitError
+	)
+	switch {
+	case errors.As(err, &lim):
+		return &ParseError{File: file, Line: lim.Line, Err: err}
+	case errors.Is(err, ErrOptions):
+		return &ParseError{File: file, Err: err}
+	case errors.As(err, &gz):
 		line = gz.line()
 	}
 	return &ParseError{File: file, Line: line, Err: fmt.Errorf("read: %w", err)}
@@ -355,8 +371,9 @@ func FormatOf(path string) string {
 // arrays), "parquet" (the CSV options name the label and query columns), or
 // "" to choose by the file name (FormatOf). Any of them may be
 // gzip-compressed (detected by content, whatever the name); a compressed npz
-// or Parquet file, or one read from standard input, is held in memory whole.
-// The options for the formats not used are ignored.
+// or Parquet file, or one read from standard input, is held in memory whole,
+// within the decompression budget (EnvMaxDecompressed). The options for the
+// formats not used are ignored.
 func ReadFile(path string, format string, csv CSVOptions, svm SVMLightOptions) (*Data, error) {
 	format = strings.ToLower(format)
 	if format == "" {
@@ -394,15 +411,27 @@ func ReadFile(path string, format string, csv CSVOptions, svm SVMLightOptions) (
 	case "svmlight":
 		return ReadSVMLight(r, name, svm)
 	}
-	// npz and Parquet need random access: a plain file is read in place,
-	// anything else (gzip, standard input) in memory.
+	return readRandomAccess(r, at, size, name, format, csv)
+}
+
+// readRandomAccess reads an npz or Parquet data set, which needs random
+// access: a plain file (at, of size bytes) is read in place, anything else
+// (gzip, standard input: at nil) from r in memory, a gzip stream within the
+// decompression budget.
+func readRandomAccess(r io.Reader, at io.ReaderAt, size int64, name, format string, csv CSVOptions) (*Data, error) {
 	br, gz, err := openText(r)
 	if err != nil {
 		return nil, readErr(name, 0, err)
 	}
-	if gz || at == nil {
+	if gz != nil || at == nil {
 		b, err := io.ReadAll(br)
 		if err != nil {
+			var lim *LimitError
+			if errors.As(err, &lim) {
+				binary := *lim // a binary file has no lines
+				binary.Line, binary.What = 0, "the decompressed "+format+" file"
+				err = &binary
+			}
 			return nil, readErr(name, 0, err)
 		}
 		at, size = bytes.NewReader(b), int64(len(b))

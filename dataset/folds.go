@@ -11,7 +11,9 @@ import (
 // name is used in error messages. Each non-blank line is one fold: its
 // whitespace-separated 0-based row indices. Text after '#' is a comment.
 // Every index must be an integer in [0,m) and appear at most once in the
-// whole file. A file without folds is an error (ErrEmpty).
+// whole file. A file without folds is an error (ErrEmpty); a line longer
+// than the line bound (EnvMaxLine), or gzip input beyond the decompression
+// budget (EnvMaxDecompressed), is ErrLimit.
 func ReadFolds(r io.Reader, name string, m int) ([][]int, error) {
 	name = inputName(name)
 	if err := checkIndexArgs(r, name, m); err != nil {
@@ -65,7 +67,9 @@ func ReadFolds(r io.Reader, name string, m int) ([][]int, error) {
 // of m rows from r, spread over any number of lines; name is used in error
 // messages. Text after '#' is a comment. Every index must be an integer in
 // [0,m) and appear at most once. A file without indices is an error
-// (ErrEmpty). The indices are returned in file order.
+// (ErrEmpty); a line longer than the line bound (EnvMaxLine), or gzip input
+// beyond the decompression budget (EnvMaxDecompressed), is ErrLimit. The
+// indices are returned in file order.
 func ReadIndices(r io.Reader, name string, m int) ([]int, error) {
 	name = inputName(name)
 	if err := checkIndexArgs(r, name, m); err != nil {

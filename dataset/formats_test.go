@@ -123,7 +123,7 @@ func gz(b []byte) []byte {
 }
 
 // npzBytes zips arrays as numpy.savez (Store) or savez_compressed (Deflate).
-func npzBytes(t *testing.T, method uint16, arrays map[string][]byte) []byte {
+func npzBytes(t testing.TB, method uint16, arrays map[string][]byte) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)

@@ -2,53 +2,87 @@ package dataset
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"strings"
 )
 
-// lineReader reads a stream one line at a time, of any length, counting lines.
-// gzip-compressed input is decompressed on the fly (see textReader).
+// lineReader reads a stream one line at a time, counting lines, a line of at
+// most the line bound (readLimits; EnvMaxLine). gzip-compressed input is
+// decompressed on the fly (see textReader), within the decompression budget.
 type lineReader struct {
 	src  io.Reader
 	br   *bufio.Reader
-	line int   // number of the line last returned
-	err  error // first read error other than io.EOF
+	gz   *gzipText // the decompressor of gzip input, nil for plain input
+	lim  limits
+	long []byte // a line longer than br's buffer, gathered
+	line int    // number of the line last returned
+	err  error  // first read error other than io.EOF, or the bound reached
 }
 
 func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{src: r}
+	lr := &lineReader{src: r}
+	lr.lim, lr.err = readLimits()
+	return lr
 }
 
 // next returns the next line without its "\n" or "\r\n" terminator (and, on
 // the first line, without a UTF-8 byte order mark). It returns false at the
-// end of input or on a read error, which is then left in lr.err.
+// end of input or on a read error, which is then left in lr.err: a
+// *LimitError for a line longer than the bound, found once the bound (plus a
+// terminator) has been read, so memory stays within twice the bound.
 func (lr *lineReader) next() (string, bool) {
 	if lr.err != nil {
 		return "", false
 	}
 	if lr.br == nil {
-		if lr.br, lr.err = textReader(lr.src); lr.err != nil {
+		if lr.br, lr.gz, lr.err = openText(lr.src); lr.err != nil {
 			return "", false
 		}
 	}
-	s, err := lr.br.ReadString('\n')
+	b, err := lr.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		lr.long = append(lr.long[:0], b...)
+		for err == bufio.ErrBufferFull {
+			if max := lr.lim.line; max > 0 && int64(len(lr.long)) > max+2 {
+				lr.err, lr.long = lr.lim.lineError("the line", lr.line+1), nil
+				return "", false
+			}
+			b, err = lr.br.ReadSlice('\n')
+			lr.long = append(lr.long, b...)
+		}
+		b = lr.long
+	}
 	if err != nil {
 		if err != io.EOF {
-			lr.err = err
+			lr.err, lr.long = err, nil
 			return "", false
 		}
-		if s == "" {
+		if len(b) == 0 {
+			lr.long = nil
 			return "", false
 		}
 	}
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	b = bytes.TrimSuffix(b, []byte("\r"))
+	if max := lr.lim.line; max > 0 && int64(len(b)) > max {
+		lr.err, lr.long = lr.lim.lineError("the line", lr.line+1), nil
+		return "", false
+	}
 	lr.line++
-	s = strings.TrimSuffix(s, "\n")
-	s = strings.TrimSuffix(s, "\r")
+	s := string(b)
+	if cap(lr.long) > 1<<20 {
+		lr.long = nil // a long line's buffer is not kept
+	}
 	if lr.line == 1 {
 		s = strings.TrimPrefix(s, "\ufeff")
 	}
 	return s, true
 }
+
+// release returns the decompressed bytes read so far to the budget: the
+// caller has handed over what it parsed from them.
+func (lr *lineReader) release() { lr.gz.release() }
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'

@@ -52,8 +52,15 @@ func npyErr(name string, at int64, format string, args ...any) *ParseError {
 // the input simply ended (io.EOF, io.ErrUnexpectedEOF): a decompression
 // error names its compressed byte.
 func npyReadErr(name string, err error) error {
-	var gz *GzipError
+	var (
+		gz  *GzipError
+		lim *LimitError
+	)
 	switch {
+	case errors.As(err, &lim):
+		binary := *lim // a binary file has no lines
+		binary.Line = 0
+		return &ParseError{File: name, Err: &binary}
 	case errors.As(err, &gz):
 		return &ParseError{File: name, Byte: gz.Offset, Err: fmt.Errorf("read: %w", err)}
 	case err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
@@ -242,44 +249,112 @@ func (a *npyArray) dataBytes() (int64, bool) {
 	return n, true
 }
 
-// readNpyData reads the array's data from r (positioned just after the
-// header) and decodes it with npyio into a rows×cols matrix. With size ≥ 0
-// (the bytes r holds, header included) the declared shape is checked against
-// it before any allocation; with size < 0 (a stream) the data are read in
-// pieces, so memory follows the bytes that really arrive.
-func readNpyData(r io.Reader, name string, size int64, a *npyArray) (*mat.Dense, error) {
+// npyBudget is the decompression budget that compressed NumPy data draw on
+// (a gzip .npy, the deflated entries of one .npz together), charged 8 bytes
+// (one float64) an element before the data are read; nil for plain input.
+type npyBudget struct {
+	lim  limits
+	used int64
+}
+
+// charge takes the array's decoded size from the budget, or returns the
+// *ParseError of an array that would exceed it.
+func (b *npyBudget) charge(name string, a *npyArray) error {
+	if b == nil || b.lim.budget <= 0 {
+		return nil
+	}
+	n, ok := a.dataBytes()
+	if ok && a.size < 8 {
+		if n > math.MaxInt64/8 {
+			ok = false
+		} else {
+			n = n / int64(a.size) * 8
+		}
+	}
+	if !ok || n > b.lim.budget-b.used {
+		if !ok {
+			n = math.MaxInt64
+		}
+		what := fmt.Sprintf("the array (shape %v of %s) decoded to float64", a.shape, a.descr)
+		if b.used > 0 {
+			what = fmt.Sprintf("the array (shape %v of %s) decoded to float64, after %d bytes of the arrays before,", a.shape, a.descr, b.used)
+		}
+		return &ParseError{File: name, Err: b.lim.budgetError(what, n, 0)}
+	}
+	b.used += n
+	return nil
+}
+
+// npyPiece is the bytes of data decoded at a time.
+const npyPiece = 4 << 20
+
+// readNpyPieces reads the array's data from r (positioned just after the
+// header) and hands them to fn in pieces of whole elements, in file order.
+// With size ≥ 0 (the bytes r holds, header included) the declared shape is
+// checked against it first; with size < 0 (a stream) against the budget,
+// and memory then follows the bytes that really arrive.
+func readNpyPieces(r io.Reader, name string, size int64, a *npyArray, bud *npyBudget, fn func(piece []byte) error) error {
 	want, ok := a.dataBytes()
 	if !ok || (size >= 0 && want > size-a.start) {
-		return nil, npyErr(name, a.start, "shape %v of %s declares %s bytes of data, the file holds %d after the header (a truncated file?)",
+		return npyErr(name, a.start, "shape %v of %s declares %s bytes of data, the file holds %d after the header (a truncated file?)",
 			a.shape, a.descr, bigCount(want, ok), max(size-a.start, 0))
 	}
 	if size >= 0 && want < size-a.start {
-		return nil, npyErr(name, a.start+want, "%d bytes after the data of shape %v", size-a.start-want, a.shape)
+		return npyErr(name, a.start+want, "%d bytes after the data of shape %v", size-a.start-want, a.shape)
 	}
-	var buf bytes.Buffer
+	if err := bud.charge(name, a); err != nil {
+		return err
+	}
+	buf := make([]byte, min(want, npyPiece))
 	for got := int64(0); got < want; {
-		step := min(want-got, 16<<20)
-		k, err := io.CopyN(&buf, r, step)
-		got += k
+		step := min(want-got, npyPiece)
+		k, err := io.ReadFull(r, buf[:step])
+		got += int64(k)
 		if err != nil {
 			if e := npyReadErr(name, err); e != nil {
-				return nil, e
+				return e
 			}
-			return nil, npyErr(name, a.start+got, "the data end after %d of %d bytes (a truncated file)", got, want)
+			return npyErr(name, a.start+got, "the data end after %d of %d bytes (a truncated file)", got, want)
+		}
+		if err := fn(buf[:step]); err != nil {
+			if pe, ok := err.(*ParseError); ok {
+				return pe
+			}
+			return npyErr(name, a.start+got-step, "%v", err)
 		}
 	}
 	if size < 0 {
 		var one [1]byte
 		if k, _ := io.ReadFull(r, one[:]); k > 0 {
-			return nil, npyErr(name, a.start+want, "bytes after the data of shape %v", a.shape)
+			return npyErr(name, a.start+want, "bytes after the data of shape %v", a.shape)
 		}
 	}
-	vals, err := decodeNpy(buf.Bytes(), a)
-	if err != nil {
-		return nil, npyErr(name, a.start, "%v", err)
-	}
+	return nil
+}
+
+// readNpyData reads the array's data from r (positioned just after the
+// header) and decodes them with npyio, a piece at a time, into a rows×cols
+// matrix: memory 8 bytes an element (twice that for Fortran order), plus a
+// piece. See readNpyPieces for the checks before anything is read.
+func readNpyData(r io.Reader, name string, size int64, a *npyArray, bud *npyBudget) (*mat.Dense, error) {
 	m, c := a.rows, a.cols
-	out := make([]float64, len(vals))
+	var vals []float64
+	err := readNpyPieces(r, name, size, a, bud, func(piece []byte) error {
+		if vals == nil && size >= 0 {
+			vals = make([]float64, 0, m*c) // checked: the file holds them
+		}
+		k := len(piece) / a.size
+		vals = slices.Grow(vals, k)
+		return decodeNpy(piece, a, vals[len(vals):len(vals)+k:len(vals)+k]) // the tail
+	})
+	if err != nil {
+		return nil, err
+	}
+	vals = vals[:m*c]
+	out := vals
+	if a.fortran && m > 1 && c > 1 {
+		out = make([]float64, len(vals))
+	}
 	for k, v := range vals {
 		i, j := k/c, k%c
 		if a.fortran {
@@ -308,11 +383,11 @@ func bigCount(n int64, ok bool) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// decodeNpy decodes the elements with npyio, as a flat array of float64.
-func decodeNpy(data []byte, a *npyArray) ([]float64, error) {
+// npyioReader returns an npyio reader of data, the whole elements of an
+// array of a's type, behind a canonical version 1.0 header for the flat
+// array, so that npyio only ever parses what it is known to parse.
+func npyioReader(data []byte, a *npyArray) (*npyio.Reader, int, error) {
 	n := len(data) / a.size
-	// a canonical version 1.0 header for the flat array, so npyio parses
-	// only what it is known to parse
 	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }", a.descr, n)
 	pad := 64 - (10+len(dict)+1)%64
 	dict += strings.Repeat(" ", pad%64) + "\n"
@@ -321,12 +396,18 @@ func decodeNpy(data []byte, a *npyArray) ([]float64, error) {
 	binary.Write(&hdr, binary.LittleEndian, uint16(len(dict)))
 	hdr.WriteString(dict)
 	rd, err := npyio.NewReader(io.MultiReader(&hdr, bytes.NewReader(data)))
+	return rd, n, err
+}
+
+// decodeNpy decodes the elements of data with npyio into out, as float64
+// (len(out) = len(data)/a.size).
+func decodeNpy(data []byte, a *npyArray, out []float64) error {
+	rd, n, err := npyioReader(data, a)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]float64, n)
 	if n == 0 {
-		return out, nil
+		return nil
 	}
 	switch a.descr[1:] {
 	case "f8":
@@ -341,6 +422,7 @@ func decodeNpy(data []byte, a *npyArray) ([]float64, error) {
 		v := make([]bool, n)
 		err = rd.Read(&v)
 		for k, x := range v {
+			out[k] = 0
 			if x {
 				out[k] = 1
 			}
@@ -363,9 +445,9 @@ func decodeNpy(data []byte, a *npyArray) ([]float64, error) {
 		err = readInts[uint64](rd, out)
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		return err
 	}
-	return out, nil
+	return nil
 }
 
 func readInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](rd *npyio.Reader, out []float64) error {
@@ -387,26 +469,38 @@ func readInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64]
 // bounds the declared shape before anything is allocated, and otherwise the
 // data are read in pieces, so that memory follows the bytes present, never
 // the header's claim. gzip-compressed input is decompressed (size is then
-// ignored). Errors are *ParseError values naming the byte (a bad header, a
-// truncated file, trailing bytes) or the row and column of a NaN or infinite
-// value.
+// ignored), and its declared shape, at 8 bytes (one float64) an element, is
+// checked against the decompression budget (EnvMaxDecompressed) before
+// anything is read. Memory: 8 bytes an element (16 for a 2-D array in
+// Fortran order) and a piece of 4 MiB. Errors are *ParseError values naming
+// the byte (a bad header, a truncated file, trailing bytes), the row and
+// column of a NaN or infinite value, or the bound exceeded (ErrLimit).
 func ReadNpy(r io.Reader, name string, size int64) (*mat.Dense, error) {
 	name = inputName(name)
 	if r == nil {
 		return nil, fmt.Errorf("%w: %s: nil reader", ErrOptions, name)
 	}
+	x, _, err := readNpyStream(r, name, size)
+	return x, err
+}
+
+// readNpyStream reads one .npy array from r, of size bytes (-1: unknown),
+// decompressing gzip within the budget.
+func readNpyStream(r io.Reader, name string, size int64) (*mat.Dense, *npyArray, error) {
 	br, gz, err := openText(r)
 	if err != nil {
-		return nil, readErr(name, 0, err)
+		return nil, nil, readErr(name, 0, err)
 	}
-	if gz {
-		size = -1
+	var bud *npyBudget
+	if gz != nil {
+		size, bud = -1, &npyBudget{lim: gz.lim}
 	}
 	a, err := readNpyHeader(br, name, size)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return readNpyData(br, name, size, a)
+	x, err := readNpyData(br, name, size, a, bud)
+	return x, a, err
 }
 
 // ReadNpz reads a data set from a NumPy .npz archive (numpy.savez or
@@ -416,16 +510,23 @@ func ReadNpy(r io.Reader, name string, size int64) (*mat.Dense, error) {
 // none named, those opt.LabelsFromHeader chooses from the array names, or
 // else the array "y" (or "Y") when there is one — each 1-D (one label) or
 // 2-D (one label per column), and opt.Qid optionally names an integer array
-// of query ids. Every array must have one entry per row of X. An archive
-// entry's size is checked against the bytes it takes in the archive (at most
-// 1100 times, deflate's limit) and its shape against its size before
-// anything is allocated. Errors name the file, the array and the byte within
-// it, or the row.
+// of query ids. Every array must have one entry per row of X. An archive entry's size is checked against the
+// bytes it takes in the archive (at most 1100 times, deflate's limit) and its
+// shape against its size before anything is allocated; the arrays of
+// deflated (compressed) entries, at 8 bytes (one float64) an element, are
+// charged together to the decompression budget (EnvMaxDecompressed) before
+// they are read. Errors name the file, the array and the byte within it, the
+// row, or the bound exceeded (ErrLimit).
 func ReadNpz(r io.ReaderAt, size int64, name string, opt CSVOptions) (*Data, error) {
 	name = inputName(name)
 	if r == nil || size < 0 {
 		return nil, fmt.Errorf("%w: %s: nil reader or negative size", ErrOptions, name)
 	}
+	lim, err := readLimits()
+	if err != nil {
+		return nil, err
+	}
+	bud := &npyBudget{lim: lim}
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, &ParseError{File: name, Err: fmt.Errorf("not a NumPy .npz archive (zip): %v: %w", err, ErrSyntax)}
@@ -462,13 +563,19 @@ func ReadNpz(r io.ReaderAt, size int64, name string, opt CSVOptions) (*Data, err
 		}
 		return a, rc, ename, nil
 	}
+	charged := func(key string) *npyBudget {
+		if entries[key].Method == zip.Store {
+			return nil // its bytes are the archive's
+		}
+		return bud
+	}
 	read := func(key string) (*mat.Dense, *npyArray, error) {
 		a, rc, ename, err := open(key)
 		if err != nil {
 			return nil, nil, err
 		}
 		defer rc.Close()
-		x, err := readNpyData(rc, ename, int64(entries[key].UncompressedSize64), a)
+		x, err := readNpyData(rc, ename, int64(entries[key].UncompressedSize64), a, charged(key))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -655,17 +762,5 @@ func readNpyFile(path string) (*mat.Dense, *npyArray, error) {
 		}
 		r, size, name = f, st.Size(), path
 	}
-	br, gz, err := openText(r)
-	if err != nil {
-		return nil, nil, readErr(name, 0, err)
-	}
-	if gz {
-		size = -1
-	}
-	a, err := readNpyHeader(br, name, size)
-	if err != nil {
-		return nil, nil, err
-	}
-	x, err := readNpyData(br, name, size, a)
-	return x, a, err
+	return readNpyStream(r, name, size)
 }

@@ -36,7 +36,9 @@ type PairsOptions struct {
 // that is not an integer (ErrSyntax) or lies outside its range
 // (ErrOutOfRange), a label that is not a number (ErrSyntax) or not finite
 // (ErrNonFinite), a missing or extra field (ErrRagged), a pair listed twice
-// (ErrDuplicate, naming both lines), and a file without pairs (ErrEmpty).
+// (ErrDuplicate, naming both lines), a file without pairs (ErrEmpty), and a
+// line longer than the line bound (EnvMaxLine) or gzip input beyond the
+// decompression budget (EnvMaxDecompressed) (ErrLimit).
 // Time O(size of the file); memory O(n) for n pairs.
 func ReadPairs(r io.Reader, name string, opt PairsOptions) (*Pairs, error) {
 	name = inputName(name)

@@ -51,9 +51,10 @@ func pqErr(name string, at int64, format string, args ...any) *ParseError {
 }
 
 // checkParquet reads and checks the footer, the schema and every page header
-// of the file: every size within the file, a flat schema, and the values
-// declared bounded by MaxParquetValuesPerByte. O(footer + pages).
-func checkParquet(r io.ReaderAt, size int64, name string) (*format.FileMetaData, []pqColumn, pqChunkPages, error) {
+// of the file: every size within the file, a flat schema, the values
+// declared bounded by MaxParquetValuesPerByte, and every page's uncompressed
+// size within the decompression budget of lim. O(footer + pages).
+func checkParquet(r io.ReaderAt, size int64, name string, lim limits) (*format.FileMetaData, []pqColumn, pqChunkPages, error) {
 	if size < 12 {
 		return nil, nil, nil, pqErr(name, 0, "%d bytes: too short for a Parquet file", size)
 	}
@@ -156,7 +157,7 @@ func checkParquet(r io.ReaderAt, size int64, name string) (*format.FileMetaData,
 	for g, rg := range meta.RowGroups {
 		pages[g] = make([][]int64, k)
 		for j := range rg.Columns {
-			offs, err := checkChunk(r, name, fstart, g, &rg.Columns[j], cols[j], rg.NumRows)
+			offs, err := checkChunk(r, name, fstart, g, &rg.Columns[j], cols[j], rg.NumRows, lim)
 			if err != nil {
 				return nil, nil, nil, err
 			}
@@ -168,7 +169,7 @@ func checkParquet(r io.ReaderAt, size int64, name string) (*format.FileMetaData,
 
 // checkChunk checks a column chunk's place in the file and its page headers,
 // and returns the byte offsets of its data pages.
-func checkChunk(r io.ReaderAt, name string, end int64, g int, cc *format.ColumnChunk, col pqColumn, rows int64) ([]int64, error) {
+func checkChunk(r io.ReaderAt, name string, end int64, g int, cc *format.ColumnChunk, col pqColumn, rows int64, lim limits) ([]int64, error) {
 	md := &cc.MetaData
 	where := fmt.Sprintf("row group %d, column %q", g, col.name)
 	if cc.FilePath != "" {
@@ -221,6 +222,10 @@ func checkChunk(r io.ReaderAt, name string, end int64, g int, cc *format.ColumnC
 		if us < 0 || us > 1100*cs+(1<<20) {
 			return nil, pqErr(name, pos, "%s: a page of %d compressed bytes declares %d uncompressed", where, cs, us)
 		}
+		if lim.budget > 0 && us > lim.budget {
+			return nil, &ParseError{File: name, Byte: pos, Err: lim.budgetError(
+				fmt.Sprintf("%s: a page of %d compressed bytes declaring %d uncompressed", where, cs, us), us, 0)}
+		}
 		var nv int64 = -1
 		switch {
 		case ph.DataPageHeader.Valid:
@@ -254,20 +259,29 @@ func checkChunk(r io.ReaderAt, name string, end int64, g int, cc *format.ColumnC
 //
 // The footer, the schema and every page header are checked before the
 // decoder (github.com/parquet-go/parquet-go) sees them: sizes within the
-// file, at most MaxParquetValuesPerByte values per byte of file. Errors are
-// *ParseError values naming the byte of a corrupt or truncated part, or the
-// row of a bad value. O(size) time; memory O(rows × columns).
+// file, at most MaxParquetValuesPerByte values per byte of file. Its pages
+// are compressed and its values run-length or dictionary encoded, so the
+// decompression budget (EnvMaxDecompressed) bounds each page's uncompressed
+// size and the decoded table, 8 bytes (one float64) a value of a feature or
+// label column and 16 a query id, before any is decoded. Errors are
+// *ParseError values naming the byte of a corrupt or truncated part, the row
+// of a bad value, or the bound exceeded (ErrLimit). O(size) time; memory
+// O(rows × columns).
 func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Data, err error) {
 	name = inputName(name)
 	if r == nil || size < 0 {
 		return nil, fmt.Errorf("%w: %s: nil reader or negative size", ErrOptions, name)
+	}
+	lim, err := readLimits()
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
 			d, err = nil, &ParseError{File: name, Err: fmt.Errorf("corrupt Parquet data (the decoder failed: %v): %w", p, ErrSyntax)}
 		}
 	}()
-	meta, cols, pageOffs, err := checkParquet(r, size, name)
+	meta, cols, pageOffs, err := checkParquet(r, size, name, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -336,6 +350,14 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 	m := int(meta.NumRows)
 	if m == 0 {
 		return nil, &ParseError{File: name, Err: fmt.Errorf("no data rows: %w", ErrEmpty)}
+	}
+	perRow := int64(8 * (len(feats) + len(labels)))
+	if opt.Qid != "" {
+		perRow += 16 // a string
+	}
+	if lim.budget > 0 && int64(m) > lim.budget/perRow {
+		return nil, &ParseError{File: name, Err: lim.budgetError(
+			fmt.Sprintf("%d rows × %d columns decoded", m, len(cols)), int64(m)*perRow, 0)}
 	}
 	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {

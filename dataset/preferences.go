@@ -16,8 +16,10 @@ type Preference struct {
 // line, "i j [magnitude [weight]]" with 0-based row indices, i preferred over j.
 // Text after '#' is a comment. Errors name the line and column: indices that
 // are not integers or outside [0,m), i = j (a self-loop), a magnitude that is
-// negative or not finite, a weight that is not > 0, extra fields, and a file
-// with no edges. O(size of the file).
+// negative or not finite, a weight that is not > 0, extra fields, a file
+// with no edges, and a line longer than the line bound (EnvMaxLine) or gzip
+// input beyond the decompression budget (EnvMaxDecompressed) (ErrLimit).
+// O(size of the file).
 func ReadPreferences(r io.Reader, name string, m int) ([]Preference, error) {
 	name = inputName(name)
 	if err := checkIndexArgs(r, name, m); err != nil {

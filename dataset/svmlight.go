@@ -98,7 +98,10 @@ const (
 // decimal numbers: no underscores, hexadecimal, NaN or infinities.
 //
 // The sparse X costs memory in proportion to the stored entries whatever the
-// indices: a width of 5·10⁹ is only a number.
+// indices: a width of 5·10⁹ is only a number. A line longer than the line
+// bound (EnvMaxLine, 64 MiB by default), or gzip input decompressing beyond
+// the decompression budget (EnvMaxDecompressed), is an error naming the line
+// (ErrLimit).
 //
 // ReadSVMLight is ReadChunks with a single chunk: both apply the same rules.
 func ReadSVMLight(r io.Reader, name string, opt SVMLightOptions) (*Data, error) {
@@ -199,6 +202,8 @@ func (p *svmParser) next() (bool, error) {
 			}
 		}
 
+		held := int64(8 * (p.t + 1)) // labels and the row's start
+
 		// Optional qid.
 		tok, i = nextField(s, i)
 		rowQid := strings.HasPrefix(tok, "qid:")
@@ -225,8 +230,10 @@ func (p *svmParser) next() (bool, error) {
 				q = strings.Clone(q)
 				p.qcode[q] = c
 				p.qnames = append(p.qnames, q)
+				held += int64(len(q)) + qidCost
 			}
 			p.queries = append(p.queries, c)
+			held += 8
 			tok, i = nextField(s, i)
 		}
 
@@ -260,6 +267,10 @@ func (p *svmParser) next() (bool, error) {
 		if prev >= 0 {
 			p.maxIdx = max(p.maxIdx, prev)
 			p.hasIdx = true
+		}
+		held += int64(16 * (len(p.indices) - p.indptr[len(p.indptr)-1]))
+		if err := p.lr.gz.charge(held, line); err != nil {
+			return false, &ParseError{File: name, Line: line, Err: err}
 		}
 		p.indptr = append(p.indptr, len(p.indices))
 		p.m++
@@ -361,6 +372,7 @@ func (p *svmParser) take() (*Data, error) {
 	}
 	indptr, indices, values := p.indptr, p.indices, p.values
 	p.labels, p.indptr, p.indices, p.values, p.queries, p.m = nil, []int{0}, nil, nil, nil, 0
+	p.lr.release() // the rows read are handed over
 	if !p.opt.Dense {
 		d.X = &matrix.CSR{R: m, C: c, Indptr: indptr, Indices: indices, Values: values}
 		return d, nil

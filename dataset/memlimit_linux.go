@@ -1,0 +1,65 @@
+//go:build linux
+
+package dataset
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// rlimitRoom returns the bytes the process may still map under its
+// address-space limit (RLIMIT_AS, ulimit -v) and data limit (RLIMIT_DATA,
+// ulimit -d), less what it has mapped (VmSize, VmData of /proc/self/status);
+// false when neither limit is set.
+func rlimitRoom() (uint64, bool) {
+	var room uint64
+	found := false
+	for _, lim := range []struct {
+		res int
+		key string
+	}{{syscall.RLIMIT_AS, "VmSize:"}, {syscall.RLIMIT_DATA, "VmData:"}} {
+		var rl syscall.Rlimit
+		if err := syscall.Getrlimit(lim.res, &rl); err != nil || rl.Cur == ^uint64(0) {
+			continue // RLIM_INFINITY
+		}
+		used, ok := procStatus(lim.key)
+		if !ok {
+			continue
+		}
+		r := uint64(0)
+		if rl.Cur > used {
+			r = rl.Cur - used
+		}
+		if !found || r < room {
+			room, found = r, true
+		}
+	}
+	return room, found
+}
+
+// procStatus returns a "kB" field of /proc/self/status, in bytes.
+func procStatus(key string) (uint64, bool) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
+			fields := strings.Fields(rest)
+			if len(fields) == 0 {
+				return 0, false
+			}
+			kb, err := strconv.ParseUint(fields[0], 10, 64)
+			if err != nil {
+				return 0, false
+			}
+			return kb << 10, true
+		}
+	}
+	return 0, false
+}
