@@ -50,8 +50,9 @@ func (e Event) String() string {
 	return s
 }
 
-// Observer receives events, in the order they happen, from the goroutine
-// that does the work; it must return quickly.
+// Observer receives events in the order they happen; callers call it
+// serially (one event at a time, never concurrently, though possibly from
+// different goroutines), and it must return quickly.
 type Observer func(Event)
 
 // Report tells o of e (nothing when o is nil).

@@ -511,11 +511,16 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 		total += st.Size()
 	}
 	var done atomic.Int64
+	var report sync.Mutex // the readers report from several goroutines; an Observer is called serially
 	stage := fmt.Sprintf("pass %d (%s)", n, pass.Kind)
 	progress := func(b int64) {
 		e.read.Add(b)
 		d := done.Add(b)
-		ro.Progress.Report(progress.Event{Stage: stage, Done: d, Total: total})
+		if ro.Progress != nil {
+			report.Lock()
+			ro.Progress(progress.Event{Stage: stage, Done: d, Total: total})
+			report.Unlock()
+		}
 	}
 	fail := func(err error) { cancel(err) }
 
