@@ -605,3 +605,79 @@ func TestGzipEveryReader(t *testing.T) {
 		t.Errorf("truncated preferences: %v", err)
 	}
 }
+
+// Regression (issue 20, item 8): .npz query ids of int64 above 2^53 were read
+// through float64, and six ids became three queries. Every integer dtype is
+// read exactly; float ids must be integers, -0 and 0 being one query.
+func TestNpzQueryIDsExact(t *testing.T) {
+	const big = 1 << 53
+	x := npyBytes("<f8", false, []int{6, 1}, []float64{1, 2, 3, 4, 5, 6})
+	y := npyBytes("<f8", false, []int{6}, []float64{1, 2, 3, 4, 5, 6})
+	for _, c := range []struct {
+		name string
+		qid  []byte
+		want []string
+	}{
+		{"int64 above 2^53", npyBytes("<i8", false, []int{6}, []int64{big, big + 1, big + 2, big + 3, big + 4, big + 5}),
+			[]string{"9007199254740992", "9007199254740993", "9007199254740994", "9007199254740995", "9007199254740996", "9007199254740997"}},
+		{"big-endian int64", npyBytes(">i8", false, []int{6, 1}, []int64{-big - 1, -big, -big - 1, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1}),
+			[]string{"-9007199254740993", "-9007199254740992", "9223372036854775807", "-9223372036854775808", "9223372036854775806"}},
+		{"uint64", npyBytes("<u8", false, []int{6}, []uint64{math.MaxUint64, math.MaxUint64 - 1, 0, 1 << 63, 1<<63 + 1, 1}),
+			[]string{"18446744073709551615", "18446744073709551614", "0", "9223372036854775808", "9223372036854775809", "1"}},
+		{"int8", npyBytes("|i1", false, []int{6}, []int8{-128, 127, 0, -1, 0, 127}), []string{"-128", "127", "0", "-1"}},
+		{"float -0 and 0", npyBytes("<f8", false, []int{6}, []float64{0, math.Copysign(0, -1), 2, 2, 1e20, 1e20}), []string{"0", "2", "100000000000000000000"}},
+		{"float32 -0", npyBytes("<f4", false, []int{6}, []float32{float32(math.Copysign(0, -1)), 0, 0, 0, 0, 0}), []string{"0"}},
+	} {
+		for _, method := range []uint16{zip.Store, zip.Deflate} {
+			b := npzBytes(t, method, map[string][]byte{"X": x, "y": y, "qid": c.qid})
+			d, err := ReadNpz(bytes.NewReader(b), int64(len(b)), "q.npz", CSVOptions{Qid: "qid"})
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if !reflect.DeepEqual(d.QueryNames, c.want) || len(d.Queries) != 6 {
+				t.Errorf("%s: queries %v named %q, want %q", c.name, d.Queries, d.QueryNames, c.want)
+			}
+		}
+	}
+	// a fractional, NaN or infinite id is refused naming its row
+	for _, v := range []float64{2.5, math.NaN(), math.Inf(-1)} {
+		b := npzBytes(t, zip.Deflate, map[string][]byte{"X": x, "y": y,
+			"qid": npyBytes("<f8", false, []int{6}, []float64{1, 1, 1, v, 2, 2})})
+		_, err := ReadNpz(bytes.NewReader(b), int64(len(b)), "q.npz", CSVOptions{Qid: "qid"})
+		var pe *ParseError
+		if !errors.Is(err, ErrQid) || !errors.As(err, &pe) || pe.Row != 4 || pe.File != "q.npz[qid]" {
+			t.Errorf("id %v: %v", v, err)
+		}
+	}
+	// query ids of two columns, or of other rows, are refused before their data
+	for _, q := range [][]byte{npyBytes("<i8", false, []int{3, 2}, make([]int64, 6)), npyBytes("<i8", false, []int{5}, make([]int64, 5))} {
+		b := npzBytes(t, zip.Deflate, map[string][]byte{"X": x, "y": y, "qid": q})
+		if _, err := ReadNpz(bytes.NewReader(b), int64(len(b)), "q.npz", CSVOptions{Qid: "qid"}); !errors.Is(err, ErrQid) && !errors.Is(err, ErrRagged) {
+			t.Errorf("shape: %v", err)
+		}
+	}
+}
+
+// Regression (issue 20, item 12): Parquet query ids -0 and 0 were two queries.
+func TestParquetNegativeZeroQid(t *testing.T) {
+	type row struct {
+		Y  float64 `parquet:"y"`
+		Q  float64 `parquet:"q"`
+		Q4 float32 `parquet:"q4"`
+		X  float64 `parquet:"x"`
+	}
+	nz := math.Copysign(0, -1)
+	var b bytes.Buffer
+	w := parquet.NewGenericWriter[row](&b)
+	w.Write([]row{{1, nz, float32(nz), 1}, {2, 0, 0, 2}, {3, nz, 0, 3}, {4, 1.5, 1.5, 4}})
+	w.Close()
+	for _, q := range []string{"q", "q4"} { // double and float; the other column is a feature
+		d, err := ReadParquet(bytes.NewReader(b.Bytes()), int64(b.Len()), "t.parquet", CSVOptions{Labels: []string{"y"}, Qid: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(d.QueryNames, []string{"0", "1.5"}) || !reflect.DeepEqual(d.Queries, []int{0, 0, 0, 1}) {
+			t.Errorf("%s: queries %v named %q, want [0 0 0 1] named [0 1.5]", q, d.Queries, d.QueryNames)
+		}
+	}
+}

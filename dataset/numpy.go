@@ -510,7 +510,9 @@ func readNpyStream(r io.Reader, name string, size int64) (*mat.Dense, *npyArray,
 // none named, those opt.LabelsFromHeader chooses from the array names, or
 // else the array "y" (or "Y") when there is one — each 1-D (one label) or
 // 2-D (one label per column), and opt.Qid optionally names an integer array
-// of query ids. Every array must have one entry per row of X. An archive entry's size is checked against the
+// of query ids, read exactly (an int64 or uint64 id is never rounded through
+// float64; a float id must be an integer, and -0 is 0). Every array must have
+// one entry per row of X. An archive entry's size is checked against the
 // bytes it takes in the archive (at most 1100 times, deflate's limit) and its
 // shape against its size before anything is allocated; the arrays of
 // deflated (compressed) entries, at 8 bytes (one float64) an element, are
@@ -580,6 +582,20 @@ func ReadNpz(r io.ReaderAt, size int64, name string, opt CSVOptions) (*Data, err
 			return nil, nil, err
 		}
 		return x, a, nil
+	}
+	readIDs := func(key string, m int) ([]string, error) {
+		a, rc, ename, err := open(key)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		if err := sameRows(name, key, a, m); err != nil {
+			return nil, err
+		}
+		if a.cols != 1 {
+			return nil, &ParseError{File: ename, Err: fmt.Errorf("query ids of shape %v, want one per row: %w", a.shape, ErrQid)}
+		}
+		return readNpyIDs(rc, ename, int64(entries[key].UncompressedSize64), a, charged(key))
 	}
 	has := func(keys ...string) string {
 		for _, k := range keys {
@@ -663,33 +679,103 @@ func ReadNpz(r io.ReaderAt, size int64, name string, opt CSVOptions) (*Data, err
 		}
 	}
 	if opt.Qid != "" {
-		q, qa, err := read(opt.Qid)
+		ids, err := readIDs(opt.Qid, m)
 		if err != nil {
 			return nil, err
 		}
-		if err := sameRows(name, opt.Qid, qa, m); err != nil {
-			return nil, err
-		}
-		if qa.cols != 1 {
-			return nil, &ParseError{File: name + "[" + opt.Qid + "]", Err: fmt.Errorf("query ids of shape %v, want one per row: %w", qa.shape, ErrQid)}
-		}
 		codes := map[string]int{}
-		for i := 0; i < m; i++ {
-			v := q.At(i, 0)
-			if v != math.Trunc(v) {
-				return nil, &ParseError{File: name + "[" + opt.Qid + "]", Row: i + 1, Err: fmt.Errorf("query id %v is not an integer: %w", v, ErrQid)}
-			}
-			s := strconv.FormatFloat(v, 'f', -1, 64)
+		d.Queries = make([]int, m)
+		for i, s := range ids {
 			c, ok := codes[s]
 			if !ok {
 				c = len(d.QueryNames)
 				codes[s] = c
 				d.QueryNames = append(d.QueryNames, s)
 			}
-			d.Queries = append(d.Queries, c)
+			d.Queries[i] = c
 		}
 	}
 	return d, nil
+}
+
+// readNpyIDs reads an array of query ids (one column) as their exact decimal
+// names: integers of any width as written (never rounded through float64),
+// booleans as 0 and 1, floats when they are integers (-0 as 0; a fraction,
+// NaN or infinity is ErrQid naming the row).
+func readNpyIDs(r io.Reader, name string, size int64, a *npyArray, bud *npyBudget) ([]string, error) {
+	var ids []string
+	row := 0
+	err := readNpyPieces(r, name, size, a, bud, func(piece []byte) error {
+		rd, n, err := npyioReader(piece, a)
+		if err != nil {
+			return err
+		}
+		var names []string
+		switch a.descr[1:] {
+		case "i1":
+			names, err = intNames[int8](rd, n)
+		case "i2":
+			names, err = intNames[int16](rd, n)
+		case "i4":
+			names, err = intNames[int32](rd, n)
+		case "i8":
+			names, err = intNames[int64](rd, n)
+		case "u1":
+			names, err = uintNames[uint8](rd, n)
+		case "u2":
+			names, err = uintNames[uint16](rd, n)
+		case "u4":
+			names, err = uintNames[uint32](rd, n)
+		case "u8":
+			names, err = uintNames[uint64](rd, n)
+		default: // b1, f4, f8: exact as float64
+			v := make([]float64, n)
+			if err = decodeNpy(piece, a, v); err != nil {
+				return err
+			}
+			names = make([]string, n)
+			for k, x := range v {
+				if x != math.Trunc(x) || math.IsInf(x, 0) {
+					return &ParseError{File: name, Row: row + k + 1, Err: fmt.Errorf("query id %v is not an integer: %w", x, ErrQid)}
+				}
+				names[k] = strconv.FormatFloat(unsignedZero(x), 'f', -1, 64)
+			}
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		ids = append(ids, names...)
+		row += n
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+func intNames[T int8 | int16 | int32 | int64](rd *npyio.Reader, n int) ([]string, error) {
+	v := make([]T, n)
+	if err := rd.Read(&v); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	out := make([]string, n)
+	for k, x := range v {
+		out[k] = strconv.FormatInt(int64(x), 10)
+	}
+	return out, nil
+}
+
+func uintNames[T uint8 | uint16 | uint32 | uint64](rd *npyio.Reader, n int) ([]string, error) {
+	v := make([]T, n)
+	if err := rd.Read(&v); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	out := make([]string, n)
+	for k, x := range v {
+		out[k] = strconv.FormatUint(uint64(x), 10)
+	}
+	return out, nil
 }
 
 // sameRows checks that a label or query array has m rows.

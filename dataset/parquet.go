@@ -252,7 +252,8 @@ func checkChunk(r io.ReaderAt, name string, end int64, g int, cc *format.ColumnC
 // is used in error messages. The file must be a flat table. As for CSV, the
 // columns named in opt.Labels form Y (or those opt.LabelsFromHeader chooses
 // from the column names), the opt.Qid column gives query ids (any type:
-// text or numbers), and every other column is a feature; features and
+// text or numbers; the floats -0 and 0 are one query), and every other
+// column is a feature; features and
 // labels must be numeric (boolean, 32- and 64-bit integers — decimals scaled
 // —, float and double). opt.Comma is ignored. Null, NaN and infinite values
 // are errors naming the row and column.
@@ -459,6 +460,14 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 	return d, nil
 }
 
+// unsignedZero returns v, with -0 as 0: one query id.
+func unsignedZero(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	return v
+}
+
 // pqValue stores one value of column c at row: a feature (position k), a
 // label (role ≥ 0) or a query id.
 func pqValue(v parquet.Value, c pqColumn, role, row int, x, y []float64, qids []string, k, nf, t int) error {
@@ -480,9 +489,9 @@ func pqValue(v parquet.Value, c pqColumn, role, row int, x, y []float64, qids []
 		case parquet.Int64:
 			s = strconv.FormatInt(v.Int64(), 10)
 		case parquet.Float:
-			s = strconv.FormatFloat(float64(v.Float()), 'g', -1, 32)
+			s = strconv.FormatFloat(unsignedZero(float64(v.Float())), 'g', -1, 32)
 		case parquet.Double:
-			s = strconv.FormatFloat(v.Double(), 'g', -1, 64)
+			s = strconv.FormatFloat(unsignedZero(v.Double()), 'g', -1, 64)
 		default:
 			s = v.String()
 		}
