@@ -44,7 +44,9 @@ func runStream(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	}
 	bar := newProgress(e.stderr, f.Quiet)
 	ro := stream.RunOptions{Progress: bar.Bytes()}
-	res, err = stream.Run(context.Background(), opt, src, ro)
+	ctx, stop := stream.NotifyContext(context.Background()) // SIGINT/SIGTERM: the spilled store is removed first
+	res, err = stream.Run(ctx, opt, src, ro)
+	stop()
 	if err != nil {
 		bar.done()
 		return err

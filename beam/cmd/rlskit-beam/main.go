@@ -27,6 +27,7 @@ import (
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/plan" // fit's flags and their plan; it imports every learner (the registry)
 	"github.com/rlskit/rlskit/progress"
+	"github.com/rlskit/rlskit/stream"
 	"github.com/rlskit/rlskit/summary"
 )
 
@@ -68,7 +69,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rlskit-beam:", err)
 		os.Exit(2)
 	}
-	if err := run(context.Background(), p, f, b, os.Stdout, os.Stderr); err != nil {
+	ctx, stop := stream.NotifyContext(context.Background()) // SIGINT/SIGTERM: the job's directory and store are removed first
+	err = run(ctx, p, f, b, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "rlskit-beam:", err)
 		os.Exit(1)
 	}
