@@ -223,15 +223,9 @@ func parseSize(s string) (int64, error) {
 }
 
 // memoryAvailable returns the bytes of memory the process may still allocate:
-// the least of the machine's available memory (sysmem.Available) and the
-// room left under the process's address-space and data limits.
-func memoryAvailable() (uint64, bool) {
-	avail, ok := sysmem.Available()
-	if room, rok := rlimitRoom(); rok && (!ok || room < avail) {
-		avail, ok = room, true
-	}
-	return avail, ok
-}
+// the least of the machine's available memory and the room left under the
+// process's address-space and data limits (sysmem.Available).
+func memoryAvailable() (uint64, bool) { return sysmem.Available() }
 
 // lineError returns a *LimitError for a line (or CSV record: what) beyond
 // the line bound.

@@ -12,16 +12,20 @@ import (
 
 // Available returns the bytes of memory available to new allocations
 // (Linux: MemAvailable of /proc/meminfo, capped by a cgroup v2 limit when one
-// is set), and false where it cannot be read (other systems).
+// is set and by the room left under the process's address-space and data
+// limits, ulimit -v and -d), and false where none of these can be read
+// (other systems).
 func Available() (uint64, bool) {
 	avail, ok := meminfo("/proc/meminfo", "MemAvailable:")
-	if !ok {
-		return 0, false
+	if ok {
+		if limit, lok := cgroupLimit(); lok && limit < avail {
+			avail = limit
+		}
 	}
-	if limit, ok := cgroupLimit(); ok && limit < avail {
-		avail = limit
+	if room, rok := rlimitRoom(); rok && (!ok || room < avail) {
+		avail, ok = room, true
 	}
-	return avail, true
+	return avail, ok
 }
 
 func meminfo(path, key string) (uint64, bool) {

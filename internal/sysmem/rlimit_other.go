@@ -1,6 +1,6 @@
 //go:build !linux
 
-package dataset
+package sysmem
 
 // rlimitRoom is unknown where /proc/self/status is not: false.
 func rlimitRoom() (uint64, bool) { return 0, false }

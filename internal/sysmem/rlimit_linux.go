@@ -1,14 +1,8 @@
 //go:build linux
 
-package dataset
+package sysmem
 
-import (
-	"bufio"
-	"os"
-	"strconv"
-	"strings"
-	"syscall"
-)
+import "syscall"
 
 // rlimitRoom returns the bytes the process may still map under its
 // address-space limit (RLIMIT_AS, ulimit -v) and data limit (RLIMIT_DATA,
@@ -25,7 +19,7 @@ func rlimitRoom() (uint64, bool) {
 		if err := syscall.Getrlimit(lim.res, &rl); err != nil || rl.Cur == ^uint64(0) {
 			continue // RLIM_INFINITY
 		}
-		used, ok := procStatus(lim.key)
+		used, ok := meminfo("/proc/self/status", lim.key)
 		if !ok {
 			continue
 		}
@@ -38,28 +32,4 @@ func rlimitRoom() (uint64, bool) {
 		}
 	}
 	return room, found
-}
-
-// procStatus returns a "kB" field of /proc/self/status, in bytes.
-func procStatus(key string) (uint64, bool) {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
-			fields := strings.Fields(rest)
-			if len(fields) == 0 {
-				return 0, false
-			}
-			kb, err := strconv.ParseUint(fields[0], 10, 64)
-			if err != nil {
-				return 0, false
-			}
-			return kb << 10, true
-		}
-	}
-	return 0, false
 }
