@@ -15,7 +15,6 @@ import (
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
-	"github.com/rlskit/rlskit/rls"
 	"github.com/rlskit/rlskit/selection"
 )
 
@@ -57,11 +56,12 @@ func runDemo(e *env) error {
 	for _, g := range gammas {
 		specs = append(specs, kernel.Spec{Name: "gaussian", Gamma: g})
 	}
+	learner, err := learn.Lookup("rls")
+	if err != nil {
+		return err
+	}
 	res, err := selection.Search(selection.Problem{
-		X: xTrain, Standardize: true,
-		Method: func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
-			return rls.Fit(x, yTrain, rls.Options{Kernel: k, Outputs: d.LabelNames})
-		},
+		Learner: learner, Input: &learn.Input{X: xTrain, Y: yTrain, Outputs: d.LabelNames}, Standardize: true,
 	}, selection.Settings{Kernels: specs, Lambdas: grid, Scheme: selection.Scheme{Kind: selection.LOO, Name: "loo"}, Measure: mse})
 	if err != nil {
 		return err
