@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 
 func TestGlobalEqualsRetraining(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
+	l := newLedger()
 	for _, p := range problems(rng) {
 		t.Run(p.name, func(t *testing.T) {
 			g, err := FitGlobal(p.x, p.y, p.opts())
@@ -20,24 +22,26 @@ func TestGlobalEqualsRetraining(t *testing.T) {
 			m, _ := p.y.Dims()
 			edges := scoringEdges(p.y, nil)
 			all := allRows(m)
+			c := newConditioning(p, edges)
+			c.shift = shiftTerm(p)
 			for _, lambda := range lambdas {
-				tol := tolerance(p, lambda)
+				// the Sherman–Morrison shift term is bounded by the conditioning
+				// term (oracle_test.go): 1/δ ≤ 1 + κ, up to the rounding of δ
+				if sh, k := c.shift(lambda), 1+c.kappa(lambda); sh > k*(1+1e-6) {
+					t.Errorf("λ=%g: 1/δ = %.4g exceeds 1 + κ = %.4g", lambda, sh, k)
+				}
 				s, err := g.Solve(lambda)
 				if err != nil {
 					t.Fatal(err)
 				}
 				// λ path: training predictions and the predictor
 				want := oracleFit(p, edges, nil, all, lambda)
-				if e := relErr(s.Fitted(), want); e > tol {
-					t.Errorf("λ=%g: fitted rel. error %.2e", lambda, e)
-				}
+				l.check(t, c, lambda, want, s.Fitted(), want, "fitted")
 				got, err := s.Predictor().Predict(p.x)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if e := relErr(got, want); e > tol {
-					t.Errorf("λ=%g: predictor rel. error %.2e", lambda, e)
-				}
+				l.check(t, c, lambda, want, got, want, "predictor")
 				// hold-out sets of several sizes
 				for _, size := range []int{1, 2, 3, m / 2} {
 					h := rng.Perm(m)[:size]
@@ -45,9 +49,7 @@ func TestGlobalEqualsRetraining(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if e := relErr(got, oracleFit(p, edges, h, h, lambda)); e > tol {
-						t.Errorf("λ=%g |H|=%d: hold-out rel. error %.2e", lambda, size, e)
-					}
+					l.check(t, c, lambda, want, got, oracleFit(p, edges, h, h, lambda), fmt.Sprintf("|H|=%d hold-out", size))
 				}
 				// LPO: a few pairs (factor path) and all pairs (the O(1)-per-pair path)
 				var few, many []learn.Pair
@@ -69,16 +71,17 @@ func TestGlobalEqualsRetraining(t *testing.T) {
 						if len(pairs) > 10 && n%11 != 0 {
 							continue
 						}
-						want := oracleFit(p, edges, []int{pr.I, pr.J}, []int{pr.I, pr.J}, lambda)
-						got := mat.NewDense(2, want.RawMatrix().Cols, nil)
+						w := oracleFit(p, edges, []int{pr.I, pr.J}, []int{pr.I, pr.J}, lambda)
+						got := mat.NewDense(2, w.RawMatrix().Cols, nil)
 						got.SetRow(0, pi.RawRowView(n))
 						got.SetRow(1, pj.RawRowView(n))
-						if e := relErr(got, want); e > tol {
-							t.Fatalf("λ=%g pair %v (%d pairs): rel. error %.2e", lambda, pr, len(pairs), e)
+						if !l.check(t, c, lambda, want, got, w, fmt.Sprintf("pair %v (%d pairs)", pr, len(pairs))) {
+							t.FailNow()
 						}
 					}
 				}
 			}
 		})
 	}
+	l.verify(t)
 }

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 
 func TestQueryEqualsRetraining(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
+	l := newLedger()
 	for _, p := range problems(rng) {
 		t.Run(p.name, func(t *testing.T) {
 			q, err := FitQuery(p.x, p.y, p.q, p.opts())
@@ -23,30 +25,23 @@ func TestQueryEqualsRetraining(t *testing.T) {
 			m, _ := p.y.Dims()
 			edges := scoringEdges(p.y, p.q)
 			all := allRows(m)
+			c := newConditioning(p, edges)
 			for _, lambda := range lambdas {
-				tol := tolerance(p, lambda)
 				s, err := q.Solve(lambda)
 				if err != nil {
 					t.Fatal(err)
 				}
 				want := oracleFit(p, edges, nil, all, lambda)
-				if e := relErr(s.Fitted(), want); e > tol {
-					t.Errorf("λ=%g: fitted rel. error %.2e", lambda, e)
-				}
+				l.check(t, c, lambda, want, s.Fitted(), want, "fitted")
 				got, _ := s.Predictor().Predict(p.x)
-				if e := relErr(got, want); e > tol {
-					t.Errorf("λ=%g: predictor rel. error %.2e", lambda, e)
-				}
+				l.check(t, c, lambda, want, got, want, "predictor")
 				// leave-query-out: each query against retraining without it
 				lqo, err := s.LeaveQueryOut()
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, mem := range q.Queries() {
-					want := oracleFit(p, edges, mem, mem, lambda)
-					if e := relErr(rows(lqo, mem), want); e > tol {
-						t.Errorf("λ=%g: LQO query %v rel. error %.2e", lambda, mem, e)
-					}
+					l.check(t, c, lambda, want, rows(lqo, mem), oracleFit(p, edges, mem, mem, lambda), fmt.Sprintf("LQO query %v", mem))
 				}
 				// arbitrary rows (parts of queries)
 				for _, size := range []int{1, 2, m / 3} {
@@ -55,13 +50,12 @@ func TestQueryEqualsRetraining(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if e := relErr(got, oracleFit(p, edges, h, h, lambda)); e > tol {
-						t.Errorf("λ=%g |H|=%d: hold-out rel. error %.2e", lambda, size, e)
-					}
+					l.check(t, c, lambda, want, got, oracleFit(p, edges, h, h, lambda), fmt.Sprintf("|H|=%d hold-out", size))
 				}
 			}
 		})
 	}
+	l.verify(t)
 }
 
 // randomEdges draws a preference graph with magnitudes (some zero) and weights.
@@ -110,6 +104,7 @@ func oracleEdges(edges []Edge, cost Cost) []oracle.Edge {
 
 func TestPreferenceEqualsRetraining(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
+	l := newLedger()
 	for _, p := range problems(rng) {
 		_, tt := p.y.Dims()
 		m, _ := p.x.Dims()
@@ -132,30 +127,27 @@ func TestPreferenceEqualsRetraining(t *testing.T) {
 					t.Fatal(err)
 				}
 				oe := oracleEdges(edges, cost)
+				c := newConditioning(p, oe)
 				for _, lambda := range lambdas {
-					tol := tolerance(p, lambda)
 					s, err := pr.Solve(lambda)
 					if err != nil {
 						t.Fatal(err)
 					}
 					want := oracleFit(p, oe, nil, allRows(m), lambda)
-					if e := relErr(s.Fitted(), want); e > tol {
-						t.Errorf("λ=%g: fitted rel. error %.2e", lambda, e)
-					}
+					l.check(t, c, lambda, want, s.Fitted(), want, "fitted")
 					for _, size := range []int{1, 2, m / 3} {
 						h := rng.Perm(m)[:size]
 						got, err := s.HoldOut(h)
 						if err != nil {
 							t.Fatal(err)
 						}
-						if e := relErr(got, oracleFit(p, oe, h, h, lambda)); e > tol {
-							t.Errorf("λ=%g |H|=%d: hold-out rel. error %.2e", lambda, size, e)
-						}
+						l.check(t, c, lambda, want, got, oracleFit(p, oe, h, h, lambda), fmt.Sprintf("|H|=%d hold-out", size))
 					}
 				}
 			})
 		}
 	}
+	l.verify(t)
 }
 
 // The preference learner on every pair of a scoring (cost 21; ties as
@@ -365,6 +357,7 @@ func normalizedEdges(y *mat.Dense, q []int, held []int) []oracle.Edge {
 // that cut queries (renormalized by the remaining rows).
 func TestQueryNormalizedEqualsRetraining(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 2))
+	l := newLedger()
 	for n, p := range problems(rng) {
 		if n%3 != 0 { // a third of the problem matrix covers every kernel and form
 			continue
@@ -375,24 +368,21 @@ func TestQueryNormalizedEqualsRetraining(t *testing.T) {
 				t.Fatal(err)
 			}
 			m, _ := p.y.Dims()
+			edges := normalizedEdges(p.y, p.q, nil)
+			c := newConditioning(p, edges) // ‖L‖ = 1, and 1 for every renormalized hold-out
 			for _, lambda := range lambdas {
-				tol := tolerance(p, lambda)
 				s, err := q.Solve(lambda)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if e := relErr(s.Fitted(), oracleFit(p, normalizedEdges(p.y, p.q, nil), nil, allRows(m), lambda)); e > tol {
-					t.Errorf("λ=%g: fitted rel. error %.2e", lambda, e)
-				}
+				want := oracleFit(p, edges, nil, allRows(m), lambda)
+				l.check(t, c, lambda, want, s.Fitted(), want, "fitted")
 				lqo, err := s.LeaveQueryOut()
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, mem := range q.Queries() {
-					want := oracleFit(p, normalizedEdges(p.y, p.q, mem), mem, mem, lambda)
-					if e := relErr(rows(lqo, mem), want); e > tol {
-						t.Errorf("λ=%g: LQO query %v rel. error %.2e", lambda, mem, e)
-					}
+					l.check(t, c, lambda, want, rows(lqo, mem), oracleFit(p, normalizedEdges(p.y, p.q, mem), mem, mem, lambda), fmt.Sprintf("LQO query %v", mem))
 				}
 				for _, size := range []int{1, 2, m / 3} {
 					h := rng.Perm(m)[:size]
@@ -400,11 +390,10 @@ func TestQueryNormalizedEqualsRetraining(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if e := relErr(got, oracleFit(p, normalizedEdges(p.y, p.q, h), h, h, lambda)); e > tol {
-						t.Errorf("λ=%g |H|=%d: hold-out rel. error %.2e", lambda, size, e)
-					}
+					l.check(t, c, lambda, want, got, oracleFit(p, normalizedEdges(p.y, p.q, h), h, h, lambda), fmt.Sprintf("|H|=%d hold-out", size))
 				}
 			}
 		})
 	}
+	l.verify(t)
 }
