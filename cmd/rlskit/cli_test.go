@@ -437,20 +437,67 @@ func TestOneVsAll(t *testing.T) {
 	if len(lines) != 20 {
 		t.Fatalf("%d lines", len(lines))
 	}
-	for _, l := range lines {
-		if l != "0" && l != "1" && l != "2" {
-			t.Fatalf("prediction %q is not a class", l)
-		}
-	}
-	if !strings.Contains(perr, "multiclass-accuracy") {
-		t.Errorf("measure line %q", perr)
-	}
 	sout, _, err := run(t, "", "predict", "--model", modelPath, "--data", testPath, "--scores")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := strings.Fields(strings.Split(sout, "\n")[0]); len(f) != 4 {
-		t.Errorf("--scores line %q", f)
+	// The per-class outputs are RLS on the ±1 encoding of each class,
+	// retrained from scratch at the chosen γ and λ; the predicted class is
+	// the one of the largest output, and the accuracy is the share of test
+	// rows whose class it is. Tolerance on the outputs 1e3·κ·ε of their
+	// scale (κ of K + λI computed, asserted ≤ 1e5), as in TestPredictStreams.
+	tr, te := readTable(t, train), readTable(t, testPath)
+	xs, xn := rowsOf(tr, "a", "b"), rowsOf(te, "a", "b")
+	ys := make([][]float64, len(xs))
+	for i, k := range tr["kind"] {
+		ys[i] = []float64{-1, -1, -1}
+		ys[i][int(k)] = 1
+	}
+	if o.Kernel.Name != "gaussian" || o.Kernel.Gamma != 1 {
+		t.Fatalf("kernel %+v, want gaussian with the default γ 1", o.Kernel)
+	}
+	want, kappa := ridgeDual(t, gaussianKernel(o.Kernel.Gamma), xs, ys, xn, o.Lambda)
+	if kappa > 1e5 {
+		t.Fatalf("condition number %g: the tolerance assumes ≤ 1e5", kappa)
+	}
+	tol := 1e3 * kappa * eps
+	correct := 0
+	for i, l := range strings.Split(strings.TrimSpace(sout), "\n") {
+		f := predictionsOf(t, l)
+		if len(f) != 4 {
+			t.Fatalf("--scores line %q: want the class and 3 outputs", l)
+		}
+		best := 0
+		for c := 0; c < 3; c++ {
+			if d := math.Abs(f[1+c] - want[i][c]); !(d <= tol*math.Max(1, math.Abs(want[i][c]))) {
+				t.Errorf("row %d class %d: output %.17g, retraining %.17g", i, c, f[1+c], want[i][c])
+			}
+			if want[i][c] > want[i][best] {
+				best = c
+			}
+		}
+		for c := 0; c < 3; c++ {
+			if c != best && want[i][best]-want[i][c] < 1e-6 {
+				t.Fatalf("row %d: outputs %v too close to tell the class", i, want[i])
+			}
+		}
+		if lines[i] != strconv.Itoa(best) || f[0] != float64(best) {
+			t.Errorf("row %d: predicted class %s (--scores %v), the largest output's %d", i, lines[i], f[0], best)
+		}
+		if te["kind"][i] == float64(best) {
+			correct++
+		}
+	}
+	var score struct {
+		Measure string
+		Value   float64
+	}
+	if err := json.Unmarshal([]byte(perr), &score); err != nil || score.Measure != "multiclass-accuracy" {
+		t.Fatalf("measure line %q: %v", perr, err)
+	}
+	t.Logf("λ %g, κ %.3g, tolerance %.2g", o.Lambda, kappa, tol)
+	if score.Value != float64(correct)/20 {
+		t.Errorf("multiclass accuracy %v, want %d/20", score.Value, correct)
 	}
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("a,b,kind\n1,2,5\n"), 0o644)
@@ -460,6 +507,16 @@ func TestOneVsAll(t *testing.T) {
 	if _, _, err := run(t, "", "fit", "--data", train, "--label", "kind", "--one-vs-all", "--learner", "globalrank", "--quiet"); err == nil {
 		t.Error("one-vs-all with a ranker: no error")
 	}
+}
+
+// writeStream writes s to a file for readTable.
+func writeStream(t *testing.T, dir, s string) string {
+	t.Helper()
+	p := filepath.Join(dir, "stream.csv")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // predict streams: large input in chunks gives the same lines as the model on all rows.
@@ -484,6 +541,34 @@ func TestPredictStreams(t *testing.T) {
 	if len(lines) != 10000 {
 		t.Fatalf("%d lines, want 10000", len(lines))
 	}
+	// Every line is the model's prediction for its row: the linear kernel of
+	// bias 1 (rls's default) at λ = 1 retrained from scratch on the training
+	// file (features a, b, c, cls), evaluated at the streamed rows as the
+	// test wrote them. Tolerance: both sides solve systems of condition
+	// number ≤ κ (computed, asserted ≤ 1e3), forward errors of order κ·ε of
+	// the predictions' scale; 1e3·κ·ε leaves room for the constants and
+	// fails a 1e-7 relative error.
+	tr := readTable(t, train)
+	xs, ys := rowsOf(tr, "a", "b", "c", "cls"), rowsOf(tr, "y")
+	xn := rowsOf(readTable(t, writeStream(t, dir, b.String())), "a", "b", "c", "cls")
+	want, kappa := ridgeDual(t, linearKernel(1), xs, ys, xn, 1)
+	if kappa > 1e3 {
+		t.Fatalf("condition number %g: the tolerance assumes ≤ 1e3", kappa)
+	}
+	got := predictionsOf(t, stdout)
+	scale := 0.0
+	for _, w := range want {
+		scale = math.Max(scale, math.Abs(w[0]))
+	}
+	worst := 0.0
+	for i := range want {
+		d := math.Abs(got[i] - want[i][0])
+		worst = math.Max(worst, d/scale)
+		if !(d <= 1e3*kappa*eps*scale) {
+			t.Fatalf("row %d: streamed prediction %.17g, retraining %.17g", i, got[i], want[i][0])
+		}
+	}
+	t.Logf("κ %.3g, tolerance %.2g, largest difference %.2g (relative to the predictions' scale)", kappa, 1e3*kappa*eps, worst)
 	// a malformed row deep in the stream is reported with its line
 	bad := b.String() + "1,2,x,1\n"
 	if _, _, err := run(t, bad, "predict", "--model", modelPath, "--data", "-", "--format", "csv"); err == nil || !strings.Contains(err.Error(), ":10002") {

@@ -162,9 +162,6 @@ func TestFlagMessages(t *testing.T) {
 // with gonum's dense LU solver; nothing of the module but the CLI's output is
 // used.
 
-// eps is the float64 unit roundoff (2⁻⁵²).
-const eps = 0x1p-52
-
 // writeRows writes a CSV file with the given header and rows, every value in
 // its shortest exact decimal form, so the CLI reads the very float64s the
 // test computes with.
@@ -217,28 +214,6 @@ func readPairPredictions(t *testing.T, path string) map[[2]int][2]float64 {
 	return out
 }
 
-// condSym is the 2-norm condition number of a symmetric positive definite
-// matrix, from its eigenvalues.
-func condSym(t *testing.T, a *mat.Dense) float64 {
-	t.Helper()
-	n, _ := a.Dims()
-	s := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			s.SetSym(i, j, (a.At(i, j)+a.At(j, i))/2)
-		}
-	}
-	var e mat.EigenSym
-	if !e.Factorize(s, false) {
-		t.Fatal("eigendecomposition failed")
-	}
-	v := e.Values(nil) // ascending
-	if !(v[0] > 0) {
-		t.Fatalf("system matrix not positive definite: eigenvalues %v", v)
-	}
-	return v[n-1] / v[0]
-}
-
 // complementOf returns the rows 0..m-1 not in held.
 func complementOf(held []int, m int) []int {
 	out := []int{}
@@ -261,35 +236,19 @@ func complementOf(held []int, m int) []int {
 // K + λI.
 func ridgeRetrain(t *testing.T, x [][]float64, y []float64, bias, lambda float64, held []int) ([]float64, float64) {
 	t.Helper()
-	train := complementOf(held, len(x))
-	k := func(a, b []float64) float64 {
-		s := bias
-		for n := range a {
-			s += a[n] * b[n]
-		}
-		return s
+	var xs, ys, xn [][]float64
+	for _, i := range complementOf(held, len(x)) {
+		xs, ys = append(xs, x[i]), append(ys, []float64{y[i]})
 	}
-	n := len(train)
-	sys := mat.NewDense(n, n, nil)
-	rhs := mat.NewVecDense(n, nil)
-	for r, i := range train {
-		for c, j := range train {
-			sys.Set(r, c, k(x[i], x[j]))
-		}
-		sys.Set(r, r, sys.At(r, r)+lambda)
-		rhs.SetVec(r, y[i])
+	for _, i := range held {
+		xn = append(xn, x[i])
 	}
-	var a mat.VecDense
-	if err := a.SolveVec(sys, rhs); err != nil {
-		t.Fatal(err)
-	}
+	p, k := ridgeDual(t, linearKernel(bias), xs, ys, xn, lambda)
 	out := make([]float64, len(held))
-	for h, i := range held {
-		for r, j := range train {
-			out[h] += k(x[i], x[j]) * a.AtVec(r)
-		}
+	for h := range out {
+		out[h] = p[h][0]
 	}
-	return out, condSym(t, sys)
+	return out, k
 }
 
 // pairShare is the share of the given pairs (i, j) with different labels

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // writeSVM writes m rows in q queries: "label qid:Q 1:a 2:b 3:c".
@@ -106,11 +108,89 @@ func TestFitRankerErrors(t *testing.T) {
 	}
 }
 
-// --solver cg trains the same linear model as the direct solver (to its tolerance).
+// readSVM reads what writeSVM wrote: labels, query ids and the 3 features.
+func readSVM(t *testing.T, path string) (x [][]float64, y []float64, q []int) {
+	t.Helper()
+	for _, l := range strings.Split(strings.TrimSpace(readFileT(t, path)), "\n") {
+		var yi, a, b, c float64
+		var qi int
+		if _, err := fmt.Sscanf(l, "%g qid:%d 1:%g 2:%g 3:%g", &yi, &qi, &a, &b, &c); err != nil {
+			t.Fatalf("%s: %q: %v", path, l, err)
+		}
+		x, y, q = append(x, []float64{a, b, c}), append(y, yi), append(q, qi)
+	}
+	return x, y, q
+}
+
+// linearSystem is A = X̃ᵀLX̃ + λI and b = X̃ᵀLy for X̃ = [X, √bias·1] (X
+// alone for bias 0) and the Laplacian of the learner's loss: I (rls),
+// mI − 11ᵀ (globalrank, all pairs), n_q·I − 11ᵀ per query (queryrank).
+func linearSystem(x [][]float64, y []float64, q []int, learner string, bias, lambda float64) (xt, a *mat.Dense, b *mat.VecDense) {
+	m, d := len(x), len(x[0])
+	n := d
+	if bias > 0 {
+		n++
+	}
+	xt = mat.NewDense(m, n, nil)
+	for i := range x {
+		for j, v := range x[i] {
+			xt.Set(i, j, v)
+		}
+		if bias > 0 {
+			xt.Set(i, d, math.Sqrt(bias))
+		}
+	}
+	l := mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			switch {
+			case learner == "rls":
+				if i == j {
+					l.Set(i, j, 1)
+				}
+			case learner == "globalrank" || q[i] == q[j]:
+				l.Set(i, j, -1)
+			}
+		}
+	}
+	if learner != "rls" {
+		for i := 0; i < m; i++ {
+			s := 0.0
+			for j := 0; j < m; j++ {
+				s += l.At(i, j)
+			}
+			l.Set(i, i, l.At(i, i)-s) // rows sum to 0: the diagonal is the degree
+		}
+	}
+	var lx mat.Dense
+	a = new(mat.Dense)
+	lx.Mul(l, xt)
+	a.Mul(xt.T(), &lx)
+	for k := 0; k < n; k++ {
+		a.Set(k, k, a.At(k, k)+lambda)
+	}
+	var ly mat.VecDense
+	ly.MulVec(l, mat.NewVecDense(m, y))
+	b = new(mat.VecDense)
+	b.MulVec(xt.T(), &ly)
+	return xt, a, b
+}
+
+// --solver cg trains the same linear model as the direct solver, each to its
+// own accuracy, checked against the weights w = A⁻¹b solved here (LU) for
+// A = X̃ᵀLX̃ + λI: the direct solver to n·κ(A)·ε (an eigendecomposition,
+// backward stable; the factor 100 covers the constants), conjugate gradients
+// to its stopping rule, ‖w − w*‖ ≤ κ(A)·Tol·‖w*‖ (times 2 for the drift of
+// its recurred residual, plus the direct solver's rounding). The predictions
+// X̃_test·w are off by at most κ(X̃_test) times the weights' relative error.
+// Both bounds are asserted below 1e-8, so a 1e-7 error fails.
 func TestFitCG(t *testing.T) {
 	dir := t.TempDir()
 	data := writeSVM(t, dir, 60, 5, 3)
 	test := writeSVM(t, dir, 15, 3, 4)
+	const lambda, tol = 0.5, 1e-12
+	x, y, q := readSVM(t, data)
+	xtest, _, _ := readSVM(t, test)
 	for _, learner := range []string{"rls", "globalrank", "queryrank"} {
 		direct, cgm := filepath.Join(dir, learner+"-d.json"), filepath.Join(dir, learner+"-c.json")
 		if _, _, err := run(t, "", "fit", "--data", data, "--learner", learner, "--lambda", "0.5", "--cv", "none", "--model", direct, "--quiet"); err != nil {
@@ -124,21 +204,39 @@ func TestFitCG(t *testing.T) {
 		if o.CG == nil || !o.CG.Converged[0] || o.CG.Iterations[0] < 1 {
 			t.Errorf("%s: cg report %+v", learner, o.CG)
 		}
-		a, _, err := run(t, "", "predict", "--model", direct, "--data", test)
-		if err != nil {
+		bias := 0.0 // the rankers' default
+		if learner == "rls" {
+			bias = 1
+		}
+		_, a, b := linearSystem(x, y, q, learner, bias, lambda)
+		var w mat.VecDense
+		if err := w.SolveVec(a, b); err != nil {
 			t.Fatal(err)
 		}
-		b, _, err := run(t, "", "predict", "--model", cgm, "--data", test)
-		if err != nil {
-			t.Fatal(err)
+		xtt, _, _ := linearSystem(xtest, make([]float64, len(xtest)), nil, "rls", bias, lambda)
+		var want mat.VecDense
+		want.MulVec(xtt, &w)
+		n, _ := a.Dims()
+		kA, kT := condSym(t, a), mat.Cond(xtt, 2)
+		boundDirect := kT * 100 * float64(n) * kA * eps
+		boundCG := kT * 2 * (kA*tol + 100*float64(n)*kA*eps)
+		if boundDirect > 1e-8 || boundCG > 1e-8 {
+			t.Fatalf("%s: bounds %.2g, %.2g (κ(A) %.3g, κ(X̃_test) %.3g): too loose to catch 1e-7", learner, boundDirect, boundCG, kA, kT)
 		}
-		la, lb := strings.Fields(a), strings.Fields(b)
-		for i := range la {
-			var x, y float64
-			fmt.Sscan(la[i], &x)
-			fmt.Sscan(lb[i], &y)
-			if math.Abs(x-y) > 1e-6*(1+math.Abs(x)) {
-				t.Fatalf("%s row %d: direct %v, cg %v", learner, i, x, y)
+		for _, c := range []struct {
+			model string
+			bound float64
+		}{{direct, boundDirect}, {cgm, boundCG}} {
+			out, _, err := run(t, "", "predict", "--model", c.model, "--data", test)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := mat.NewVecDense(len(xtest), predictionsOf(t, out))
+			var diff mat.VecDense
+			diff.SubVec(got, &want)
+			t.Logf("%s %s: off by %.2g relative, bound %.2g", learner, filepath.Base(c.model), mat.Norm(&diff, 2)/mat.Norm(&want, 2), c.bound)
+			if e := mat.Norm(&diff, 2) / mat.Norm(&want, 2); e > c.bound {
+				t.Errorf("%s %s: predictions off by %.3g relative, bound %.3g", learner, filepath.Base(c.model), e, c.bound)
 			}
 		}
 	}
