@@ -104,7 +104,8 @@ var (
 	flagSample   = flag.Int("sample", 0, "mutants per package, drawn at random (0: all)")
 	flagSeed     = flag.Uint64("seed", 1, "random seed for the sample")
 	flagReport   = flag.String("report", "", "write the JSON report here")
-	flagEquiv    = flag.String("equivalent", "scripts/mutate/equivalent.txt", "file of equivalent mutants: ID<TAB>reason per line")
+	flagEquiv    = flag.String("equivalent", "scripts/mutate/equivalent", "directory of equivalent mutants: files *.txt of lines ID<TAB>reason")
+	flagOnly     = flag.String("only", "", "only the mutants whose ID contains this string (before sampling)")
 	flagList     = flag.Bool("list", false, "list the mutants and stop")
 	flagRecheck  = flag.String("recheck", "", "rerun a sample of this report's killed mutants; fail if one survives")
 	flagMarkdown = flag.String("markdown", "", "print this report as Markdown and stop")
@@ -150,6 +151,15 @@ func run(ctx context.Context) error {
 			return err
 		}
 		report.Total[pkg] = len(all)
+		if *flagOnly != "" {
+			var keep []Mutant
+			for _, m := range all {
+				if strings.Contains(m.ID, *flagOnly) {
+					keep = append(keep, m)
+				}
+			}
+			all = keep
+		}
 		if *flagList {
 			for _, m := range all {
 				fmt.Printf("%s\t%s:%d\t%s\n", m.ID, m.File, m.Line, m.Snippet)
@@ -160,6 +170,7 @@ func run(ctx context.Context) error {
 		if *flagSample > 0 && *flagSample < len(all) {
 			sample = draw(rng, all, *flagSample)
 		}
+
 		out, err := runPackage(ctx, pkg, sample, equiv)
 		if err != nil {
 			return err
@@ -510,14 +521,26 @@ func firstFailure(out string) string {
 	return ""
 }
 
-func readEquivalents(path string) (map[string]string, error) {
+// readEquivalents reads every *.txt file of dir: lines "ID<TAB>reason",
+// blank lines and # comments.
+func readEquivalents(dir string) (map[string]string, error) {
 	m := map[string]string{}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return m, nil
-	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil {
 		return nil, err
+	}
+	for _, f := range files {
+		if err := readEquivalentFile(f, m); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func readEquivalentFile(path string, m map[string]string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
 	}
 	for i, l := range strings.Split(string(b), "\n") {
 		l = strings.TrimRight(l, "\r")
@@ -526,11 +549,14 @@ func readEquivalents(path string) (map[string]string, error) {
 		}
 		id, why, ok := strings.Cut(l, "\t")
 		if !ok || strings.TrimSpace(why) == "" {
-			return nil, fmt.Errorf("%s:%d: want ID<TAB>reason", path, i+1)
+			return fmt.Errorf("%s:%d: want ID<TAB>reason", path, i+1)
+		}
+		if _, dup := m[id]; dup {
+			return fmt.Errorf("%s:%d: %s listed twice", path, i+1, id)
 		}
 		m[id] = strings.TrimSpace(why)
 	}
-	return m, nil
+	return nil
 }
 
 func readReport(path string) (*Report, error) {
