@@ -147,8 +147,28 @@ func TestBadInput(t *testing.T) {
 	if _, err := ri.Solve(0.5); !errors.Is(err, learn.ErrIndefinite) {
 		t.Errorf("indefinite kernel: err = %v, want learn.ErrIndefinite", err)
 	}
-	if _, err := ri.Solve(2); err != nil {
-		t.Errorf("indefinite kernel made definite by λ=2: %v", err)
+	s2, err := ri.Solve(2)
+	if err != nil {
+		t.Fatalf("indefinite kernel made definite by λ=2: %v", err)
+	}
+	// By hand: K + 2I = [[3,2,0],[2,3,0],[0,0,3]], so a = (K + 2I)⁻¹y =
+	// (−1/5, 4/5, 1) and the fitted values Ka = (7/5, 2/5, 1). Leaving a row
+	// out leaves K + 2I = 3I on the other two (k₁₃ = k₂₃ = 0): row 1 gets
+	// k₁₂·y₂/3 = 4/3, row 2 k₂₁·y₁/3 = 2/3, row 3 nothing, 0. The values are
+	// exact to a few roundings of numbers of order 1.
+	for _, c := range []struct {
+		name string
+		got  *mat.Dense
+		want []float64
+	}{
+		{"fitted", s2.Fitted(), []float64{7.0 / 5, 2.0 / 5, 1}},
+		{"leave-one-out", loo(t, s2), []float64{4.0 / 3, 2.0 / 3, 0}},
+	} {
+		for i, w := range c.want {
+			if g := c.got.At(i, 0); math.Abs(g-w) > 1e-14 {
+				t.Errorf("indefinite kernel at λ=2: %s row %d = %.17g, want %.17g", c.name, i, g, w)
+			}
+		}
 	}
 }
 

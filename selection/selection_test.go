@@ -177,8 +177,40 @@ func TestSelectLPO(t *testing.T) {
 			t.Errorf("point %d: LPO-AUC %g, want %g", n, p.Value, total/2)
 		}
 	}
-	if len(res.PairPredictions) == 0 {
-		t.Error("no pair predictions")
+	// The pair predictions kept are those at the best λ: every
+	// positive–negative pair of each output once, its two predictions those
+	// of HoldOut (a different route: the general hold-out solve, not the 2×2
+	// closed form), to 1e-12 of the ±1 labels' scale (both exact shortcuts
+	// on a kernel matrix with κ(K + λI) ≤ 1 + 16/0.1, rounding ~κ·ε).
+	s, _ := r.Solve(res.Best.Lambda)
+	seen := map[PairPrediction]bool{}
+	for _, pp := range res.PairPredictions {
+		i, j, c := pp.I, pp.J, pp.Output
+		if c < 0 || c > 1 || !(y.At(i, c) > 0 && y.At(j, c) <= 0) {
+			t.Fatalf("pair prediction %+v: not a positive–negative pair of output %d", pp, c)
+		}
+		key := PairPrediction{Output: c, Pair: learn.Pair{I: i, J: j}}
+		if seen[key] {
+			t.Fatalf("pair %+v twice", key)
+		}
+		seen[key] = true
+		h, _ := s.HoldOut([]int{i, j})
+		if math.Abs(pp.PI-h.At(0, c)) > 1e-12 || math.Abs(pp.PJ-h.At(1, c)) > 1e-12 {
+			t.Errorf("pair %+v: hold-out gives %v, %v", pp, h.At(0, c), h.At(1, c))
+		}
+	}
+	want := 0
+	for c := 0; c < 2; c++ {
+		pos := 0
+		for i := 0; i < 16; i++ {
+			if y.At(i, c) > 0 {
+				pos++
+			}
+		}
+		want += pos * (16 - pos)
+	}
+	if len(res.PairPredictions) != want {
+		t.Errorf("%d pair predictions, want %d (every positive–negative pair of both outputs)", len(res.PairPredictions), want)
 	}
 }
 
@@ -340,10 +372,12 @@ func TestOnEdge(t *testing.T) {
 	}
 }
 
-// FoldMean is the mean of the folds' own scores (RLScore's convention).
+// FoldMean is the mean of the folds' own scores (RLScore's convention). The
+// folds have unequal sizes: with equal ones the mean of the folds' MSEs is
+// the pooled MSE, and the test could not tell the two apart.
 func TestFoldMean(t *testing.T) {
 	r, y := problem(t, 24, false)
-	folds := [][]int{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}, {16, 17, 18, 19, 20, 21, 22, 23}}
+	folds := [][]int{{0, 1, 2, 3}, {4, 5, 6, 7, 8, 9, 10, 11}, {12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}}
 	for _, name := range []string{"mse", "cindex"} {
 		meas := mustMeasure(t, name)
 		res, err := Select(r, []float64{0.5}, Scheme{Kind: Folds, Folds: folds, FoldMean: true}, meas, Options{})
@@ -362,6 +396,13 @@ func TestFoldMean(t *testing.T) {
 		}
 		if math.Abs(res.Best.Value-want) > 1e-12 {
 			t.Errorf("%s: fold mean %v, want %v", name, res.Best.Value, want)
+		}
+		pooled, err := Select(r, []float64{0.5}, Scheme{Kind: Folds, Folds: folds}, meas, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(pooled.Best.Value-want) < 1e-3*math.Abs(want) {
+			t.Errorf("%s: the pooled value %v is the folds' mean %v: the folds do not tell them apart", name, pooled.Best.Value, want)
 		}
 	}
 	if _, err := NewScheme("loo", SchemeOptions{Rows: 24, FoldMean: true}); !errors.Is(err, ErrScheme) {
