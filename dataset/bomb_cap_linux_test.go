@@ -9,11 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rlskit/rlskit/internal/bomb"
 )
 
 // Regression (issue 20, item 1): compression bombs. Files of 1–2 MB expanding
@@ -22,13 +22,8 @@ import (
 // a .parquet.gz, a plain .npz — ended in the Go runtime's "fatal error: out
 // of memory" (exit status 2, a goroutine dump) under `ulimit -v 2500000`.
 // Each is read here by a child process whose address space is capped at what
-// it has mapped plus bombRoom (as ulimit -v caps it), and must end in a clean
+// it has mapped plus bomb.Room (as ulimit -v caps it), and must end in a clean
 // error naming the limit: exit status 1, no runtime crash.
-
-// bombRoom is the address space a capped child may map beyond what it has
-// mapped when it caps itself: less than any bomb, more than the readers
-// need to refuse one (the budget is an eighth of it).
-const bombRoom = 1 << 30
 
 // bombFile is a bomb and how to read it.
 type bombFile struct {
@@ -41,54 +36,29 @@ type bombFile struct {
 
 var (
 	textBombs = []bombFile{
-		{"line.svm.gz", func() []byte { return gzipBomb("1 1:", "0", bombSize, "\n") }, "svmlight", "", EnvMaxLine},
-		{"line.csv.gz", func() []byte { return gzipBomb("a,y\n", "0", bombSize, ",1\n") }, "csv", "y", EnvMaxLine},
-		{"quoted.csv.gz", func() []byte { return gzipBomb("a,y\n\"", "0\n", bombSize, "\",1\n") }, "csv", "y", EnvMaxLine},
+		{"line.svm.gz", func() []byte { return bomb.Gzip("1 1:", "0", bomb.Size, "\n") }, "svmlight", "", EnvMaxLine},
+		{"line.csv.gz", func() []byte { return bomb.Gzip("a,y\n", "0", bomb.Size, ",1\n") }, "csv", "y", EnvMaxLine},
+		{"quoted.csv.gz", func() []byte { return bomb.Gzip("a,y\n\"", "0\n", bomb.Size, "\",1\n") }, "csv", "y", EnvMaxLine},
 	}
 	rowBombs = []bombFile{
-		{"rows.svm.gz", func() []byte { return gzipBomb("", "0 1:0\n", bombSize, "") }, "svmlight", "", EnvMaxDecompressed},
-		{"labels.svm.gz", func() []byte { return gzipBomb("", "0\n", bombSize, "") }, "svmlight", "", EnvMaxDecompressed},
-		{"rows.csv.gz", func() []byte { return gzipBomb("a,y\n", "0,0\n", bombSize, "") }, "csv", "y", EnvMaxDecompressed},
+		{"rows.svm.gz", func() []byte { return bomb.Gzip("", "0 1:0\n", bomb.Size, "") }, "svmlight", "", EnvMaxDecompressed},
+		{"labels.svm.gz", func() []byte { return bomb.Gzip("", "0\n", bomb.Size, "") }, "svmlight", "", EnvMaxDecompressed},
+		{"rows.csv.gz", func() []byte { return bomb.Gzip("a,y\n", "0,0\n", bomb.Size, "") }, "csv", "y", EnvMaxDecompressed},
 	}
 	binaryBombs = []bombFile{
 		{"big.npy.gz", func() []byte {
-			return gzipBomb(string(npyBytes("<f8", false, []int{bombSize / 8, 1}, []float64{})), "\x00", bombSize, "")
+			return bomb.Gzip(string(npyBytes("<f8", false, []int{bomb.Size / 8, 1}, []float64{})), "\x00", bomb.Size, "")
 		}, "npy", "", EnvMaxDecompressed},
-		{"big.parquet.gz", func() []byte { return gzipBomb("PAR1", "\x00", bombSize, "") }, "parquet", "y", EnvMaxDecompressed},
-		{"big.npz", func() []byte { return npzBomb(bombSize) }, "npz", "y", EnvMaxDecompressed},
+		{"big.parquet.gz", func() []byte { return bomb.Gzip("PAR1", "\x00", bomb.Size, "") }, "parquet", "y", EnvMaxDecompressed},
+		{"big.npz", func() []byte { return bomb.Npz(bomb.Size) }, "npz", "y", EnvMaxDecompressed},
 	}
 )
 
-// vmSize returns the bytes the process has mapped (VmSize).
-func vmSize(t testing.TB) uint64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skip("no /proc/self/status:", err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmSize:"); ok {
-			f := strings.Fields(rest)
-			kb, err := strconv.ParseUint(f[0], 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Skip("no VmSize in /proc/self/status")
-	return 0
-}
-
-// capAddressSpace limits the process's address space to what it has mapped
-// plus room, as `ulimit -v` does for a command.
+// capAddressSpace caps the process's address space at what it has mapped
+// plus room (bomb.CapAddressSpace), skipping where that is not possible.
 func capAddressSpace(t testing.TB, room uint64) {
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		t.Fatal(err)
-	}
-	rl.Cur = min(vmSize(t)+room, rl.Max)
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		t.Fatal(err)
+	if err := bomb.CapAddressSpace(room); err != nil {
+		t.Skip(err)
 	}
 }
 
@@ -109,7 +79,7 @@ func TestBombReaderChild(t *testing.T) {
 	if path == "" {
 		t.Skip("the child process of the bomb tests")
 	}
-	capAddressSpace(t, bombRoom)
+	capAddressSpace(t, bomb.Room)
 	var err error
 	switch format, label := os.Getenv("RLSKIT_BOMB_FORMAT"), os.Getenv("RLSKIT_BOMB_LABEL"); format {
 	case "npy":

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/rlskit/rlskit/internal/bomb"
 )
 
 // Fuzz targets of the gzip-wrapped readers (issue 20, item 3): svmlight.gz,
@@ -248,7 +250,7 @@ func FuzzReadNpyGzip(f *testing.F) {
 		f.Add(a, uint16(0))
 		f.Add(gz(a), uint16(0))
 	}
-	f.Add(gzipBomb(string(npyBytes("<f8", false, []int{1 << 20}, []float64{})), "\x00", 8<<20, ""), uint16(0))
+	f.Add(bomb.Gzip(string(npyBytes("<f8", false, []int{1 << 20}, []float64{})), "\x00", 8<<20, ""), uint16(0))
 	f.Add(gz(npyBytes("<f8", false, []int{1 << 25}, make([]float64, 1<<17))), uint16(255))               // 256 MiB arriving
 	f.Add(gz(npyBytes("|u1", false, []int{fuzzBudget/8 + 1}, make([]uint8, fuzzBudget/8+1))), uint16(0)) // decoded, one element too many
 	f.Add(gz(npyBytes("|u1", false, []int{fuzzBudget / 8}, make([]uint8, fuzzBudget/8))), uint16(0))     // decoded, just within
@@ -297,7 +299,7 @@ func FuzzReadParquetGzip(f *testing.F) {
 	w.Close()
 	f.Add(b.Bytes(), uint16(0))
 	f.Add([]byte("PAR1\x00\x00\x00\x00PAR1"), uint16(3))
-	f.Add(gzipBomb("PAR1", "\x00", 4<<20, ""), uint16(0))
+	f.Add(bomb.Gzip("PAR1", "\x00", 4<<20, ""), uint16(0))
 	f.Add(gz(append([]byte("PAR1"), make([]byte, 1<<20)...)), uint16(255)) // 256 MiB
 	f.Fuzz(func(t *testing.T, in []byte, repeat uint16) {
 		stream := gzipStream(in, repeat)
@@ -369,7 +371,7 @@ func FuzzReadNpz(f *testing.F) {
 		f.Add(npzBytes(f, method, map[string][]byte{"X": x, "y": y, "qid": q}), uint16(0), false)
 		f.Add(npzBytes(f, method, map[string][]byte{"X": x, "y": y}), uint16(0), false)
 	}
-	f.Add(npzBomb(4<<20), uint16(0), false)
+	f.Add(bomb.Npz(4<<20), uint16(0), false)
 	u1 := npyBytes("|u1", false, []int{fuzzBudget/16 + 1, 1}, make([]uint8, fuzzBudget/16+1))
 	yy := npyBytes("|u1", false, []int{fuzzBudget/16 + 1}, make([]uint8, fuzzBudget/16+1))
 	f.Add(npzBytes(f, zip.Deflate, map[string][]byte{"X": u1, "y": yy}), uint16(0), false)    // X and y decoded: one byte too many together

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlskit/rlskit/internal/bomb"
 )
 
 // Unit tests of the reading bounds (issue 20, item 1) with small limits set
@@ -209,7 +211,7 @@ func TestDecompressionBudgetText(t *testing.T) {
 			checkLimit(t, err, "f", pe.Line, EnvMaxDecompressed, budget)
 			// a gigabyte of zeros costs no more than the budget to refuse
 			start := time.Now()
-			err = read(bytes.NewReader(gzipBomb("", "0", 1<<30, "")))
+			err = read(bytes.NewReader(bomb.Gzip("", "0", 1<<30, "")))
 			if !errors.Is(err, ErrLimit) || time.Since(start) > 2*time.Second {
 				t.Fatalf("1 GiB of zeros: %v after %v", err, time.Since(start))
 			}
@@ -249,7 +251,7 @@ func TestDecompressionBudgetNumPy(t *testing.T) {
 	}
 	// a header declaring 1.5 GiB is refused before its data are read
 	start := time.Now()
-	_, err = ReadNpy(bytes.NewReader(gzipBomb(string(npyBytes("<f8", false, []int{bombSize / 8}, []float64{})), "\x00", bombSize, "")), "x.npy", -1)
+	_, err = ReadNpy(bytes.NewReader(bomb.Gzip(string(npyBytes("<f8", false, []int{bomb.Size / 8}, []float64{})), "\x00", bomb.Size, "")), "x.npy", -1)
 	if checkLimit(t, err, "x.npy", 0, EnvMaxDecompressed, 1024); time.Since(start) > time.Second {
 		t.Fatalf("refusing took %v", time.Since(start))
 	}
@@ -273,8 +275,8 @@ func TestDecompressionBudgetNumPy(t *testing.T) {
 		t.Fatalf("within the budget: %v", err)
 	}
 	// the plain bomb of the issue, 1.5 MB declaring 1.5 GiB
-	bomb := npzBomb(bombSize)
-	_, err = ReadNpz(bytes.NewReader(bomb), int64(len(bomb)), "b.npz", CSVOptions{})
+	data := bomb.Npz(bomb.Size)
+	_, err = ReadNpz(bytes.NewReader(data), int64(len(data)), "b.npz", CSVOptions{})
 	checkLimit(t, err, "b.npz[X]", 0, EnvMaxDecompressed, 1024)
 }
 

@@ -1,23 +1,19 @@
 package main
 
 import (
-	"archive/zip"
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"context"
-	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rlskit/rlskit/internal/bomb"
 )
 
 // Regression (issue 20, item 1): compression bombs through the command line.
@@ -27,115 +23,9 @@ import (
 // `predict` in the Go runtime's "fatal error: out of memory" (exit status 2,
 // a goroutine dump) under `ulimit -v 2500000`. Each command runs here in a
 // child process (this test binary, re-executed) whose address space is
-// capped at what it has mapped plus bombRoom, and must exit with status 1
+// capped at what it has mapped plus bomb.Room, and must exit with status 1
 // and a message naming the file — and, where the bound stopped it, the limit
 // and the variable that raises it.
-
-// bombSize is what the bombs expand to; bombRoom the address space a child
-// may map beyond what it has mapped when it caps itself (the readers'
-// budget is an eighth of it).
-const (
-	bombSize = 1536 << 20
-	bombRoom = 1 << 30
-)
-
-// gzipBomb returns gzip data expanding to head, unit repeated to n bytes, and
-// tail: each MiB of units is one gzip member, compressed once and repeated.
-func gzipBomb(head, unit string, n int64, tail string) []byte {
-	member := func(s string) []byte {
-		var b bytes.Buffer
-		w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-		w.Write([]byte(s))
-		w.Close()
-		return b.Bytes()
-	}
-	chunk := strings.Repeat(unit, max(1, (1<<20)/len(unit)))
-	var b bytes.Buffer
-	if head != "" {
-		b.Write(member(head))
-	}
-	m := member(chunk)
-	for got := int64(0); got < n; got += int64(len(chunk)) {
-		b.Write(m)
-	}
-	if tail != "" {
-		b.Write(member(tail))
-	}
-	return b.Bytes()
-}
-
-// bombNpyHead returns the header of a .npy array of float64 with the given shape
-// ("(3,)", "(4, 1)").
-func bombNpyHead(shape string) []byte {
-	dict := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': %s, }", shape)
-	dict += strings.Repeat(" ", (64-(10+len(dict)+1)%64)%64) + "\n"
-	b := []byte("\x93NUMPY\x01\x00")
-	b = binary.LittleEndian.AppendUint16(b, uint16(len(dict)))
-	return append(b, dict...)
-}
-
-// bombNpyOf returns a .npy array of the values, of shape (len(v),).
-func bombNpyOf(v ...float64) []byte {
-	b := bombNpyHead("(" + strconv.Itoa(len(v)) + ",)")
-	for _, x := range v {
-		b, _ = binary.Append(b, binary.LittleEndian, x)
-	}
-	return b
-}
-
-// npzBomb returns a plain .npz of an array y of 3 labels and an array X of
-// n/8 float64 zeros deflated as one compressed MiB of zeros repeated.
-func npzBomb(n int64) []byte {
-	seg := func(p []byte) []byte {
-		var b bytes.Buffer
-		w, _ := flate.NewWriter(&b, flate.BestCompression)
-		w.Write(p)
-		w.Flush()
-		return b.Bytes()
-	}
-	var b bytes.Buffer
-	zw := zip.NewWriter(&b)
-	w, _ := zw.CreateHeader(&zip.FileHeader{Name: "y.npy", Method: zip.Deflate})
-	w.Write(bombNpyOf(1, 2, 3))
-	hdr := bombNpyHead(fmt.Sprintf("(%d, 1)", n/8))
-	var raw bytes.Buffer
-	raw.Write(seg(hdr))
-	zeros := seg(make([]byte, 1<<20))
-	for got := int64(0); got < n; got += 1 << 20 {
-		raw.Write(zeros)
-	}
-	raw.Write([]byte{3, 0}) // the final, empty block
-	w, _ = zw.CreateRaw(&zip.FileHeader{Name: "X.npy", Method: zip.Deflate,
-		CompressedSize64: uint64(raw.Len()), UncompressedSize64: uint64(len(hdr)) + uint64(n)})
-	w.Write(raw.Bytes())
-	zw.Close()
-	return b.Bytes()
-}
-
-// bombCapAddressSpace limits the process's address space to what it has mapped
-// (VmSize) plus room, as `ulimit -v` does for a command.
-func bombCapAddressSpace(t *testing.T, room uint64) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skip("no /proc/self/status:", err)
-	}
-	var vm uint64
-	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmSize:"); ok {
-			if vm, err = strconv.ParseUint(strings.Fields(rest)[0], 10, 64); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		t.Fatal(err)
-	}
-	rl.Cur = min(vm<<10+room, rl.Max)
-	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &rl); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestBombCLIChild is no test of its own: it is the capped child process of
 // the bomb tests (RLSKIT_BOMB_CHILD=1), running rlskit with the arguments
@@ -144,7 +34,9 @@ func TestBombCLIChild(t *testing.T) {
 	if os.Getenv("RLSKIT_BOMB_CHILD") != "1" {
 		t.Skip("the child process of the bomb tests")
 	}
-	bombCapAddressSpace(t, bombRoom)
+	if err := bomb.CapAddressSpace(bomb.Room); err != nil {
+		t.Skip(err)
+	}
 	root := newRoot(os.Stdin, os.Stdout, os.Stderr)
 	root.SetArgs(flag.Args())
 	os.Exit(execute(root, os.Stderr))
@@ -177,7 +69,7 @@ func runBombs(t *testing.T, c bombCase) {
 	}
 	os.WriteFile(filepath.Join(dir, "train.svm"), []byte("1 1:1 2:0.5\n-1 1:0.2 2:1\n1 1:0.9\n-1 2:0.3\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "train.csv"), []byte("a,y\n1,1\n2,0\n3,1\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "y.npy"), bombNpyOf(1, 2, 3), 0o644)
+	os.WriteFile(filepath.Join(dir, "y.npy"), bomb.Npy(1, 2, 3), 0o644)
 	model := filepath.Join(dir, c.model+".json")
 	fitArgs := []string{"fit", "--data", filepath.Join(dir, "train."+c.model), "--lambda", "1", "--cv", "none", "--model", model, "--quiet"}
 	if c.model == "csv" {
@@ -240,12 +132,12 @@ var (
 )
 
 func TestBombCLISVMLightLine(t *testing.T) {
-	runBombs(t, bombCase{name: "line.svm.gz", data: func() []byte { return gzipBomb("1 1:", "0", bombSize, "\n") },
+	runBombs(t, bombCase{name: "line.svm.gz", data: func() []byte { return bomb.Gzip("1 1:", "0", bomb.Size, "\n") },
 		model: "svm", run: bombAll, env: [3]string{bombLine, bombLine, bombLine}})
 }
 
 func TestBombCLICSVLine(t *testing.T) {
-	runBombs(t, bombCase{name: "line.csv.gz", data: func() []byte { return gzipBomb("a,y\n", "0", bombSize, ",1\n") },
+	runBombs(t, bombCase{name: "line.csv.gz", data: func() []byte { return bomb.Gzip("a,y\n", "0", bomb.Size, ",1\n") },
 		fit: []string{"--label", "y"}, stream: []string{"--label", "y"}, model: "csv", run: bombAll, env: [3]string{bombLine, bombLine, bombLine}})
 }
 
@@ -253,7 +145,7 @@ func TestBombCLICSVLine(t *testing.T) {
 // predict read them a chunk at a time (the budget is per chunk) and would
 // only take long, so they are not run on them.
 func TestBombCLISVMLightRows(t *testing.T) {
-	runBombs(t, bombCase{name: "rows.svm.gz", data: func() []byte { return gzipBomb("", "0 1:0\n", bombSize, "") },
+	runBombs(t, bombCase{name: "rows.svm.gz", data: func() []byte { return bomb.Gzip("", "0 1:0\n", bomb.Size, "") },
 		model: "svm", run: [3]bool{true}, env: [3]string{bombMem}})
 }
 
@@ -262,17 +154,17 @@ func TestBombCLISVMLightRows(t *testing.T) {
 func TestBombCLINpyGzip(t *testing.T) {
 	runBombs(t, bombCase{name: "big.npy.gz",
 		data: func() []byte {
-			return gzipBomb(string(bombNpyHead(fmt.Sprintf("(%d, 1)", bombSize/8))), "\x00", bombSize, "")
+			return bomb.Gzip(string(bomb.NpyHead(fmt.Sprintf("(%d, 1)", bomb.Size/8))), "\x00", bomb.Size, "")
 		},
 		fit: []string{"--labels", "y.npy"}, model: "svm", run: bombAll, env: [3]string{bombMem, "", bombMem}})
 }
 
 func TestBombCLIParquetGzip(t *testing.T) {
-	runBombs(t, bombCase{name: "big.parquet.gz", data: func() []byte { return gzipBomb("PAR1", "\x00", bombSize, "") },
+	runBombs(t, bombCase{name: "big.parquet.gz", data: func() []byte { return bomb.Gzip("PAR1", "\x00", bomb.Size, "") },
 		fit: []string{"--label", "y"}, model: "svm", run: bombAll, env: [3]string{bombMem, "", bombMem}})
 }
 
 func TestBombCLINpz(t *testing.T) {
-	runBombs(t, bombCase{name: "big.npz", data: func() []byte { return npzBomb(bombSize) },
+	runBombs(t, bombCase{name: "big.npz", data: func() []byte { return bomb.Npz(bomb.Size) },
 		fit: []string{"--label", "y"}, model: "svm", run: bombAll, env: [3]string{bombMem, "", bombMem}})
 }

@@ -33,3 +33,7 @@ func rlimitRoom() (uint64, bool) {
 	}
 	return room, found
 }
+
+// Mapped returns the bytes of address space the process has mapped (VmSize
+// of /proc/self/status), and false where that cannot be read.
+func Mapped() (uint64, bool) { return meminfo("/proc/self/status", "VmSize:") }

@@ -4,3 +4,6 @@ package sysmem
 
 // rlimitRoom is unknown where /proc/self/status is not: false.
 func rlimitRoom() (uint64, bool) { return 0, false }
+
+// Mapped is unknown where /proc/self/status is not: false.
+func Mapped() (uint64, bool) { return 0, false }
