@@ -273,7 +273,15 @@ var (
 // (ErrSyntax) and NaN and infinities, spelled any way ParseFloat knows, are
 // ErrNonFinite, as are decimals beyond the float64 range. The returned error
 // carries a short message.
+//
+// Most values take a fast path (fastDecimal): at most 19 significant digits
+// whose integer fits 2⁵³ and a power of ten within 10²² are exact float64s,
+// and one IEEE multiplication or division of two exact values is correctly
+// rounded (Clinger 1990), so the result is bit for bit strconv.ParseFloat's.
 func parseValue(s string) (float64, error) {
+	if v, ok := fastDecimal(s); ok {
+		return v, nil
+	}
 	if s == "" {
 		return 0, errEmptyVal
 	}
@@ -299,6 +307,96 @@ func parseValue(s string) (float64, error) {
 		// Underflow: ParseFloat returns the nearest value (0 or subnormal).
 	}
 	return v, nil
+}
+
+// pow10 holds the powers of ten float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// fastDecimal parses s as [+-]digits[.digits][(e|E)[+-]digits] when the
+// value is exact by Clinger's fast path: the digits, without the point, form
+// an integer w < 2⁵³ (so at most 16 of them count, leading zeros aside) and
+// the decimal exponent e has |e| ≤ 22; then w·10^e or w/10^(−e) is one
+// correctly rounded operation on exact operands. Anything else (more digits,
+// a larger exponent, a syntax the full parser must judge) returns false and
+// is left to parseValue's general path. O(len(s)), no allocation.
+func fastDecimal(s string) (float64, bool) {
+	i, n := 0, len(s)
+	neg := false
+	if i < n && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	var w uint64
+	digits, scale := 0, 0 // significant digits taken into w; digits after the point
+	seen := false
+	for ; i < n && '0' <= s[i] && s[i] <= '9'; i++ {
+		seen = true
+		if w == 0 && s[i] == '0' {
+			continue
+		}
+		if digits == 18 {
+			return 0, false
+		}
+		w = w*10 + uint64(s[i]-'0')
+		digits++
+	}
+	if i < n && s[i] == '.' {
+		i++
+		for ; i < n && '0' <= s[i] && s[i] <= '9'; i++ {
+			seen = true
+			if digits == 18 {
+				return 0, false
+			}
+			if w != 0 || s[i] != '0' {
+				digits++
+			}
+			w = w*10 + uint64(s[i]-'0')
+			scale++
+		}
+	}
+	if !seen {
+		return 0, false
+	}
+	e := 0
+	if i < n && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < n && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		if i == n {
+			return 0, false
+		}
+		for ; i < n && '0' <= s[i] && s[i] <= '9'; i++ {
+			if e > 1000 {
+				return 0, false
+			}
+			e = e*10 + int(s[i]-'0')
+		}
+		if eneg {
+			e = -e
+		}
+	}
+	if i != n || w >= 1<<53 {
+		return 0, false
+	}
+	e -= scale
+	f := float64(w)
+	switch {
+	case w == 0:
+	case e >= 0 && e <= 22:
+		f *= pow10[e]
+	case e < 0 && e >= -22:
+		f /= pow10[-e]
+	default:
+		return 0, false
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // isDecimal reports whether s is [+-]digits[.digits][(e|E)[+-]digits] with at

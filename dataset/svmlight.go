@@ -403,6 +403,20 @@ func (p *svmParser) emptyError() error {
 // parseFeatureIndex parses a decimal svmlight feature index: an optional sign
 // and digits only.
 func parseFeatureIndex(s string) (int, error) {
+	if n := len(s); n > 0 && n < 19 { // fast path: up to 18 digits, no sign
+		v := 0
+		for i := 0; i < n; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				v = -1
+				break
+			}
+			v = v*10 + int(c-'0')
+		}
+		if v >= 0 {
+			return v, nil
+		}
+	}
 	if s == "" {
 		return 0, fmt.Errorf("missing index: %w", ErrSyntax)
 	}

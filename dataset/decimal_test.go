@@ -1,0 +1,70 @@
+package dataset
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// fastDecimal must be parseValue's general path bit for bit wherever it
+// answers: strconv.ParseFloat is the oracle.
+func checkFastDecimal(t *testing.T, s string) {
+	t.Helper()
+	v, ok := fastDecimal(s)
+	if !ok {
+		return
+	}
+	if !isDecimal(s) {
+		t.Fatalf("fastDecimal(%q) = %v, but it is not a decimal", s, v)
+	}
+	want, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("fastDecimal(%q) = %v, ParseFloat: %v", s, v, err)
+	}
+	if math.Float64bits(v) != math.Float64bits(want) {
+		t.Fatalf("fastDecimal(%q) = %v (%#x), ParseFloat %v (%#x)", s, v, math.Float64bits(v), want, math.Float64bits(want))
+	}
+}
+
+func TestFastDecimal(t *testing.T) {
+	taken := []string{"0", "-0", "+0", "1", "-1", "0.5", ".5", "5.", "-.5", "1e5", "1E-5", "1.5e+3",
+		"123456789012345", "9007199254740991", "0.1", "0.3", "2.2250738585072014e-8", "4.9e-10",
+		"1e22", "1e-22", "0.000123", "00012.5000", "6.02e23", "3.141592653589793"}
+	for _, s := range taken {
+		checkFastDecimal(t, s)
+		if _, ok := fastDecimal(s); !ok && s != "6.02e23" && s != "2.2250738585072014e-8" && s != "3.141592653589793" {
+			t.Errorf("fastDecimal(%q) left to the slow path", s)
+		}
+	}
+	// the general path's cases: syntax it must judge, values it must round
+	left := []string{"", "+", "-", ".", "e5", "1e", "1e+", "1_0", "0x1p-3", "Inf", "NaN", "1.5.2", "1e5x", " 1",
+		"9007199254740993", "1e23", "1e-23", "123456789012345678901", "1e400", "1e-400", "0.1e-22"}
+	for _, s := range left {
+		if v, ok := fastDecimal(s); ok {
+			t.Errorf("fastDecimal(%q) = %v: want the general path", s, v)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		var s string
+		switch rng.IntN(4) {
+		case 0:
+			s = strconv.FormatFloat(rng.NormFloat64()*math.Pow(10, float64(rng.IntN(40)-20)), 'g', 1+rng.IntN(17), 64)
+		case 1:
+			s = strconv.FormatFloat(rng.Float64(), 'f', rng.IntN(20), 64)
+		case 2:
+			s = strconv.FormatInt(rng.Int64N(1<<62)-(1<<61), 10)
+		default:
+			s = strconv.FormatFloat(rng.ExpFloat64(), 'e', rng.IntN(18), 64)
+		}
+		checkFastDecimal(t, s)
+	}
+}
+
+func FuzzFastDecimal(f *testing.F) {
+	for _, s := range []string{"1.5", "-0.000123e4", "9007199254740991", "1e22", ".5e-3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkFastDecimal(t, s) })
+}
