@@ -1,10 +1,14 @@
 package dataset
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/rlskit/rlskit/matrix"
 )
 
 // fastDecimal must be parseValue's general path bit for bit wherever it
@@ -67,4 +71,32 @@ func FuzzFastDecimal(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkFastDecimal(t, s) })
+}
+
+// The svmlight parser reads lines in place (lineReader.nextBytes): query
+// names must be copied out before the buffer is reused. 20,000 rows (well
+// past the 64 KiB buffer) in 2,000 queries named by strings.
+func TestSVMLightQueryNamesSurviveBufferReuse(t *testing.T) {
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, "%d qid:query-%05d 1:%d.5 7:-%d\n", i%3, i/10, i, i%11)
+	}
+	d, err := ReadSVMLight(strings.NewReader(b.String()), "q.svm", SVMLightOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.QueryNames) != 2000 {
+		t.Fatalf("%d query names, want 2000", len(d.QueryNames))
+	}
+	for q, name := range d.QueryNames {
+		if want := fmt.Sprintf("query-%05d", q); name != want {
+			t.Fatalf("query %d named %q, want %q", q, name, want)
+		}
+	}
+	x := d.X.(*matrix.CSR)
+	for i := range 20000 {
+		if d.Queries[i] != i/10 || d.Y.At(i, 0) != float64(i%3) || x.At(i, 0) != float64(i)+0.5 || x.At(i, 6) != -float64(i%11) {
+			t.Fatalf("row %d read wrong", i)
+		}
+	}
 }

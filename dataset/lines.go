@@ -32,12 +32,20 @@ func newLineReader(r io.Reader) *lineReader {
 // *LimitError for a line longer than the bound, found once the bound (plus a
 // terminator) has been read, so memory stays within twice the bound.
 func (lr *lineReader) next() (string, bool) {
+	b, ok := lr.nextBytes()
+	return string(b), ok
+}
+
+// nextBytes is next without the copy: the line's bytes in the reader's
+// buffer, valid until the next call. A caller that keeps any part of it must
+// copy that part.
+func (lr *lineReader) nextBytes() ([]byte, bool) {
 	if lr.err != nil {
-		return "", false
+		return nil, false
 	}
 	if lr.br == nil {
 		if lr.br, lr.gz, lr.err = openText(lr.src); lr.err != nil {
-			return "", false
+			return nil, false
 		}
 	}
 	b, err := lr.br.ReadSlice('\n')
@@ -46,7 +54,7 @@ func (lr *lineReader) next() (string, bool) {
 		for err == bufio.ErrBufferFull {
 			if max := lr.lim.line; max > 0 && int64(len(lr.long)) > max+2 {
 				lr.err, lr.long = lr.lim.lineError("the line", lr.line+1), nil
-				return "", false
+				return nil, false
 			}
 			b, err = lr.br.ReadSlice('\n')
 			lr.long = append(lr.long, b...)
@@ -56,28 +64,27 @@ func (lr *lineReader) next() (string, bool) {
 	if err != nil {
 		if err != io.EOF {
 			lr.err, lr.long = err, nil
-			return "", false
+			return nil, false
 		}
 		if len(b) == 0 {
 			lr.long = nil
-			return "", false
+			return nil, false
 		}
 	}
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	b = bytes.TrimSuffix(b, []byte("\r"))
 	if max := lr.lim.line; max > 0 && int64(len(b)) > max {
 		lr.err, lr.long = lr.lim.lineError("the line", lr.line+1), nil
-		return "", false
+		return nil, false
 	}
 	lr.line++
-	s := string(b)
 	if cap(lr.long) > 1<<20 {
-		lr.long = nil // a long line's buffer is not kept
+		lr.long = nil // a long line's buffer is not kept (b still holds it)
 	}
 	if lr.line == 1 {
-		s = strings.TrimPrefix(s, "\ufeff")
+		b = bytes.TrimPrefix(b, []byte("\ufeff"))
 	}
-	return s, true
+	return b, true
 }
 
 // release returns the decompressed bytes read so far to the budget: the

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -158,7 +159,7 @@ func newSVMParser(r io.Reader, name string, opt SVMLightOptions) (*svmParser, er
 func (p *svmParser) next() (bool, error) {
 	name := p.name
 	for {
-		s, ok := p.lr.next()
+		b, ok := p.lr.nextBytes()
 		if !ok {
 			if p.lr.err != nil {
 				return false, readErr(name, p.lr.line+1, p.lr.err)
@@ -166,7 +167,9 @@ func (p *svmParser) next() (bool, error) {
 			return false, nil
 		}
 		line := p.lr.line
-		s = stripComment(s)
+		// s aliases the reader's buffer: what is kept of it (a query name,
+		// an error's token) is copied
+		s := stripComment(unsafe.String(unsafe.SliceData(b), len(b)))
 		tok, i := nextField(s, 0)
 		if tok == "" {
 			continue // blank or comment-only line
