@@ -175,7 +175,7 @@ func binaryLabel(x0 float64, c int, noise float64) float64 {
 // selected order, to brute-force retraining: dense and CSR data, t = 1 and 3,
 // λ from 1e-6 to 1e4, bias 0, 1 and 2.5, leave-one-out and folds (k-fold, and
 // folds of 1–3 rows leaving rows out), mse, auc and cindex, cached and lean
-// — to 1e-8 relative.
+// — to tightTol (3·10⁻¹⁴) relative.
 func TestBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 1))
 	const m, d, k = 24, 7, 4
@@ -192,12 +192,7 @@ func TestBruteForce(t *testing.T) {
 		folds [][]int
 	}
 	designs := []design{{"loo", nil}, {"kfold4", kfold}, {"small", small}}
-	clear(worstSeen)
-	defer func() {
-		for _, l := range oracle.Lambdas {
-			t.Logf("λ = %g: largest relative difference from brute force %.2g", l, worstSeen[l])
-		}
-	}()
+	defer reportWorst(t, tightTol)()
 	type labels struct {
 		name  string
 		label oracle.Label
@@ -225,7 +220,7 @@ func TestBruteForce(t *testing.T) {
 							for _, mem := range []Memory{Cache, Lean} {
 								name := fmt.Sprintf("%s_t%d_sparse%v_%s_%s_bias%g_mem%d", lb.name, tt, sparse, meas.Name, ds.name, bias, mem)
 								t.Run(name, func(t *testing.T) {
-									checkBrute(t, x, bp, k, mem)
+									checkBrute(t, x, bp, k, mem, tightTol)
 								})
 							}
 						}
@@ -236,12 +231,46 @@ func TestBruteForce(t *testing.T) {
 	}
 }
 
-// worstSeen is the largest relative difference seen per λ (reported by TestBruteForce).
-var worstSeen = map[float64]float64{}
+// worstSeen is the largest relative difference from the brute force of the
+// criteria and the curve per λ, worstFinal that of the CV predictions at the
+// chosen point and the final model (each test that uses checkBrute clears
+// them through reportWorst).
+var worstSeen, worstFinal = map[float64]float64{}, map[float64]float64{}
+
+// reportWorst clears worstSeen and worstFinal and returns a function that
+// logs them per λ with the tolerances asserted there (call it deferred).
+func reportWorst(t *testing.T, tol bruteTol) func() {
+	clear(worstSeen)
+	clear(worstFinal)
+	return func() {
+		for _, l := range oracle.Lambdas {
+			t.Logf("λ = %g: largest relative difference from brute force %.2g (asserted ≤ %.0e); CV predictions and final model %.2g (≤ %.0e)",
+				l, worstSeen[l], tol(l), worstFinal[l], max(tol(l), finalTol))
+		}
+	}
+}
+
+// bruteTol is the relative agreement with the brute force a test asserts at
+// each λ: the criterion of every candidate at every step, the curve, the CV
+// predictions at the best point and the final model.
+type bruteTol func(lambda float64) float64
+
+// tightTol is the agreement docs/correctness.md states for greedy selection
+// ("largest relative difference 4·10⁻¹⁵": measured 3.8·10⁻¹⁵ by
+// TestBruteForce at λ = 1e-3), asserted within 10× at every λ so
+// that an order-of-magnitude loss of accuracy fails.
+func tightTol(float64) float64 { return 3e-14 }
+
+// finalTol is the agreement asserted for the CV predictions at the chosen
+// point and the final model's predictions where tol(λ) is tighter: 5·10⁻¹³,
+// within 10× of the largest difference measured, 8.9·10⁻¹⁴ (TestBruteForce,
+// CV predictions at λ = 1e4, where they are nearly constant and the hold-out
+// shortcut's rounding is largest against their norm).
+const finalTol = 5e-13
 
 // checkBrute runs Select over all of oracle.Lambdas at once and compares every
-// path with the brute-force greedy at its λ.
-func checkBrute(t *testing.T, x mat.Matrix, bp bruteProblem, k int, mem Memory) {
+// path with the brute-force greedy at its λ, to tol(λ).
+func checkBrute(t *testing.T, x mat.Matrix, bp bruteProblem, k int, mem Memory, tol bruteTol) {
 	t.Helper()
 	got := map[[2]int][]float64{}
 	opt := Options{Lambdas: oracle.Lambdas, Bias: bp.bias, K: k, Measure: bp.meas, Folds: bp.folds, Queries: bp.queries, Memory: mem,
@@ -268,21 +297,26 @@ func checkBrute(t *testing.T, x mat.Matrix, bp bruteProblem, k int, mem Memory) 
 				}
 			}
 			worstSeen[lambda] = math.Max(worstSeen[lambda], worst)
-			if worst > 1e-8 {
-				t.Errorf("λ = %g, step %d: candidate %d criterion %.17g, brute force %.17g (rel %.2g)", lambda, step, at, g[at], vals[step-1][at], worst)
+			if worst > tol(lambda) {
+				t.Errorf("λ = %g, step %d: candidate %d criterion %.17g, brute force %.17g (rel %.2g > %.0e)", lambda, step, at, g[at], vals[step-1][at], worst, tol(lambda))
 			}
-			if sv := path.Steps[step-1].Value; relDiff(sv, vals[step-1][sel[step-1]]) > 1e-8 && slices.Equal(path.Selected(-1), sel) {
-				t.Errorf("λ = %g, step %d: curve value %g, brute force %g", lambda, step, sv, vals[step-1][sel[step-1]])
+			if slices.Equal(path.Selected(-1), sel) {
+				sv, want := path.Steps[step-1].Value, vals[step-1][sel[step-1]]
+				r := relDiff(sv, want)
+				worstSeen[lambda] = math.Max(worstSeen[lambda], r)
+				if r > tol(lambda) {
+					t.Errorf("λ = %g, step %d: curve value %.17g, brute force %.17g (rel %.2g > %.0e)", lambda, step, sv, want, r, tol(lambda))
+				}
 			}
 		}
 	}
-	checkFinal(t, x, bp, res)
+	checkFinal(t, x, bp, res, max(tol(res.Lambda), finalTol))
 }
 
 // checkFinal checks the best point and the final model: the CV predictions
 // of the best point and the predictor on the full-width data equal retraining
-// on the selected features.
-func checkFinal(t *testing.T, x mat.Matrix, bp bruteProblem, res *Result) {
+// on the selected features, to tol.
+func checkFinal(t *testing.T, x mat.Matrix, bp bruteProblem, res *Result, tol float64) {
 	t.Helper()
 	// best point: no other (λ, k) is better
 	for l, p := range res.Paths {
@@ -299,8 +333,10 @@ func checkFinal(t *testing.T, x mat.Matrix, bp bruteProblem, res *Result) {
 		want.SetRow(n, pred.RawRowView(n))
 		got.SetRow(n, res.Predictions.RawRowView(i))
 	}
-	if r := oracle.RelErr(got, want); r > 1e-8 {
-		t.Errorf("CV predictions at the best point: rel err %.2g", r)
+	r := oracle.RelErr(got, want)
+	worstFinal[res.Lambda] = math.Max(worstFinal[res.Lambda], r)
+	if r > tol {
+		t.Errorf("CV predictions at the best point (λ = %g): rel err %.2g > %.0e", res.Lambda, r, tol)
 	}
 	m, _ := bp.y.Dims()
 	f := mat.NewDense(m, len(res.Selected), nil)
@@ -313,15 +349,31 @@ func checkFinal(t *testing.T, x mat.Matrix, bp bruteProblem, res *Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := oracle.RelErr(p, fit); r > 1e-8 {
-		t.Errorf("final model predictions: rel err %.2g", r)
+	r = oracle.RelErr(p, fit)
+	worstFinal[res.Lambda] = math.Max(worstFinal[res.Lambda], r)
+	if r > tol {
+		t.Errorf("final model predictions (λ = %g): rel err %.2g > %.0e", res.Lambda, r, tol)
 	}
 }
 
 // TestBruteForceWide selects 12 of 14 features on 10 rows: past step 6 the
 // models interpolate the training rows of every fold, the hard case for the
-// hold-out shortcuts at λ = 1e-6 (A_HH nearly singular). Still 1e-8.
+// hold-out shortcuts at λ = 1e-6 (A_HH nearly singular).
 func TestBruteForceWide(t *testing.T) {
+	// Split tolerances: at λ = 1e-6 the largest difference measured is
+	// 3.6·10⁻⁹ and at λ = 1e-3 2.4·10⁻¹² (the hold-out block's conditioning,
+	// ~1/λ relative to the fold's own scale, in the shortcut and the
+	// retraining alike); from λ = 1 it is 2·10⁻¹⁵, held to tightTol.
+	// docs/correctness.md states all three.
+	wideTol := func(lambda float64) float64 {
+		switch {
+		case lambda <= 1e-6:
+			return 3e-8
+		case lambda <= 1e-3:
+			return 2e-11
+		}
+		return tightTol(lambda)
+	}
 	rng := rand.New(rand.NewPCG(5, 5))
 	mse, _ := measure.ByName("mse")
 	const m, d, k = 10, 14, 12
@@ -329,7 +381,7 @@ func TestBruteForceWide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clear(worstSeen)
+	defer reportWorst(t, wideTol)()
 	for _, sparse := range []bool{false, true} {
 		xd, y := oracle.Data(rng, m, d, 2, sparse, 0.3, oracle.Smooth)
 		var x mat.Matrix = xd
@@ -339,13 +391,10 @@ func TestBruteForceWide(t *testing.T) {
 		for _, folds := range [][][]int{nil, kf} {
 			for _, mem := range []Memory{Cache, Lean} {
 				t.Run(fmt.Sprintf("sparse%v_folds%v_mem%d", sparse, folds != nil, mem), func(t *testing.T) {
-					checkBrute(t, x, bruteProblem{x: xd, y: y, bias: 1, meas: mse, folds: folds}, k, mem)
+					checkBrute(t, x, bruteProblem{x: xd, y: y, bias: 1, meas: mse, folds: folds}, k, mem, wideTol)
 				})
 			}
 		}
-	}
-	for _, l := range oracle.Lambdas {
-		t.Logf("λ = %g: largest relative difference from brute force %.2g", l, worstSeen[l])
 	}
 }
 
@@ -363,6 +412,7 @@ func TestBruteForceMeasures(t *testing.T) {
 	for i := range queries {
 		queries[i] = rng.IntN(4)
 	}
+	defer reportWorst(t, tightTol)()
 	for _, c := range []struct {
 		name  string
 		label oracle.Label
@@ -372,7 +422,7 @@ func TestBruteForceMeasures(t *testing.T) {
 		for _, fs := range [][][]int{nil, folds} {
 			for _, mem := range []Memory{Cache, Lean} {
 				t.Run(fmt.Sprintf("%s_folds%v_mem%d", c.name, fs != nil, mem), func(t *testing.T) {
-					checkBrute(t, x, bruteProblem{x: x, y: y, bias: 1, meas: mustMeasure(t, c.name), folds: fs, queries: c.q}, k, mem)
+					checkBrute(t, x, bruteProblem{x: x, y: y, bias: 1, meas: mustMeasure(t, c.name), folds: fs, queries: c.q}, k, mem, tightTol)
 				})
 			}
 		}

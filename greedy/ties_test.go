@@ -258,6 +258,7 @@ func TestOrdinalSmallLambdaRetraining(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer reportWorst(t, tightTol)()
 	for _, c := range []struct {
 		meas  string
 		label oracle.Label
@@ -265,7 +266,7 @@ func TestOrdinalSmallLambdaRetraining(t *testing.T) {
 		x, y := oracle.Data(rng, m, d, 1, false, 0, c.label)
 		for _, folds := range [][][]int{nil, kf} {
 			t.Run(fmt.Sprintf("%s_folds%v", c.meas, folds != nil), func(t *testing.T) {
-				checkBrute(t, x, bruteProblem{x: x, y: y, bias: 1, meas: mustMeasure(t, c.meas), folds: folds}, k, Cache)
+				checkBrute(t, x, bruteProblem{x: x, y: y, bias: 1, meas: mustMeasure(t, c.meas), folds: folds}, k, Cache, tightTol)
 			})
 		}
 	}

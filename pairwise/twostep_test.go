@@ -60,9 +60,11 @@ func TestTwoStepTraining(t *testing.T) {
 		f.Mul(ts.rows.Matrix(), a)
 		f.Mul(&f, ts.cols.Matrix())
 		bound := 16 * 2.2e-16 * mat.Norm(ts.rows.Matrix(), 2) * mat.Norm(a, 2) * mat.Norm(ts.cols.Matrix(), 2) / mat.Norm(want, 2)
-		if e, err := matRelErr(&f, want); err != nil || e > max(tol, bound) {
-			t.Errorf("K A G: relative error %.3g > max(%g, %.3g), %v", e, tol, bound, err)
+		e, err := matRelErr(&f, want)
+		if err != nil {
+			t.Fatalf("K A G: %v", err)
 		}
+		agreeAs(t, classCoefficients, "K A G", e, max(tol, bound))
 		var r mat.Dense
 		r.Sub(data.grid, want)
 		checkMat(t, "residuals", s.Residuals(), &r)
@@ -75,9 +77,7 @@ func checkMat(t *testing.T, what string, got, want *mat.Dense) {
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
-	if e > tol {
-		t.Errorf("%s: relative error %.3g > %g", what, e, tol)
-	}
+	agree(t, what, e, tol)
 }
 
 // Setting A: the imputed value is a fixed point of retraining with the label

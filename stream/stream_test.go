@@ -189,11 +189,35 @@ func streamCases() []streamCase {
 	return out
 }
 
+// streamTol is the relative agreement TestStreamEqualsInMemory asserts for
+// the CV curves and the final models' predictions: 1e-12, within 10× of the
+// largest difference measured, 1.3·10⁻¹³ (docs/larger-than-memory.md,
+// "Exactness"; the cgo and run-time OpenBLAS builds and pure Go alike), so an
+// order-of-magnitude loss of accuracy fails.
+const streamTol = 1e-12
+
+// offsetTol is the agreement asserted for the final models' predictions
+// with features offset by 100 (mean 100, spread 1): 2e-11, within 10× of the
+// largest difference measured there, 2.3·10⁻¹² (globalrank, loo). The
+// in-memory linear ranker works with the uncentred rows, whose Gram carries
+// the mean's 10⁴ times larger weight until the Laplacian cancels it — about
+// four digits that the stream, which sums about the mean, does not lose. The
+// CV curves of those cases are held to streamTol.
+const offsetTol = 2e-11
+
 // TestStreamEqualsInMemory holds every streaming learner, CV scheme and a
 // rank measure to the in-memory learner cross-validated by package selection
-// on the same folds (k-fold folds made from the same hash), to 1e-9.
+// on the same folds (k-fold folds made from the same hash), to streamTol. It
+// logs the largest difference of each case, and of all, with -v.
 func TestStreamEqualsInMemory(t *testing.T) {
 	grid := []float64{1e-3, 0.1, 1, 10, 300}
+	var all, allPred, allOffset float64
+	var allAt, allPredAt string
+	below := 0 // cases whose curves agree to 10⁻¹⁴
+	defer func() {
+		t.Logf("largest relative difference of a CV curve %.2g (%s), of the final predictions %.2g (%s), with features offset by 100 %.2g; %d of %d cases' curves below 1e-14",
+			all, allAt, allPred, allPredAt, allOffset, below, len(streamCases()))
+	}()
 	for n, c := range streamCases() {
 		t.Run(c.name, func(t *testing.T) {
 			graded := c.meas == "auc" || c.learner == learn.QueryRank && c.meas != "mse"
@@ -242,7 +266,15 @@ func TestStreamEqualsInMemory(t *testing.T) {
 				t.Fatalf("curve of %d points, want %d", len(got.Curve), len(want.Curve))
 			}
 			worst := 0.0
-			defer func() { t.Logf("largest relative difference %.1e; values %v", worst, got.Curve) }()
+			defer func() {
+				t.Logf("largest relative difference %.1e; values %v", worst, got.Curve)
+				if worst > all {
+					all, allAt = worst, c.name
+				}
+				if worst < 1e-14 {
+					below++
+				}
+			}()
 			for l := range want.Curve {
 				a, b := got.Curve[l].Value, want.Curve[l].Value
 				if c.cv == "none" {
@@ -253,8 +285,8 @@ func TestStreamEqualsInMemory(t *testing.T) {
 				}
 				rel := math.Abs(a-b) / math.Max(math.Abs(b), 1e-300)
 				worst = math.Max(worst, rel)
-				if rel > 1e-9 {
-					t.Errorf("λ = %g: %s %.15g, in memory %.15g (relative %.1e)", got.Curve[l].Lambda, c.meas, a, b, rel)
+				if rel > streamTol {
+					t.Errorf("λ = %g: %s %.15g, in memory %.15g (relative %.1e > %.0e)", got.Curve[l].Lambda, c.meas, a, b, rel, streamTol)
 				}
 				if got.Curve[l].Indistinguishable != want.Curve[l].Indistinguishable {
 					t.Errorf("λ = %g: indistinguishable %v, in memory %v", got.Curve[l].Lambda, got.Curve[l].Indistinguishable, want.Curve[l].Indistinguishable)
@@ -269,8 +301,18 @@ func TestStreamEqualsInMemory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e := relDiff(pg, pw); e > 1e-9 {
-				t.Errorf("final model predictions differ by %.1e relative", e)
+			e := relDiff(pg, pw)
+			predTol := streamTol
+			if c.offset >= 100 {
+				predTol = offsetTol
+			} else if e > allPred {
+				allPred, allPredAt = e, c.name
+			}
+			if c.offset >= 100 && e > allOffset {
+				allOffset = e
+			}
+			if e > predTol {
+				t.Errorf("final model predictions differ by %.1e relative (> %.0e)", e, predTol)
 			}
 			if got.Rows != d.Rows() {
 				t.Errorf("rows %d, want %d", got.Rows, d.Rows())

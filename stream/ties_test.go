@@ -334,8 +334,11 @@ func bigPredict(loss learn.Loss, bias float64, normalized bool, x [][]float64, y
 // retrained without the row's hold-out set in 300-bit arithmetic
 // (bigPredict) — for each loss, under leave-one-out, k-fold and
 // leave-query-out, on features near 0 and far from it — and at moderate λ
-// (0.1 to 10) the tolerance is at most 10⁴ times the largest error, so that
-// it does not tie predictions the model tells apart.
+// (0.1 to 10) the tolerance is at most 6000 times the largest error, so that
+// it does not tie predictions the model tells apart. docs/larger-than-memory.md
+// ("Exactness") states the measured range, 10–600 times (the largest: 290
+// with OpenBLAS loaded at run time, 525 in pure Go, 598 in the cgo build);
+// the bound is 10× its top.
 func TestTwinToleranceBoundsError(t *testing.T) {
 	lambdas := []float64{1e-3, 0.1, 1, 10, 1e3}
 	type tcase struct {
@@ -438,7 +441,7 @@ func TestTwinToleranceBoundsError(t *testing.T) {
 					t.Logf("λ = %g: largest error %.2g, tolerance %.2g (%.0f×)", lambda, worst, tol[l][0], ratio)
 					if lambda >= 0.1 && lambda <= 10 {
 						worstRatio = math.Max(worstRatio, ratio)
-						if ratio > 1e4 {
+						if ratio > 6e3 {
 							t.Errorf("λ = %g: tolerance %.3g is %.0f times the largest error %.3g", lambda, tol[l][0], ratio, worst)
 						}
 					}
@@ -446,7 +449,7 @@ func TestTwinToleranceBoundsError(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("at moderate λ the tolerance is at most %.0f times the largest error", worstRatio)
+	t.Logf("at moderate λ the tolerance is at most %.0f times the largest error (asserted ≤ 6000)", worstRatio)
 }
 
 // TestSparseChunkNarrowerThanPilot: a chunk of sparse rows that lack the
