@@ -2,7 +2,6 @@ package pairwise
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -158,16 +157,6 @@ func solveSPD(a, b *mat.Dense) (*mat.Dense, error) {
 func allSingletons(folds [][]int) bool {
 	for _, f := range folds {
 		if len(f) != 1 {
-			return false
-		}
-	}
-	return true
-}
-
-// finite reports whether every entry of A is finite.
-func finite(a *mat.Dense) bool {
-	for _, v := range a.RawMatrix().Data {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return false
 		}
 	}
