@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -109,9 +110,28 @@ func TestBlockAgainstDirectFormula(t *testing.T) {
 	}
 }
 
+// TestGaussianFarFromOrigin: raw features far from the origin, where
+// ‖x‖² + ‖z‖² − 2x·z cancels badly unless the rows are centred first. The
+// diagonal of a Gram matrix is exactly 1; every other value is the direct
+// formula's to a relative tolerance derived from both computations:
+//
+//   - Block shifts the rows by the mean of z's rows. Every value and that mean
+//     lie in [5e3, 2e4] (asserted), so each shifted value is exact
+//     (Sterbenz) and a − b = x − z exactly. The expansion's squared norms and
+//     inner product carry errors ≤ γ_d‖a‖², γ_d‖b‖², γ_d‖a‖‖b‖ (γ_d ≈ dε) and
+//     its two additions 2ε(‖a‖ + ‖b‖)², so the distance is off by at most
+//     (d + 2)ε(‖a‖ + ‖b‖)².
+//   - direct subtracts exactly too, and its d squares and d − 1 additions of
+//     non-negative terms make the distance s off by ≤ (d + 1)ε·s.
+//   - exp(−γs) turns an absolute error δ of s into a relative γ·δ, plus ε
+//     for γ·s and ε for exp, on each side.
+//
+// So |got − want| ≤ 2·want·(γε[(d + 2)(‖a‖ + ‖b‖)² + (d + 1)s] + 4ε), a factor
+// 2 for the second-order terms; here at most about 1e-13 relative, asserted
+// below 1e-8, so a 1e-7 relative error fails (an absolute 1e-10 would miss
+// it, and more, on values from 5e-10 to 1e-3).
 func TestGaussianFarFromOrigin(t *testing.T) {
-	// Raw features far from the origin: ‖x‖² + ‖z‖² − 2x·z cancels badly unless
-	// the rows are centred first; the diagonal of a Gram matrix is exactly 1.
+	const eps = 0x1p-52
 	rng := rand.New(rand.NewPCG(2, 2))
 	x, _ := randSparse(rng, 40, 7, 1)
 	for i := range x.RawMatrix().Data {
@@ -120,6 +140,11 @@ func TestGaussianFarFromOrigin(t *testing.T) {
 	z, _ := randSparse(rng, 30, 7, 1)
 	for i := range z.RawMatrix().Data {
 		z.RawMatrix().Data[i] += 1e4
+	}
+	for _, v := range append(slices.Clone(x.RawMatrix().Data), z.RawMatrix().Data...) {
+		if v < 5e3 || v > 2e4 {
+			t.Fatalf("value %v outside [5e3, 2e4]: the shifted values need not be exact", v)
+		}
 	}
 	spec := Spec{Name: "gaussian", Gamma: 0.5}
 	k, _ := New(spec)
@@ -136,14 +161,43 @@ func TestGaussianFarFromOrigin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	const d = 7
+	mu := make([]float64, d)
+	for j := 0; j < 30; j++ {
+		for n := 0; n < d; n++ {
+			mu[n] += z.At(j, n) / 30
+		}
+	}
+	norm := func(r []float64) float64 {
+		s := 0.0
+		for n, v := range r {
+			s += (v - mu[n]) * (v - mu[n])
+		}
+		return math.Sqrt(s)
+	}
+	worst, lo, hi := 0.0, math.Inf(1), 0.0
 	for i := 0; i < 40; i++ {
 		for j := 0; j < 30; j++ {
-			want := direct(spec, row(x, i), row(z, j))
-			if got := c.At(i, j); math.Abs(got-want) > 1e-10 {
-				t.Fatalf("K[%d,%d] = %v, want %v", i, j, got, want)
+			xi, zj := row(x, i), row(z, j)
+			want := direct(spec, xi, zj)
+			dist := 0.0
+			for n := range xi {
+				dist += (xi[n] - zj[n]) * (xi[n] - zj[n])
+			}
+			na, nb := norm(xi), norm(zj)
+			rel := 2 * (spec.Gamma*eps*(float64(d+2)*(na+nb)*(na+nb)+float64(d+1)*dist) + 4*eps)
+			if rel > 1e-8 {
+				t.Fatalf("K[%d,%d]: tolerance %.2g relative would not catch 1e-7", i, j, rel)
+			}
+			got := c.At(i, j)
+			worst = math.Max(worst, math.Abs(got-want)/(rel*want))
+			lo, hi = math.Min(lo, want), math.Max(hi, want)
+			if !(math.Abs(got-want) <= rel*want) {
+				t.Fatalf("K[%d,%d] = %.17g, want %.17g (tolerance %.2g relative)", i, j, got, want, rel)
 			}
 		}
 	}
+	t.Logf("values %.2g … %.2g; the largest difference %.2g of its tolerance", lo, hi, worst)
 }
 
 func TestPrecomputed(t *testing.T) {
