@@ -1,6 +1,7 @@
 package learners_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -115,13 +116,23 @@ func TestDeclaredCapabilities(t *testing.T) {
 }
 
 // A learner that declares CanCG trains by conjugate gradients through the
-// one search (Input.Form learn.Iterative) and agrees with its direct
-// factorization at the same λ: the stopping rule ‖r‖ ≤ Tol·‖b‖ bounds the
-// weights' relative error by κ·Tol (κ ≤ 10³ here, Tol 1e-13), so 1e-8 of the
-// predictions' scale would catch a wrong loss or bias. A learner that does
-// not declare it refuses the iterative form.
+// one search (Input.Form learn.Iterative), and its direct (dual) form at the
+// same λ: both are checked against the weights w* solved here by LU from
+// A = X̃ᵀLX̃ + λI, A·w* = X̃ᵀLy, for X̃ = [X, √bias·1] and the Laplacian of the
+// learner's loss (I for squared, mI − 11ᵀ for all pairs, n_q·I − 11ᵀ per
+// query), predictions X̃w*. Conjugate gradients stop at ‖r‖ ≤ Tol·‖b‖, so
+// ‖w − w*‖ ≤ κ(A)·Tol·‖w*‖ (times 2 for the drift of the recurred residual,
+// plus the LU's own rounding, 100·n·κ(A)·ε), and the predictions' relative
+// error is at most κ(X̃) times that. The dual form solves a system similar to
+// K^½LK^½ + λI, K = X̃X̃ᵀ, whose eigenvalues lie in [λ, ‖L‖∞‖K‖∞ + λ]: its
+// predictions are held to 1e3·κ_d·ε of their scale, κ_d that ratio. κ(A),
+// κ(X̃) and κ_d are computed here, and every bound asserted below 1e-8, so a
+// 1e-7 error — a wrong loss or bias in either form, or in both alike — fails.
+// A learner that does not declare it refuses the iterative form.
 func TestDeclaredConjugateGradients(t *testing.T) {
-	lin := kernel.Spec{Name: "linear", Bias: 1}
+	const eps = 0x1p-52
+	const tol, lambda, bias = 1e-13, 0.5, 1.0
+	lin := kernel.Spec{Name: "linear", Bias: bias}
 	for _, d := range learn.Descriptors() {
 		if !d.TakesKernel("linear") || d.Needs.Has(learn.NeedsPairs) {
 			continue
@@ -129,7 +140,7 @@ func TestDeclaredConjugateGradients(t *testing.T) {
 		in := inputFor(d)
 		predict := func(form learn.Form) ([]float64, error) {
 			cp := *in
-			cp.Form, cp.Tol, cp.MaxIter = form, 1e-13, 10000
+			cp.Form, cp.Tol, cp.MaxIter = form, tol, 10000
 			method, err := d.New(&cp)
 			if err != nil {
 				return nil, err
@@ -139,7 +150,7 @@ func TestDeclaredConjugateGradients(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			s, err := l.At(0.5)
+			s, err := l.At(lambda)
 			if err != nil {
 				return nil, err
 			}
@@ -159,18 +170,92 @@ func TestDeclaredConjugateGradients(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: conjugate gradients: %v", d.Name, err)
 		}
-		want, err := predict(learn.Dual)
+		direct, err := predict(learn.Dual)
 		if err != nil {
 			t.Fatalf("%s: direct: %v", d.Name, err)
 		}
-		scale := 0.0
-		for _, v := range want {
-			scale = max(scale, v, -v)
+		// the learner's loss as a Laplacian
+		m, nf := in.X.Dims()
+		l := mat.NewDense(m, m, nil)
+		for i := 0; i < m; i++ {
+			for j := 0; j < m; j++ {
+				switch d.Loss {
+				case learn.Squared:
+					if i == j {
+						l.Set(i, i, 1)
+					}
+				case learn.AllPairs, learn.QueryPairs:
+					if i != j && (d.Loss == learn.AllPairs || in.Groups[i] == in.Groups[j]) {
+						l.Set(i, j, -1)
+						l.Set(i, i, l.At(i, i)+1)
+					}
+				default:
+					t.Fatalf("%s: no Laplacian here for its loss %v", d.Name, d.Loss)
+				}
+			}
 		}
-		for i := range want {
-			if diff := got[i] - want[i]; diff > 1e-8*scale || diff < -1e-8*scale {
-				t.Errorf("%s row %d: conjugate gradients %v, direct %v", d.Name, i, got[i], want[i])
+		xt := mat.NewDense(m, nf+1, nil)
+		for i := 0; i < m; i++ {
+			for j := 0; j < nf; j++ {
+				xt.Set(i, j, in.X.At(i, j))
+			}
+			xt.Set(i, nf, math.Sqrt(bias))
+		}
+		var lx, a, kk mat.Dense
+		lx.Mul(l, xt)
+		a.Mul(xt.T(), &lx)
+		for k := 0; k <= nf; k++ {
+			a.Set(k, k, a.At(k, k)+lambda)
+		}
+		var ly, b, w, want mat.VecDense
+		ly.MulVec(l, in.Y.ColView(0))
+		b.MulVec(xt.T(), &ly)
+		if err := w.SolveVec(&a, &b); err != nil {
+			t.Fatal(err)
+		}
+		want.MulVec(xt, &w)
+		var eig mat.EigenSym
+		if !eig.Factorize(mat.NewSymDense(nf+1, a.RawMatrix().Data), false) {
+			t.Fatal("eigendecomposition failed")
+		}
+		ev := eig.Values(nil)
+		kA, kX := ev[nf]/ev[0], mat.Cond(xt, 2)
+		kk.Mul(xt, xt.T())
+		kD := (normInf(l)*normInf(&kk) + lambda) / lambda
+		n := float64(nf + 1)
+		boundCG := kX * 2 * (kA*tol + 100*n*kA*eps)
+		boundDirect := 1e3 * kD * eps
+		t.Logf("%s: κ(A) %.3g, κ(X̃) %.3g, κ_d %.3g: bounds %.2g (cg), %.2g (direct)", d.Name, kA, kX, kD, boundCG, boundDirect)
+		if boundCG > 1e-8 || boundDirect > 1e-8 {
+			t.Fatalf("%s: bounds %.2g, %.2g: too loose to catch 1e-7", d.Name, boundCG, boundDirect)
+		}
+		scale := 0.0
+		for i := 0; i < m; i++ {
+			scale = max(scale, math.Abs(want.AtVec(i)))
+		}
+		var diff mat.VecDense
+		diff.SubVec(mat.NewVecDense(m, got), &want)
+		if e := mat.Norm(&diff, 2) / mat.Norm(&want, 2); !(e <= boundCG) {
+			t.Errorf("%s: conjugate gradients' predictions off by %.3g relative, bound %.3g", d.Name, e, boundCG)
+		}
+		for i := range direct {
+			if e := math.Abs(direct[i] - want.AtVec(i)); !(e <= boundDirect*scale) {
+				t.Errorf("%s row %d: direct %.17g, retraining %.17g (tolerance %.2g)", d.Name, i, direct[i], want.AtVec(i), boundDirect*scale)
 			}
 		}
 	}
+}
+
+// normInf is the largest absolute row sum, ≥ the 2-norm of a symmetric matrix.
+func normInf(a *mat.Dense) float64 {
+	r, c := a.Dims()
+	out := 0.0
+	for i := 0; i < r; i++ {
+		s := 0.0
+		for j := 0; j < c; j++ {
+			s += math.Abs(a.At(i, j))
+		}
+		out = math.Max(out, s)
+	}
+	return out
 }
