@@ -76,17 +76,88 @@ func TestPermutationTestEqualsSeparateRuns(t *testing.T) {
 	}
 }
 
+// Leave-pair-out AUC: the real labels' and every permutation's best value,
+// learned together as one model's outputs, are those of selecting on each
+// labelling alone (Select at each λ of the grid, the best value the largest),
+// and the p-value, null mean and null sd follow from those separate values.
+// An AUC is a ratio of counts of pairs, so the values are equal exactly once
+// no held-out pair's two predictions are within rounding of a tie: the
+// predictions of the two computations differ by their forward errors, of
+// order κ·ε ≤ 4.5e-12 here (κ(K + λI) ≤ (m + λ)/λ = 201 for a Gaussian
+// kernel, whose entries are ≤ 1, and the ±1 labels; 1e3·κ·ε), and every
+// pair's predictions are asserted at least 1e-6 apart.
 func TestPermutationTestLPO(t *testing.T) {
 	x, y := permProblem(20, 2, true)
 	for i := 0; i < 20; i++ {
 		y.Set(i, 0, math.Copysign(1, y.At(i, 0)))
 	}
-	res, err := PermutationTest(fitRLS(x, kernel.Gaussian{Gamma: 0.3})(y), []float64{0.1, 1}, Scheme{Kind: LPO, Name: "lpo"}, mustMeasure(t, "auc"), 19, 3, Options{})
+	k := kernel.Gaussian{Gamma: 0.3}
+	grid := []float64{0.1, 1}
+	lpo := Scheme{Kind: LPO, Name: "lpo"}
+	auc := mustMeasure(t, "auc")
+	res, err := PermutationTest(fitRLS(x, k)(y), grid, lpo, auc, 19, 3, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.PValue > 2.0/20 {
 		t.Errorf("LPO-AUC with signal: p = %v", res.PValue)
+	}
+	if len(res.Null) != 19 || res.Permutations != 19 {
+		t.Fatalf("%d null values, %d permutations", len(res.Null), res.Permutations)
+	}
+	if kappa := (20 + grid[0]) / grid[0]; 1e3*kappa*0x1p-52 > 1e-6/100 {
+		t.Fatalf("κ bound %g: rounding not far below the 1e-6 margin", kappa)
+	}
+	labels := Permutations(y, 19, 3)
+	sep := make([]float64, 20)
+	gap := math.Inf(1)
+	for c := range sep {
+		yc := mat.NewDense(20, 1, mat.Col(nil, c, labels))
+		sep[c] = math.Inf(-1)
+		for _, lambda := range grid {
+			r, err := Select(fitRLS(x, k)(yc), []float64{lambda}, lpo, auc, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.PairPredictions) != 100 {
+				t.Fatalf("column %d, λ %g: %d pairs left out, want 10·10", c, lambda, len(r.PairPredictions))
+			}
+			for _, pp := range r.PairPredictions {
+				gap = math.Min(gap, math.Abs(pp.PI-pp.PJ))
+			}
+			sep[c] = math.Max(sep[c], r.Best.Value)
+		}
+	}
+	if gap < 1e-6 {
+		t.Fatalf("a pair's predictions are %g apart: too close to a tie for the counts to be robust", gap)
+	}
+	atLeast, mean := 0, 0.0
+	for c := 1; c < 20; c++ {
+		if sep[c] >= sep[0] {
+			atLeast++
+		}
+		mean += sep[c] / 19
+	}
+	sd := 0.0
+	for c := 1; c < 20; c++ {
+		sd += (sep[c] - mean) * (sep[c] - mean) / 18
+	}
+	sd = math.Sqrt(sd)
+	if res.Real != sep[0] {
+		t.Errorf("real labels: together %v, separately %v", res.Real, sep[0])
+	}
+	for c := 1; c < 20; c++ {
+		if res.Null[c-1] != sep[c] {
+			t.Errorf("permutation %d: together %v, separately %v", c, res.Null[c-1], sep[c])
+		}
+	}
+	// the p-value is a ratio of counts; the mean and sd are sums of 19 values
+	// in [0, 1], equal to their rounding (1e-14)
+	if want := float64(1+atLeast) / 20; res.PValue != want {
+		t.Errorf("p = %v, want %d/20", res.PValue, 1+atLeast)
+	}
+	if math.Abs(res.NullMean-mean) > 1e-14 || math.Abs(res.NullSD-sd) > 1e-14 {
+		t.Errorf("null mean %v sd %v, separately %v %v", res.NullMean, res.NullSD, mean, sd)
 	}
 }
 
