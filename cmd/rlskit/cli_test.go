@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/summary"
 )
 
@@ -175,25 +176,90 @@ func readFileT(t *testing.T, path string) string {
 	return string(b)
 }
 
+// TestFitSchemes: every scheme's CV curve is that of retraining from
+// scratch (bruteRLS, the oracle's tolerances): hold-out folds read from a
+// file, leave-pair-out AUC and c-index (each pair's predictions in
+// --cv-predictions too), a two-output k-fold MSE (the mean of the outputs'),
+// a γ grid, and one λ. The k-fold folds are the CLI's draw (cv.KFold with
+// the default seed 1); everything else is computed here.
 func TestFitSchemes(t *testing.T) {
 	dir := t.TempDir()
 	data := writeCSV(t, dir, 30, 4)
 	folds := filepath.Join(dir, "folds.txt")
 	os.WriteFile(folds, []byte("0 1 2 3 4\n5 6 7 8 9\n10 11 12\n"), 0o644)
 	pairsOut := filepath.Join(dir, "pairs.tsv")
+	tab := readTable(t, data)
+	or := newOracle(tab["y"], tab["cls"])
+	fileFolds := [][]int{{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}, {10, 11, 12}}
+	kfold3, err := cv.KFold(30, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// rls's default kernel: linear with bias 1
+	linear := func(features ...string) bruteRLS {
+		return bruteRLS{x: rowsOf(tab, features...), linear: true, bias: 1}
+	}
+	pooled := func(s bruteRLS, label string, folds [][]int) func(lambda float64) float64 {
+		return func(lambda float64) float64 {
+			p, k := s.holdOut(t, squaredLoss(tab[label]), folds, nil, "", lambda)
+			or.kappa(k)
+			return pooledMSE(tab[label], p)
+		}
+	}
+	// lpoPairs retrains without each pair: the pairs' predictions.
+	lpoPairs := func(s bruteRLS, label string, pairs [][2]int, lambda float64) map[[2]int][2]float64 {
+		out := map[[2]int][2]float64{}
+		for _, pr := range pairs {
+			p, k := s.holdOut(t, squaredLoss(tab[label]), [][]int{{pr[0], pr[1]}}, nil, "", lambda)
+			or.kappa(k)
+			out[pr] = [2]float64{p[pr[0]], p[pr[1]]}
+		}
+		return out
+	}
+	lpo := func(s bruteRLS, label string, pairs [][2]int) func(lambda float64) float64 {
+		return func(lambda float64) float64 {
+			pp := lpoPairs(s, label, pairs, lambda)
+			gap := math.Inf(1)
+			for _, v := range pp {
+				gap = math.Min(gap, math.Abs(v[0]-v[1]))
+			}
+			or.gap = math.Min(or.gap, gap)
+			return pairShare(pairs, tab[label], func(i, j int) (float64, float64) { return pp[[2]int{i, j}][0], pp[[2]int{i, j}][1] })
+		}
+	}
+	yPairs := diffPairs(tab["y"], nil)
+	clsPairs := posNegPairs(tab["cls"])
 	cases := []struct {
 		name     string
 		args     []string
 		strategy string
 		measure  string
+		// value is the CV value at λ (and γ) by retraining
+		value func(lambda float64, gamma *float64) float64
 	}{
-		{"folds file", []string{"--label", "y", "--folds", folds}, "folds:" + folds, "mse"},
-		{"lpo auc", []string{"--label", "cls", "--cv", "lpo", "--cv-predictions", pairsOut}, "lpo", "auc"},
-		{"lpo cindex", []string{"--label", "y", "--cv", "lpo", "--measure", "cindex"}, "lpo", "cindex"},
-		{"multi-output", []string{"--label", "y,cls", "--cv", "kfold:3", "--measure", "mse"}, "kfold:3", "mse"},
-		{"gamma grid", []string{"--label", "y", "--kernel", "gaussian", "--gamma-grid", "0.1,1"}, "loo", "mse"},
-		{"single lambda", []string{"--label", "y", "--lambda", "0.5"}, "loo", "mse"},
+		{"folds file", []string{"--label", "y", "--folds", folds}, "folds:" + folds, "mse",
+			func(l float64, _ *float64) float64 { return pooled(linear("a", "b", "c", "cls"), "y", fileFolds)(l) }},
+		{"lpo auc", []string{"--label", "cls", "--cv", "lpo", "--cv-predictions", pairsOut}, "lpo", "auc",
+			func(l float64, _ *float64) float64 { return lpo(linear("a", "b", "c", "y"), "cls", clsPairs)(l) }},
+		{"lpo cindex", []string{"--label", "y", "--cv", "lpo", "--measure", "cindex"}, "lpo", "cindex",
+			func(l float64, _ *float64) float64 { return lpo(linear("a", "b", "c", "cls"), "y", yPairs)(l) }},
+		{"multi-output", []string{"--label", "y,cls", "--cv", "kfold:3", "--measure", "mse"}, "kfold:3", "mse",
+			func(l float64, _ *float64) float64 {
+				s := linear("a", "b", "c")
+				return (pooled(s, "y", kfold3)(l) + pooled(s, "cls", kfold3)(l)) / 2
+			}},
+		{"gamma grid", []string{"--label", "y", "--kernel", "gaussian", "--gamma-grid", "0.1,1"}, "loo", "mse",
+			func(l float64, g *float64) float64 {
+				if g == nil {
+					t.Fatal("gamma grid: a curve point without γ")
+				}
+				s := bruteRLS{x: rowsOf(tab, "a", "b", "c", "cls"), k: gaussianKernel(*g)}
+				return pooled(s, "y", looFolds(30))(l)
+			}},
+		{"single lambda", []string{"--label", "y", "--lambda", "0.5"}, "loo", "mse",
+			func(l float64, _ *float64) float64 { return pooled(linear("a", "b", "c", "cls"), "y", looFolds(30))(l) }},
 	}
+	var lpoAUC summary.Fit
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			args := append([]string{"fit", "--data", data, "--quiet", "--lambda-grid", "0.1,1"}, c.args...)
@@ -208,27 +274,47 @@ func TestFitSchemes(t *testing.T) {
 			if o.CV.Strategy != c.strategy || o.CV.Measure != c.measure {
 				t.Errorf("cv %s/%s, want %s/%s", o.CV.Strategy, o.CV.Measure, c.strategy, c.measure)
 			}
-			if c.name == "gamma grid" {
-				if len(o.CV.Curve) != 4 || o.CV.Curve[0].Gamma == nil || o.CV.Best.Gamma == nil {
-					t.Errorf("gamma grid curve %+v", o.CV.Curve)
+			want := map[string]int{"gamma grid": 4, "single lambda": 1}[c.name]
+			if want == 0 {
+				want = 2
+			}
+			if len(o.CV.Curve) != want {
+				t.Fatalf("%d curve points, want %d: %+v", len(o.CV.Curve), want, o.CV.Curve)
+			}
+			for _, pt := range o.CV.Curve {
+				what := fmt.Sprintf("%s at λ %g", c.name, pt.Lambda)
+				if pt.Gamma != nil {
+					what += fmt.Sprintf(", γ %g", *pt.Gamma)
 				}
+				v := c.value(pt.Lambda, pt.Gamma)
+				if c.measure == "mse" {
+					or.mse(what, pt.Value, v)
+				} else {
+					or.ordinal(what, pt.Value, v, math.Inf(1))
+				}
+			}
+			if c.name == "lpo auc" {
+				lpoAUC = o
 			}
 		})
 	}
-	// LPO CV predictions: one line per positive–negative pair "i j p_i p_j"
-	lines := strings.Split(strings.TrimSpace(readFileT(t, pairsOut)), "\n")
-	pos := 0
-	for _, l := range testLabelsCol(t, data, 4) {
-		if l > 0 {
-			pos++
+	// LPO CV predictions: one line per positive–negative pair "i j p_i p_j",
+	// the predictions of retraining without the pair at the chosen λ
+	got := readPairPredictions(t, pairsOut)
+	if len(got) != len(clsPairs) {
+		t.Errorf("%d pair lines, want %d", len(got), len(clsPairs))
+	}
+	want := lpoPairs(linear("a", "b", "c", "y"), "cls", clsPairs, lpoAUC.Lambda)
+	for _, pr := range clsPairs {
+		g, ok := got[pr]
+		if !ok {
+			t.Errorf("pair %v not in --cv-predictions", pr)
+			continue
 		}
+		w := want[pr]
+		or.predictions(fmt.Sprintf("lpo pair %v", pr), g[:], w[:])
 	}
-	if lines[0] != "i\tj\tpred_i\tpred_j" {
-		t.Errorf("header %q", lines[0])
-	}
-	if lines = lines[1:]; len(lines) != pos*(30-pos) || len(strings.Fields(lines[0])) != 4 {
-		t.Errorf("%d pair lines (first %q), want %d", len(lines), lines[0], pos*(30-pos))
-	}
+	or.check(t)
 }
 
 func testLabelsCol(t *testing.T, path string, col int) []float64 {
@@ -335,16 +421,47 @@ func TestPredictErrors(t *testing.T) {
 	}
 }
 
+// TestStdin: the data read from standard input give the fit of the same
+// file read by name — the same curve, bit for bit (the same numbers through
+// the same code) — and its leave-one-out predictions and CV value are those
+// of retraining from scratch (the oracle's tolerances).
 func TestStdin(t *testing.T) {
 	dir := t.TempDir()
 	data := writeCSV(t, dir, 15, 7)
-	stdout, _, err := run(t, readFileT(t, data), "fit", "--data", "-", "--format", "csv", "--label", "y", "--quiet")
+	stdinCV, fileCV := filepath.Join(dir, "stdin.tsv"), filepath.Join(dir, "file.tsv")
+	stdout, _, err := run(t, readFileT(t, data), "fit", "--data", "-", "--format", "csv", "--label", "y", "--quiet", "--cv-predictions", stdinCV)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := decodeFit(t, stdout); o.NTrain != 15 {
+	o := decodeFit(t, stdout)
+	if o.NTrain != 15 {
 		t.Errorf("n_train %d", o.NTrain)
 	}
+	stdout, _, err = run(t, "", "fit", "--data", data, "--label", "y", "--quiet", "--cv-predictions", fileCV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := decodeFit(t, stdout)
+	if len(o.CV.Curve) != len(f.CV.Curve) || len(o.CV.Curve) != 31 {
+		t.Fatalf("%d curve points from stdin, %d from the file, want 31", len(o.CV.Curve), len(f.CV.Curve))
+	}
+	for n := range f.CV.Curve {
+		if a, b := o.CV.Curve[n], f.CV.Curve[n]; a.Lambda != b.Lambda || a.Value != b.Value {
+			t.Errorf("curve point %d: stdin %+v, file %+v", n, o.CV.Curve[n], f.CV.Curve[n])
+		}
+	}
+	if o.Lambda != f.Lambda || readFileT(t, stdinCV) != readFileT(t, fileCV) {
+		t.Errorf("stdin: λ %g and its CV predictions, the file: λ %g and others", o.Lambda, f.Lambda)
+	}
+	// leave-one-out of rls's default linear kernel (bias 1) at the chosen λ
+	tab := readTable(t, data)
+	or := newOracle(tab["y"])
+	s := bruteRLS{x: rowsOf(tab, "a", "b", "c", "cls"), linear: true, bias: 1}
+	loo, k := s.holdOut(t, squaredLoss(tab["y"]), looFolds(15), nil, "", o.Lambda)
+	or.kappa(k)
+	or.predictions("leave-one-out", readCVColumn(t, stdinCV, 15), loo)
+	or.mse("CV value", o.CV.Best.Value, pooledMSE(tab["y"], loo))
+	or.check(t)
 }
 
 func TestDemoAndVersion(t *testing.T) {

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/measure"
@@ -14,8 +18,14 @@ import (
 	"github.com/rlskit/rlskit/plan"
 )
 
-// TestFitGreedy: the JSON contract of --learner greedy, for each criterion;
-// the selection is the library's, and the model predicts full-width data.
+// TestFitGreedy: the JSON contract of --learner greedy, for each criterion.
+// Every point of the selection curve is the CV value of RLS (linear kernel,
+// bias 1) retrained from scratch on the features selected so far along its
+// λ's path (bruteRLS, the oracle's tolerances), and the model predicts the
+// full-width data as RLS retrained on all rows with the selected features
+// at the chosen λ does, with predict's MSE that of those predictions. The
+// k-fold folds are the CLI's draw (cv.KFold, seed 1); the selection itself is
+// the library's (TestFitGreedyLibrary).
 func TestFitGreedy(t *testing.T) {
 	dir := t.TempDir()
 	data := writeCSV(t, dir, 50, 21)
@@ -23,6 +33,14 @@ func TestFitGreedy(t *testing.T) {
 	if err := os.WriteFile(folds, []byte("0 1 2 3 4 5 6 7 8 9\n10 11 12 13 14 15 16 17 18 19\n20 21 22 23 24\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	tab := readTable(t, data)
+	or := newOracle(tab["y"], tab["cls"])
+	kfold5, err := cv.KFold(50, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	foldsOf := map[string][][]int{"loo": looFolds(50), "kfold:5": kfold5,
+		"folds:" + folds: {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {10, 11, 12, 13, 14, 15, 16, 17, 18, 19}, {20, 21, 22, 23, 24}}}
 	cases := []struct {
 		name, strategy string
 		args           []string
@@ -70,11 +88,67 @@ func TestFitGreedy(t *testing.T) {
 			if pred.Learner != "greedy" || pred.Width != 4 || len(pred.WIndex) != len(s.Selected) {
 				t.Errorf("model learner %q width %d index %v", pred.Learner, pred.Width, pred.WIndex)
 			}
-			if _, _, err := run(t, "", "predict", "--model", model, "--data", data, "--measure", "mse"); err != nil {
-				t.Errorf("predict on the full-width data: %v", err)
+			label := "y"
+			if slices.Contains(c.args, "cls") {
+				label = "cls"
 			}
+			y := tab[label]
+			// rls on the features sel, retrained from scratch
+			brute := func(sel []int) bruteRLS {
+				var cols []string
+				for _, j := range sel {
+					cols = append(cols, names[j])
+				}
+				return bruteRLS{x: rowsOf(tab, cols...), linear: true, bias: 1}
+			}
+			// each λ's path adds the curve's features in order
+			paths := map[float64][]int{}
+			for _, st := range s.Curve {
+				lambda := o.Lambda
+				if st.Lambda != nil {
+					lambda = *st.Lambda
+				}
+				if st.Feature == nil || st.Features != len(paths[lambda])+1 {
+					t.Fatalf("curve step %+v after the path %v", st, paths[lambda])
+				}
+				paths[lambda] = append(paths[lambda], *st.Feature)
+				p, k := brute(paths[lambda]).holdOut(t, squaredLoss(y), foldsOf[c.strategy], nil, "", lambda)
+				or.kappa(k)
+				what := fmt.Sprintf("%s: %d features at λ %g", c.name, st.Features, lambda)
+				if o.CV.Measure == "auc" {
+					pairs := posNegPairs(y)
+					pairs = slices.DeleteFunc(pairs, func(pr [2]int) bool { return math.IsNaN(p[pr[0]]) || math.IsNaN(p[pr[1]]) })
+					or.ordinal(what, st.Value, pooledShare(pairs, y, p), minGap(pairs, y, p))
+				} else {
+					or.mse(what, st.Value, pooledMSE(y, p))
+				}
+			}
+			if !slices.Equal(paths[o.Lambda][:s.Best.Features], s.Selected) {
+				t.Errorf("selected %v, the chosen λ's path %v", s.Selected, paths[o.Lambda])
+			}
+			all := make([]int, 50)
+			for i := range all {
+				all[i] = i
+			}
+			full := brute(s.Selected)
+			want, k := full.fit(t, squaredLoss(y), all, nil, o.Lambda, full.x)
+			or.kappa(k)
+			pout, perr, err := run(t, "", "predict", "--model", model, "--data", data, "--measure", "mse")
+			if err != nil {
+				t.Fatalf("predict on the full-width data: %v", err)
+			}
+			or.predictions(c.name+": predict", predictionsOf(t, pout), want)
+			var score struct {
+				Measure string
+				Value   float64
+			}
+			if err := json.Unmarshal([]byte(perr), &score); err != nil || score.Measure != "mse" {
+				t.Fatalf("measure line %q: %v", perr, err)
+			}
+			or.mse(c.name+": predict's mse", score.Value, pooledMSE(y, want))
 		})
 	}
+	or.check(t)
 }
 
 // TestFitGreedyLibrary: the CLI reports what greedy.Select computes.

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/cv"
 )
 
 // writeSVM writes m rows in q queries: "label qid:Q 1:a 2:b 3:c".
@@ -29,36 +33,97 @@ func writeSVM(t *testing.T, dir string, m, q int, seed uint64) string {
 	return path
 }
 
+// TestFitRankers: every ranker's CV curve, at each λ, is that of retraining
+// it from scratch on each fold (bruteRLS with the ranker's cost: all pairs,
+// the pairs within queries, or the preference graph's edges between training
+// rows; the oracle's tolerances), scored as the CLI scores it — leave-pair-out
+// over the pairs' own predictions, the other schemes over the pooled
+// predictions — with the CV predictions at the chosen λ those of
+// --cv-predictions; the saved model predicts the data as the model retrained
+// on all rows at the chosen λ does, with predict's c-index that of those
+// predictions. The k-fold folds are the CLI's draw (cv.KFold, seed 1) and
+// the sparse basis the model's points; the numbers are computed here.
 func TestFitRankers(t *testing.T) {
 	dir := t.TempDir()
 	data := writeSVM(t, dir, 40, 4, 1)
 	prefs := filepath.Join(dir, "prefs.txt")
 	os.WriteFile(prefs, []byte("0 1\n2 3 2\n4 5 1 0.5\n6 7\n8 9\n10 11 3\n12 13\n14 15\n16 0\n"), 0o644)
 	modelPath := filepath.Join(dir, "m.json")
+	x, y, q := readSVM(t, data)
+	or := newOracle(y)
+	// the preferences "i j [magnitude [weight]]", magnitude and weight 1 when
+	// not given; the unit cost ignores the magnitudes
+	edges := func(unit bool) []prefEdge {
+		var out []prefEdge
+		for _, l := range strings.Split(strings.TrimSpace(readFileT(t, prefs)), "\n") {
+			f := predictionsOf(t, l)
+			e := prefEdge{i: int(f[0]), j: int(f[1]), z: 1, w: 1}
+			if len(f) > 2 && !unit {
+				e.z = f[2]
+			}
+			if len(f) > 3 {
+				e.w = f[3]
+			}
+			out = append(out, e)
+		}
+		return out
+	}
+	linear := bruteRLS{x: x, linear: true} // the rankers' default: bias 0
+	gauss := func(g float64) bruteRLS { return bruteRLS{x: x, k: gaussianKernel(g)}.cached() }
+	kfold := func(k int) [][]int {
+		f, err := cv.KFold(40, k, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	var lqo [][]int
+	for query := 0; query < 4; query++ {
+		var f []int
+		for i := range q {
+			if q[i] == query {
+				f = append(f, i)
+			}
+		}
+		lqo = append(lqo, f)
+	}
 	cases := []struct {
 		name     string
 		args     []string
 		strategy string
 		measure  string
+		s        bruteRLS
+		loss     bruteLoss
+		lpo      [][2]int // leave-pair-out: the pairs
+		folds    [][]int  // else the folds
+		sparse   bool
 	}{
-		{"globalrank lpo", []string{"--learner", "globalrank", "--kernel", "gaussian", "--gamma", "0.3", "--cv", "lpo"}, "lpo", "cindex"},
-		{"globalrank lpo auc", []string{"--learner", "globalrank", "--cv", "lpo", "--measure", "auc"}, "lpo", "auc"},
-		{"queryrank lqo", []string{"--learner", "queryrank", "--kernel", "gaussian", "--gamma", "0.3", "--cv", "lqo"}, "lqo", "disagreement"},
-		{"queryrank lpo", []string{"--learner", "queryrank", "--cv", "lpo"}, "lpo", "cindex"},
-		{"queryrank kfold", []string{"--learner", "queryrank", "--cv", "kfold:4", "--measure", "disagreement"}, "kfold:4", "disagreement"},
-		{"prefrank", []string{"--learner", "prefrank", "--preferences", prefs, "--cost", "unit", "--cv", "loo"}, "loo", "cindex"},
-		{"prefrank sparse", []string{"--learner", "prefrank", "--preferences", prefs, "--kernel", "gaussian", "--basis", "10", "--cv", "kfold:5"}, "kfold:5", "cindex"},
+		{"globalrank lpo", []string{"--learner", "globalrank", "--kernel", "gaussian", "--gamma", "0.3", "--cv", "lpo"}, "lpo", "cindex",
+			gauss(0.3), pairLoss(y, nil), diffPairs(y, nil), nil, false},
+		{"globalrank lpo auc", []string{"--learner", "globalrank", "--cv", "lpo", "--measure", "auc"}, "lpo", "auc",
+			linear, pairLoss(y, nil), posNegPairs(y), nil, false},
+		{"queryrank lqo", []string{"--learner", "queryrank", "--kernel", "gaussian", "--gamma", "0.3", "--cv", "lqo"}, "lqo", "disagreement",
+			gauss(0.3), pairLoss(y, q), nil, lqo, false},
+		{"queryrank lpo", []string{"--learner", "queryrank", "--cv", "lpo"}, "lpo", "cindex",
+			linear, pairLoss(y, q), diffPairs(y, q), nil, false},
+		{"queryrank kfold", []string{"--learner", "queryrank", "--cv", "kfold:4", "--measure", "disagreement"}, "kfold:4", "disagreement",
+			linear, pairLoss(y, q), nil, kfold(4), false},
+		{"prefrank", []string{"--learner", "prefrank", "--preferences", prefs, "--cost", "unit", "--cv", "loo"}, "loo", "cindex",
+			linear, graphLoss(edges(true)), nil, looFolds(40), false},
+		{"prefrank sparse", []string{"--learner", "prefrank", "--preferences", prefs, "--kernel", "gaussian", "--basis", "10", "--cv", "kfold:5"}, "kfold:5", "cindex",
+			gauss(1), graphLoss(edges(false)), nil, kfold(5), true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			args := append([]string{"fit", "--data", data, "--lambda-grid", "0.1,1,10", "--quiet", "--model", modelPath}, c.args...)
+			cvPath := filepath.Join(dir, "cv.tsv")
+			args := append([]string{"fit", "--data", data, "--lambda-grid", "0.1,1,10", "--quiet", "--model", modelPath, "--cv-predictions", cvPath}, c.args...)
 			stdout, _, err := run(t, "", args...)
 			if err != nil {
 				t.Fatal(err)
 			}
 			o := decodeFit(t, stdout)
 			if o.CV.Strategy != c.strategy || o.CV.Measure != c.measure || len(o.CV.Curve) != 3 {
-				t.Errorf("cv %+v", o.CV)
+				t.Fatalf("cv %+v", o.CV)
 			}
 			if o.Queries == nil || o.Queries.Count != 4 {
 				t.Errorf("queries %+v", o.Queries)
@@ -66,11 +131,93 @@ func TestFitRankers(t *testing.T) {
 			if o.Kernel.Name == "linear" && o.Kernel.Bias != 0 {
 				t.Errorf("rankers default to bias 0, got %+v", o.Kernel)
 			}
-			if _, _, err := run(t, "", "predict", "--model", modelPath, "--data", data, "--measure", "cindex"); err != nil {
-				t.Errorf("predict: %v", err)
+			var b []int // the sparse model's basis: the rows its points are
+			if c.sparse {
+				pm := loadModel(t, modelPath)
+				r, _ := pm.Points.Dims()
+				for k := 0; k < r; k++ {
+					i := slices.IndexFunc(x, func(row []float64) bool { return slices.Equal(row, mat.Row(nil, k, pm.Points)) })
+					if i < 0 {
+						t.Fatalf("basis point %d is no row of the data", k)
+					}
+					b = append(b, i)
+				}
+				if len(b) != 10 {
+					t.Fatalf("%d basis points", len(b))
+				}
 			}
+			for _, pt := range o.CV.Curve {
+				what := fmt.Sprintf("%s at λ %g", c.name, pt.Lambda)
+				if c.lpo != nil {
+					pp := map[[2]int][2]float64{}
+					gap := math.Inf(1)
+					for _, pr := range c.lpo {
+						p, k := c.s.holdOut(t, c.loss, [][]int{{pr[0], pr[1]}}, b, o.CV.BasisHoldOut, pt.Lambda)
+						or.kappa(k)
+						pp[pr] = [2]float64{p[pr[0]], p[pr[1]]}
+						gap = math.Min(gap, math.Abs(p[pr[0]]-p[pr[1]]))
+					}
+					or.ordinal(what, pt.Value, pairShare(c.lpo, y, func(i, j int) (float64, float64) {
+						return pp[[2]int{i, j}][0], pp[[2]int{i, j}][1]
+					}), gap)
+					if pt.Lambda != o.Lambda {
+						continue
+					}
+					got := readPairPredictions(t, cvPath)
+					if len(got) != len(c.lpo) {
+						t.Errorf("%d pairs in --cv-predictions, want %d", len(got), len(c.lpo))
+					}
+					for _, pr := range c.lpo {
+						g, ok := got[pr]
+						if !ok {
+							g, ok = got[[2]int{pr[1], pr[0]}]
+							g[0], g[1] = g[1], g[0]
+						}
+						if !ok {
+							t.Errorf("pair %v not in --cv-predictions", pr)
+							continue
+						}
+						w := pp[pr]
+						or.predictions(fmt.Sprintf("%s: pair %v", c.name, pr), g[:], w[:])
+					}
+					continue
+				}
+				p, k := c.s.holdOut(t, c.loss, c.folds, b, o.CV.BasisHoldOut, pt.Lambda)
+				or.kappa(k)
+				if pt.Lambda == o.Lambda {
+					or.predictions(c.name+": CV predictions", readCVColumn(t, cvPath, 40), p)
+				}
+				if c.measure == "disagreement" {
+					or.ordinal(what, pt.Value, disagreementOf(y, p, q), minGap(labelPairs(y, p, q), y, p))
+				} else {
+					pairs := labelPairs(y, p, nil)
+					or.ordinal(what, pt.Value, pooledShare(pairs, y, p), minGap(pairs, y, p))
+				}
+			}
+			// the model retrained on all rows at the chosen λ
+			all := make([]int, 40)
+			for i := range all {
+				all[i] = i
+			}
+			want, k := c.s.fit(t, c.loss, all, b, o.Lambda, x)
+			or.kappa(k)
+			pout, perr, err := run(t, "", "predict", "--model", modelPath, "--data", data, "--measure", "cindex")
+			if err != nil {
+				t.Fatalf("predict: %v", err)
+			}
+			or.predictions(c.name+": predict", predictionsOf(t, pout), want)
+			var score struct {
+				Measure string
+				Value   float64
+			}
+			if err := json.Unmarshal([]byte(perr), &score); err != nil || score.Measure != "cindex" {
+				t.Fatalf("measure line %q: %v", perr, err)
+			}
+			pairs := labelPairs(y, want, nil)
+			or.ordinal(c.name+": predict's c-index", score.Value, pooledShare(pairs, y, want), minGap(pairs, y, want))
 		})
 	}
+	or.check(t)
 }
 
 func TestFitRankerErrors(t *testing.T) {

@@ -4,13 +4,16 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"html"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/summary"
 )
 
@@ -188,11 +191,19 @@ func near4(a, b float64) bool { return abs(a-b) <= 5e-4*abs(b)+1e-12 }
 // line, the permutation test's real labels, and the mse of the one output
 // over all its CV predictions) equals the JSON summary's CV value; the
 // permutation p-value and null mean are the JSON's; the fold panel counts the
-// k folds of a k-fold scheme and its folds' values vary around the CV value.
+// k folds of a k-fold scheme. The numbers themselves are those of retraining
+// from scratch (bruteRLS, the oracle's tolerances): each fold's model — the
+// Gaussian kernel at the chosen γ and λ on the features standardized once
+// (population sd) — predicts the fold's rows as --cv-predictions says, their
+// pooled MSE is the JSON's CV value, and the folds' own MSEs have the mean,
+// standard deviation (population) and range the fold panel prints, to its 4
+// significant digits. The folds are the CLI's draw (cv.KFold, seed 1).
 func TestReportNumbersAgree(t *testing.T) {
+	cvPath := filepath.Join(t.TempDir(), "cv.tsv")
 	doc, o := fitReport(t, "--data", "../../docs/data/diabetes-train.csv", "--label", "progression", "--kernel", "gaussian",
-		"--gamma-grid", "2^-12..2^-8", "--standardize", "--lambda-grid", "2^-10..2^0", "--cv", "kfold:5", "--permutations", "19")
-	cv := o.CV.Best.Value
+		"--gamma-grid", "2^-12..2^-8", "--standardize", "--lambda-grid", "2^-10..2^0", "--cv", "kfold:5", "--permutations", "19",
+		"--cv-predictions", cvPath)
+	cvValue := o.CV.Best.Value
 	num := `([0-9.e+-]+[0-9])`
 	for _, c := range []struct{ id, re string }{
 		{"cv-curve", `Chosen \(ringed\): [^,]+, gamma=[^,]+, mse = ` + num},
@@ -201,8 +212,8 @@ func TestReportNumbersAgree(t *testing.T) {
 		{"permutation-null", `Real labels: mse = ` + num},
 		{"output-1-scatter", `over these 342 CV predictions: ` + num},
 	} {
-		if v := captionNumber(t, doc, c.id, c.re); !near4(v, cv) {
-			t.Errorf("section %s shows %v, the JSON CV value is %v", c.id, v, cv)
+		if v := captionNumber(t, doc, c.id, c.re); !near4(v, cvValue) {
+			t.Errorf("section %s shows %v, the JSON CV value is %v", c.id, v, cvValue)
 		}
 	}
 	if !strings.Contains(sectionText(doc, "cv-curve"), "computed over the 342 CV predictions of the 5 folds, pooled") {
@@ -217,10 +228,68 @@ func TestReportNumbersAgree(t *testing.T) {
 	if !strings.Contains(sectionText(doc, "fold-spread"), "5 of 5 folds have a value") {
 		t.Errorf("fold spread does not show the 5 folds:\n%s", sectionText(doc, "fold-spread"))
 	}
-	lo := captionNumber(t, doc, "fold-spread", `range ([0-9.e+-]+[0-9]) …`)
-	hi := captionNumber(t, doc, "fold-spread", `… ([0-9.e+-]+[0-9])\. `)
-	if !(lo < cv && cv < hi) {
-		t.Errorf("folds' range %v … %v does not straddle the pooled CV value %v", lo, hi, cv)
+	tab := readTable(t, "../../docs/data/diabetes-train.csv")
+	names := []string{"age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"}
+	x, y := rowsOf(tab, names...), tab["progression"]
+	m := len(y)
+	for j := range names {
+		mean, ss := 0.0, 0.0
+		for i := range x {
+			mean += x[i][j] / float64(m)
+		}
+		for i := range x {
+			ss += (x[i][j] - mean) * (x[i][j] - mean)
+		}
+		for i := range x {
+			x[i][j] = (x[i][j] - mean) / math.Sqrt(ss/float64(m))
+		}
+	}
+	if o.Kernel.Name != "gaussian" {
+		t.Fatalf("kernel %+v", o.Kernel)
+	}
+	folds, err := cv.KFold(m, 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The chosen γ is small, so K is nearly 11ᵀ: κ(K_TT + λI) ≈ |T|/λ is
+	// about 3e5, and the forward errors are really of order κ·ε (measured:
+	// about 1.2·κ·ε of the labels' scale). c = 10 keeps 8 times that and
+	// fails a 1e-7 relative error (10·κ·ε ≤ 1e-8 is asserted).
+	or := newOracle(y)
+	or.c = 10
+	p, k := bruteRLS{x: x, k: gaussianKernel(o.Kernel.Gamma)}.cached().holdOut(t, squaredLoss(y), folds, nil, "", o.Lambda)
+	or.kappa(k)
+	or.predictions("CV predictions", readCVColumn(t, cvPath, m), p)
+	or.mse("the CV value", cvValue, pooledMSE(y, p))
+	or.check(t)
+	var vals []float64
+	for _, f := range folds {
+		fy, fp := make([]float64, len(f)), make([]float64, len(f))
+		for h, i := range f {
+			fy[h], fp[h] = y[i], p[i]
+		}
+		vals = append(vals, pooledMSE(fy, fp))
+	}
+	mean, sd := 0.0, 0.0
+	for _, v := range vals {
+		mean += v / float64(len(vals))
+	}
+	for _, v := range vals {
+		sd += (v - mean) * (v - mean) / float64(len(vals))
+	}
+	sd = math.Sqrt(sd)
+	for _, c := range []struct {
+		what, re string
+		want     float64
+	}{
+		{"mean", `mean ([0-9.e+-]+[0-9]),`, mean},
+		{"standard deviation", `standard deviation ([0-9.e+-]+[0-9]),`, sd},
+		{"smallest", `range ([0-9.e+-]+[0-9]) …`, slices.Min(vals)},
+		{"largest", `… ([0-9.e+-]+[0-9])\. `, slices.Max(vals)},
+	} {
+		if v := captionNumber(t, doc, "fold-spread", c.re); !near4(v, c.want) {
+			t.Errorf("fold panel: the folds' %s %v, by retraining %v (folds %v)", c.what, v, c.want, vals)
+		}
 	}
 }
 
