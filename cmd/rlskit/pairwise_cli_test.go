@@ -16,6 +16,7 @@ import (
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/pairwise"
 	"github.com/rlskit/rlskit/selection"
 	"github.com/rlskit/rlskit/summary"
@@ -237,7 +238,18 @@ func TestPairwisePredict(t *testing.T) {
 }
 
 // Incomplete data trains by conjugate gradients; --solver cg on complete data
-// agrees with the closed form.
+// agrees with the closed form to a bound computed from both models.
+//
+// The bound: each model's coefficients A (m×q) solve (K⊗G + λI)vec A = vec Y
+// up to the residual R = KAG + λA − Y, computed here from the data (K, G the
+// Gaussian kernels of the standardized objects). The system's eigenvalues
+// are ≥ λ, so ‖A − A*‖_F ≤ ‖R‖_F/λ for the exact A*: the smallest eigenvalue
+// where a relative bound would have κ = ‖K⊗G + λI‖/λ. A new pair's prediction
+// is k(u)ᵀA g(v), so the two models' predictions differ by at most
+// ‖M‖_F(‖R_cg‖_F + ‖R_direct‖_F)/λ, M the rows k(u)ᵀ⊗g(v)ᵀ, plus the rounding
+// of R's products (2(m + q)·ε·‖|K||A||G| + λ|A| + |Y|‖_F per model, inside R)
+// and of the predictions' (2(m + q)·ε·‖M‖_F‖A‖_F). The bound is asserted
+// below 1e-8 of the predictions' norm, so a 1e-7 relative error fails.
 func TestPairwiseCG(t *testing.T) {
 	dir := t.TempDir()
 	m1, m2 := filepath.Join(dir, "cg.json"), filepath.Join(dir, "direct.json")
@@ -257,16 +269,141 @@ func TestPairwiseCG(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	a, b := strings.Fields(p1), strings.Fields(p2)
-	num, den := 0.0, 0.0
-	for i := range a {
-		x, _ := strconv.ParseFloat(a[i], 64)
-		y, _ := strconv.ParseFloat(b[i], 64)
-		num += (x - y) * (x - y)
-		den += y * y
+	a, b := predictionsOf(t, p1), predictionsOf(t, p2)
+	const lambda = 0.5
+	// the objects standardized (mean 0, population sd 1 per feature, as fit
+	// --standardize does) by the training objects' statistics
+	standardize := func(train, x [][]float64) [][]float64 {
+		n := float64(len(train))
+		out := make([][]float64, len(x))
+		for i := range x {
+			out[i] = make([]float64, len(x[i]))
+		}
+		for j := range train[0] {
+			mean, ss := 0.0, 0.0
+			for _, r := range train {
+				mean += r[j] / n
+			}
+			for _, r := range train {
+				ss += (r[j] - mean) * (r[j] - mean)
+			}
+			sd := math.Sqrt(ss / n)
+			for i := range x {
+				out[i][j] = (x[i][j] - mean) / sd
+			}
+		}
+		return out
 	}
-	if r := math.Sqrt(num / den); r > 1e-8 {
-		t.Errorf("new-drug predictions: CG and closed form differ by %.3g relative", r)
+	table := func(name string) [][]float64 {
+		tab := readTable(t, dti(name))
+		var cols []string
+		for _, c := range strings.Split(strings.SplitN(readFileT(t, dti(name)), "\n", 2)[0], ",") {
+			cols = append(cols, c)
+		}
+		return rowsOf(tab, cols...)
+	}
+	drugs, targets, newDrugs := table("dti-drugs.csv"), table("dti-targets.csv"), table("dti-drugs-new.csv")
+	sd, st, sn := standardize(drugs, drugs), standardize(targets, targets), standardize(drugs, newDrugs)
+	gram := func(k kernelFunc, x, z [][]float64) *mat.Dense {
+		g := mat.NewDense(len(x), len(z), nil)
+		for i := range x {
+			for j := range z {
+				g.Set(i, j, k(x[i], z[j]))
+			}
+		}
+		return g
+	}
+	kd, kt, kn := gram(gaussianKernel(0.015625), sd, sd), gram(gaussianKernel(0.05), st, st), gram(gaussianKernel(0.015625), sn, sd)
+	m, q := 60, 40
+	y := mat.NewDense(m, q, nil)
+	for _, l := range strings.Split(readFileT(t, dti("dti-pairs.txt")), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && !strings.HasPrefix(l, "#") {
+			v := predictionsOf(t, l)
+			y.Set(int(v[0]), int(v[1]), v[2])
+		}
+	}
+	var newPairs [][2]int
+	for _, l := range strings.Split(readFileT(t, dti("dti-pairs-new.txt")), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && !strings.HasPrefix(l, "#") {
+			v := predictionsOf(t, strings.Join(f[:2], " "))
+			newPairs = append(newPairs, [2]int{int(v[0]), int(v[1])})
+		}
+	}
+	if len(a) != len(newPairs) || len(b) != len(newPairs) {
+		t.Fatalf("%d and %d predictions for %d pairs", len(a), len(b), len(newPairs))
+	}
+	abs := func(x *mat.Dense) *mat.Dense {
+		out := mat.DenseCopyOf(x)
+		out.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, out)
+		return out
+	}
+	// certify checks one model: its coefficients A are within ‖R‖_F/λ (plus
+	// the rounding of forming R) of A*, which must be below 1e-8·‖A‖_F; and
+	// predict printed k(u)ᵀA g(v) for every new pair, to the rounding of the
+	// sums, 2(m + q)·ε·|k(u)|ᵀ|A||g(v)|. It returns the certified distance.
+	certify := func(what, path string, got []float64) float64 {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		pm, err := model.LoadPairwise(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		coef := pm.A
+		if coef == nil { // a model trained by CG stores the observed pairs' coefficients
+			coef = mat.NewDense(m, q, nil)
+			for _, e := range pm.Entries {
+				coef.Set(e.Row, e.Col, e.Value)
+			}
+		}
+		var r, ag mat.Dense
+		ag.Mul(coef, kt)
+		r.Mul(kd, &ag)
+		r.Add(&r, scaled(lambda, coef))
+		r.Sub(&r, y)
+		var rnd, ag2 mat.Dense
+		ag2.Mul(abs(coef), kt)
+		rnd.Mul(kd, &ag2)
+		rnd.Add(&rnd, scaled(lambda, abs(coef)))
+		rnd.Add(&rnd, abs(y))
+		dist := (mat.Norm(&r, 2) + 2*float64(m+q)*eps*mat.Norm(&rnd, 2)) / lambda
+		t.Logf("%s: ‖R‖_F %.2g (rounding %.2g) of ‖Y‖_F %.3g: ‖A − A*‖_F ≤ %.2g, ‖A‖_F %.3g",
+			what, mat.Norm(&r, 2), 2*float64(m+q)*eps*mat.Norm(&rnd, 2), mat.Norm(y, 2), dist, mat.Norm(coef, 2))
+		if dist > 1e-8*mat.Norm(coef, 2) {
+			t.Errorf("%s: the coefficients are certified within %.3g of the solution only, above 1e-8 of ‖A‖_F %.3g", what, dist, mat.Norm(coef, 2))
+		}
+		var kag, akg mat.Dense
+		kag.Mul(kn, &ag)
+		akg.Mul(abs(kn), &ag2)
+		for h, p := range newPairs {
+			w, tol := kag.At(p[0], p[1]), 2*float64(m+q)*eps*akg.At(p[0], p[1])
+			if !(math.Abs(got[h]-w) <= tol) {
+				t.Errorf("%s: new pair %v: predict %.17g, k(u)ᵀA g(v) %.17g (tolerance %.2g)", what, p, got[h], w, tol)
+			}
+		}
+		return dist
+	}
+	d1, d2 := certify("cg", m1, a), certify("direct", m2, b)
+	// ‖M‖₂ ≤ ‖K_new‖₂‖G‖₂: M is rows of K_new ⊗ G
+	var sv mat.SVD
+	if !sv.Factorize(kn, mat.SVDNone) {
+		t.Fatal("SVD failed")
+	}
+	normM := sv.Values(nil)[0]
+	if !sv.Factorize(kt, mat.SVDNone) {
+		t.Fatal("SVD failed")
+	}
+	normM *= sv.Values(nil)[0]
+	bound := normM*(d1+d2) + 2*float64(m+q)*eps*normM*(mat.Norm(y, 2)/lambda)
+	num := 0.0
+	for i := range a {
+		num += (a[i] - b[i]) * (a[i] - b[i])
+	}
+	t.Logf("CG and the closed form: new-drug predictions %.2g apart, bound ‖M‖₂(d_cg + d_direct) = %.2g", math.Sqrt(num), bound)
+	if d := math.Sqrt(num); !(d <= bound) {
+		t.Errorf("new-drug predictions: CG and closed form differ by %.3g, bound %.3g", d, bound)
 	}
 	// incomplete data with early stopping
 	stdout, stderr, err = run(t, "", "fit", "--learner", "kronrls", "--rows", dti("dti-drugs.csv"), "--cols", dti("dti-targets.csv"),
@@ -281,7 +418,11 @@ func TestPairwiseCG(t *testing.T) {
 	}
 }
 
-// A homogeneous network: --cols same, leave-vertex-out, new vertices.
+// A homogeneous network: --cols same, leave-vertex-out, new vertices. The
+// new vertices' predictions are those of Kronecker RLS retrained from
+// scratch with the symmetric Kronecker kernel ½(k(a,c)k(b,d) + k(a,d)k(b,c))
+// on every pair in both orientations (pairDual), at the chosen λ; tolerance
+// the oracle's (1e3·κ·ε of the labels' scale, κ of K + λI computed).
 func TestPairwiseHomogeneous(t *testing.T) {
 	dir := t.TempDir()
 	var objs, pairs strings.Builder
@@ -303,6 +444,7 @@ func TestPairwiseHomogeneous(t *testing.T) {
 	pp := filepath.Join(dir, "p.txt")
 	os.WriteFile(pp, []byte(pairs.String()), 0o644)
 	mp := filepath.Join(dir, "m.json")
+	var lambda float64 // the last fit's, whose model is predicted with
 	for _, cvs := range []string{"pairs", "vertices", "vertices:3"} {
 		stdout, stderr, err := run(t, "", "fit", "--learner", "kronrls", "--rows", train, "--cols", "same", "--pairs", pp,
 			"--kernel", "gaussian", "--lambda-grid", "0.01,0.1,1", "--cv", cvs, "--model", mp, "--quiet")
@@ -313,6 +455,7 @@ func TestPairwiseHomogeneous(t *testing.T) {
 		if out.Symmetry != "symmetric" || !out.Complete || out.Rows != 12 || out.ColKernel != nil {
 			t.Errorf("%s: %+v", cvs, out)
 		}
+		lambda = out.Lambda
 	}
 	// predict pairs of new vertices (rows 12, 13 of v.csv) with the symmetric model: f(u,v) = f(v,u)
 	pnew := filepath.Join(dir, "new.txt")
@@ -325,6 +468,30 @@ func TestPairwiseHomogeneous(t *testing.T) {
 	if len(v) != 4 || v[0] != v[1] || v[2] != v[3] {
 		t.Errorf("symmetric predictions %v", v)
 	}
+	// the numbers as written: the vertices of v.csv, the labels of p.txt
+	verts := rowsOf(readTable(t, op), "a", "b")
+	k := gaussianKernel(1) // the default γ
+	kp := func(p, q [2]int) float64 {
+		return (k(verts[p[0]], verts[q[0]])*k(verts[p[1]], verts[q[1]]) + k(verts[p[0]], verts[q[1]])*k(verts[p[1]], verts[q[0]])) / 2
+	}
+	var obs [][2]int
+	var labels []float64
+	for _, l := range strings.Split(strings.TrimSpace(pairs.String()), "\n") {
+		f := predictionsOf(t, l)
+		u, w := int(f[0]), int(f[1])
+		obs, labels = append(obs, [2]int{u, w}), append(labels, f[2])
+		if u != w {
+			obs, labels = append(obs, [2]int{w, u}), append(labels, f[2])
+		}
+	}
+	if len(obs) != 144 {
+		t.Fatalf("%d observations, want 12² = 144", len(obs))
+	}
+	want, kappa := pairDual(t, kp, obs, labels, [][2]int{{12, 3}, {3, 12}, {13, 12}, {12, 13}}, lambda)
+	or := newOracle(labels)
+	or.kappa(kappa)
+	or.predictions("new vertices", predictionsOf(t, stdout), want)
+	or.check(t)
 	if _, _, err := run(t, "", "fit", "--learner", "twostep", "--rows", train, "--cols", "same", "--pairs", pp, "--symmetry", "antisymmetric",
 		"--lambda", "1", "--col-lambda", "1", "--cv", "none"); err == nil || !strings.Contains(err.Error(), "f(u, u) = 0") {
 		t.Errorf("antisymmetric with diagonal labels: %v", err)
@@ -427,9 +594,22 @@ func TestPairwiseCLIErrors(t *testing.T) {
 	if _, _, err := run(t, "", "predict", "--model", pm, "--pairs", write("q5.txt", "0 0\n")); err == nil || !strings.Contains(err.Error(), "precomputed") {
 		t.Errorf("precomputed without --rows: %v", err)
 	}
-	if stdout, _, err := run(t, "", "predict", "--model", pm, "--rows", km, "--cols", gm, "--pairs", write("q6.txt", "0 0\n2 1\n")); err != nil || len(strings.Fields(stdout)) != 2 {
-		t.Errorf("precomputed with its kernel rows: %q %v", stdout, err)
+	stdout, _, err := run(t, "", "predict", "--model", pm, "--rows", km, "--cols", gm, "--pairs", write("q6.txt", "0 0\n2 1\n"))
+	if err != nil || len(strings.Fields(stdout)) != 2 {
+		t.Fatalf("precomputed with its kernel rows: %q %v", stdout, err)
 	}
+	// Kronecker RLS on the six pairs with the kernel km(r, r')·gm(c, c'),
+	// retrained from scratch (pairDual) at λ = 1: the training objects'
+	// kernel rows predict the training pairs (0, 0) and (2, 1)
+	kr := [][]float64{{2, 1, 0}, {1, 2, 1}, {0, 1, 2}}
+	kc := [][]float64{{1, 0.5}, {0.5, 1}}
+	kp := func(p, q [2]int) float64 { return kr[p[0]][q[0]] * kc[p[1]][q[1]] }
+	labels := []float64{1, 2, 3, 4, 5, 6}
+	want, kappa := pairDual(t, kp, [][2]int{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}}, labels, [][2]int{{0, 0}, {2, 1}}, 1)
+	or := newOracle(labels)
+	or.kappa(kappa)
+	or.predictions("precomputed kernels", predictionsOf(t, stdout), want)
+	or.check(t)
 }
 
 // writeRowModel saves a model of rows (rls) for the error test.
