@@ -139,7 +139,7 @@ func Define(fs FlagSet, f *Flags) {
 	fs.StringVar(&f.BasisRows, "basis-rows", "", "sparse model: file of 0-based basis row indices")
 	fs.StringVar(&f.BasisSelect, "basis-select", "random", "how --basis N vectors are chosen: random, greedy (Pahikkala, Suominen & Boberg 2012, Algorithm 1) or per-group (one per query/group; no N)")
 	fs.Float64Var(&f.GreedyLambda, "greedy-lambda", 1, "λ at which greedy basis selection measures the training error")
-	fs.StringVar(&f.BasisHoldOut, "basis-holdout", "", "sparse models: held-out basis vectors are removed from the basis (remove, default for folds), kept (keep, default for loo), or for loo skipped (skip)")
+	fs.StringVar(&f.BasisHoldOut, "basis-holdout", "", "sparse models: held-out basis vectors are removed from the basis (remove, default for folds where the learner can), kept (keep, default for loo and for learners that cannot remove), or for loo skipped (skip)")
 	fs.IntVar(&f.BasisDesign, "basis-design", 0, "sparse k-fold design of Pahikkala, Suominen & Boberg 2012 sect. 6.2: 1 spreads the basis over the folds, 2 keeps it out of every fold, 3 draws a new random basis per fold (retrains)")
 	fs.Uint64Var(&f.Seed, "seed", 1, "random seed (folds, basis)")
 	fs.Float64Var(&f.Lambda, "lambda", 0, "regularization parameter λ")
