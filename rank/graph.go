@@ -28,8 +28,6 @@ type laplacian interface {
 	// (U ⊆ T, ascending), and the change those edges make to the cost:
 	// ΔL_TT and Δb_T, so that the graph without them has L − ΔL and b − Δb.
 	removal(u []int) (t []int, dl, db *mat.Dense)
-	// norm bounds ‖L‖₂ (Gershgorin).
-	norm() float64
 }
 
 // graphModel is RankRLS with an explicit Laplacian (Query, Preference), trained

@@ -51,19 +51,6 @@ type edgeGraph struct {
 	adj  [][]int     // row → edges incident to it
 }
 
-// norm bounds ‖L‖₂ by the largest row sum 2·Σ_{e∋i} w_e² (Gershgorin). O(l).
-func (g *edgeGraph) norm() float64 {
-	out := 0.0
-	for _, inc := range g.adj {
-		s := 0.0
-		for _, e := range inc {
-			s += 2 * g.w2[e]
-		}
-		out = math.Max(out, s)
-	}
-	return out
-}
-
 // maxEdgeScale bounds w²·max(1, z) per edge: sums over up to 10¹⁰⁰ such terms
 // times kernel values of any reasonable size stay finite in float64.
 const maxEdgeScale = 1e100

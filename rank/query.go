@@ -305,15 +305,6 @@ func (g *queryGraph) scaleBySize(x *mat.Dense, f func(n float64) float64) *mat.D
 
 func (g *queryGraph) components() []int { return g.of }
 
-// norm is ‖L‖₂ = the largest query size (L = D − PPᵀ has eigenvalues n_q and 0). O(q).
-func (g *queryGraph) norm() float64 {
-	n := 0.0
-	for _, mem := range g.members {
-		n = math.Max(n, float64(len(mem))*g.weight(len(mem)))
-	}
-	return n
-}
-
 // removal: the queries of U lose every pair that involves a row of U. For each
 // such query (members M, remaining R = M∖U), ΔL = L_M − L_R (the complete-graph
 // Laplacians), Δb = ΔL·Y_M. T is the union of those queries.
