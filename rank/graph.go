@@ -132,8 +132,10 @@ func deflateBySVD(feat features, g laplacian) (*mat.Dense, []float64, error) {
 
 // deflateByShift handles a square, invertible Φ (the dual form): there
 // N = Φ⁻¹P exactly (P the component indicators, Φ⁻¹ = T_Φᵀ), so
-// H + σN_oN_oᵀ (N_o an orthonormal basis of N, σ = 2·trace H + 1) has N as an
-// eigenspace at σ, far from the rest of the spectrum; those eigenpairs are
+// H + σN_oN_oᵀ (N_o an orthonormal basis of N, σ = 3·trace H: H ≽ 0, so its
+// eigenvalues are at most trace H = σ/3) has N as an eigenspace at σ, far from
+// the rest of the spectrum and of its scale (σ is relative, so the shift costs
+// the same relative rounding at any scale of K and L); those eigenpairs are
 // dropped. One eigendecomposition, no SVD: O(m²k + k³).
 func deflateByShift(feat features, g laplacian) (*mat.Dense, []float64, error) {
 	comp := g.components()
@@ -153,9 +155,9 @@ func deflateByShift(feat features, g laplacian) (*mat.Dense, []float64, error) {
 	no := orthonormalize(n)
 	h := linalg.Mul(true, false, feat.phi, g.mulL(feat.phi))
 	linalg.Symmetrize(h)
-	sigma := 1.0
+	sigma := 0.0
 	for i := 0; i < k; i++ {
-		sigma += 2 * math.Abs(h.At(i, i))
+		sigma += 3 * math.Abs(h.At(i, i))
 	}
 	linalg.Gemm(false, true, sigma, no, no, 1, h)
 	lam, w, err := linalg.EigSym(h)
