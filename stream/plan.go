@@ -881,6 +881,14 @@ func (p *Plan) predictor(pa *path) *model.Predictor {
 	}
 	if p.basisRows != nil {
 		e.Points = p.fmap.points
+		if c, ok := e.Points.(*matrix.CSR); ok && c.C < p.width {
+			// sparse basis rows narrower than the data (a sparse row is zero
+			// beyond its last index): the model's points have the data's
+			// width, as a model read from JSON has
+			wide := *c
+			wide.C = p.width
+			e.Points = &wide
+		}
 		e.Coef = mulDense(p.fmap.wmap, w)
 		return model.New(e)
 	}
