@@ -67,7 +67,9 @@ func khatriRao(uf *mat.Dense) *mat.Dense {
 }
 
 // blockChunk bounds the |F|²×chunk blocks blockSolve forms at once (doubles).
-const blockChunk = 1 << 22
+// It is a variable only so that a test can lower it and run the chunked loop
+// over several chunks at a size a test can afford.
+var blockChunk = 1 << 22
 
 // blockSolve solves, for every column l of W (m×q'), the |F|×|F| system
 //
