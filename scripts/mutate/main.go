@@ -88,6 +88,19 @@ type Report struct {
 	Started  string             `json:"started"`
 	Duration float64            `json:"duration_secs"`
 	GoFlags  string             `json:"go_test_flags"`
+	// Updates records each -update pass: the same sample, its survivors
+	// and timeouts rerun against the tests of that day.
+	Updates []Update `json:"updates,omitempty"`
+}
+
+// Update is one -update pass over a report.
+type Update struct {
+	At       string `json:"at"`
+	Rerun    int    `json:"rerun"`    // survived and timed-out outcomes rerun
+	Killed   int    `json:"killed"`   // of those, now killed (timeouts included)
+	Equiv    int    `json:"equiv"`    // now listed as equivalent
+	Survived int    `json:"survived"` // still surviving
+	Stale    int    `json:"stale"`    // mutant no longer in the code: outcome dropped
 }
 
 // Summary per package.
@@ -108,6 +121,7 @@ var (
 	flagOnly     = flag.String("only", "", "only the mutants whose ID contains this string (before sampling)")
 	flagList     = flag.Bool("list", false, "list the mutants and stop")
 	flagRecheck  = flag.String("recheck", "", "rerun a sample of this report's killed mutants; fail if one survives")
+	flagUpdate   = flag.String("update", "", "rerun this report's survived and timed-out mutants with the current tests and equivalents, and rewrite it")
 	flagMarkdown = flag.String("markdown", "", "print this report as Markdown and stop")
 	flagTimeout  = flag.Duration("timeout", 0, "per-mutant time limit (default: 3 × the unmutated run, at least 60 s)")
 	flagShort    = flag.Bool("short", false, "run the tests with -short")
@@ -139,6 +153,9 @@ func run(ctx context.Context) error {
 	}
 	if *flagRecheck != "" {
 		return recheck(ctx, *flagRecheck, equiv)
+	}
+	if *flagUpdate != "" {
+		return update(ctx, *flagUpdate, equiv)
 	}
 	pkgs := strings.Split(*flagPkgs, ",")
 	rng := rand.New(rand.NewPCG(*flagSeed, 0x6d757461))
@@ -666,6 +683,101 @@ func recheck(ctx context.Context, path string, equiv map[string]string) error {
 	return nil
 }
 
+// update reruns the survived and timed-out outcomes of the report at path —
+// the same sample, judged by the current tests and equivalents list — and
+// rewrites the report with the new outcomes and summaries. A survivor whose
+// code changed so that its mutant no longer exists is dropped and counted
+// stale. Killed outcomes are not rerun here: -recheck samples those.
+func update(ctx context.Context, path string, equiv map[string]string) error {
+	r, err := readReport(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "rlskit-mutate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	cur := map[string]map[string]Mutant{}
+	limits := map[string]time.Duration{}
+	u := Update{At: time.Now().UTC().Format(time.RFC3339)}
+	var keep []Outcome
+	for _, o := range r.Outcomes {
+		if o.Status == "equivalent" {
+			if why, ok := equiv[o.ID]; ok {
+				o.Reason = why
+			} else {
+				o.Status = "survived" // no longer listed: rerun below
+			}
+		}
+		if o.Status != "survived" && o.Status != "timeout" {
+			keep = append(keep, o)
+			continue
+		}
+		ms, ok := cur[o.Pkg]
+		if !ok {
+			all, err := Enumerate(o.Pkg)
+			if err != nil {
+				return err
+			}
+			ms = map[string]Mutant{}
+			for _, m := range all {
+				ms[m.ID] = m
+			}
+			cur[o.Pkg] = ms
+			t0 := time.Now()
+			if res := goTest(ctx, o.Pkg, "", 30*time.Minute); res.status != "survived" {
+				return fmt.Errorf("%s: the unmutated tests do not pass (%s): %v\n%s", o.Pkg, res.status, res.err, res.output)
+			}
+			limits[o.Pkg] = *flagTimeout
+			if limits[o.Pkg] == 0 {
+				limits[o.Pkg] = max(3*time.Since(t0), 60*time.Second)
+			}
+		}
+		m, ok := ms[o.ID]
+		if !ok {
+			u.Stale++
+			fmt.Printf("  stale      %s (the code changed: dropped)\n", o.ID)
+			continue
+		}
+		u.Rerun++
+		n := runMutant(ctx, tmp, m, limits[o.Pkg])
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if n.Status == "survived" {
+			if why, ok := equiv[m.ID]; ok {
+				n.Status, n.Reason = "equivalent", why
+			}
+		}
+		switch n.Status {
+		case "killed", "timeout":
+			u.Killed++
+		case "equivalent":
+			u.Equiv++
+		case "survived":
+			u.Survived++
+		}
+		fmt.Printf("  %-10s %s:%d %s  (%s → %s)  %s\n", n.Status, m.File, m.Line, m.Snippet, m.From, m.To, n.Test)
+		keep = append(keep, n)
+	}
+	r.Outcomes = keep
+	r.Updates = append(r.Updates, u)
+	r.Summary = map[string]Summary{}
+	byPkg := map[string][]Outcome{}
+	for _, o := range keep {
+		byPkg[o.Pkg] = append(byPkg[o.Pkg], o)
+	}
+	for p, outs := range byPkg {
+		r.Summary[p] = summarize(outs)
+	}
+	r.Summary["all"] = summarize(keep)
+	a := r.Summary["all"]
+	fmt.Printf("updated %s: rerun %d (now killed %d, equivalent %d, survived %d), stale %d; all: killed %d, equivalent %d, survived %d — score %.1f%%\n",
+		path, u.Rerun, u.Killed, u.Equiv, u.Survived, u.Stale, a.Killed, a.Equivalent, a.Survived, 100*a.Score)
+	return writeJSON(path, r)
+}
+
 // writeMarkdown prints the report: a table per package, then every mutant
 // that survived and every one judged equivalent, with its reason.
 func writeMarkdown(w *os.File, r *Report) {
@@ -676,7 +788,12 @@ func writeMarkdown(w *os.File, r *Report) {
 		}
 	}
 	sort.Strings(pkgs)
-	fmt.Fprintf(w, "Seed %d, %d mutants per package drawn at random (0: all), `go test %s`, %.0f min.\n\n", r.Seed, r.Sample, r.GoFlags, r.Duration/60)
+	fmt.Fprintf(w, "Seed %d, %d mutants per package drawn at random (0: all), `go test %s`, %.0f min.\n", r.Seed, r.Sample, r.GoFlags, r.Duration/60)
+	for _, u := range r.Updates {
+		fmt.Fprintf(w, "Updated %s (`-update`): %d survivors and timeouts rerun against that day's tests — %d now killed, %d equivalent, %d still survive; %d dropped because their code changed.\n",
+			u.At[:10], u.Rerun, u.Killed, u.Equiv, u.Survived, u.Stale)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| package | mutants in the code | run | killed | equivalent | survived | score |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, p := range append(pkgs, "all") {
