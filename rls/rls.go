@@ -23,7 +23,9 @@
 //	pair {i,j}   the 2×2 case of the hold-out                 O(t) per pair once A is formed
 //
 // All of them equal retraining on the reduced data (held-out rows dropped from the
-// loss; a sparse basis stays as it is).
+// loss; a sparse basis stays as it is). Along a λ grid, SolvePath and AtGrid
+// compute the residuals and diag(A) of many λ in one level-3 product each,
+// reading U once for all of them instead of twice per λ.
 package rls
 
 import (
@@ -146,23 +148,11 @@ type Solution struct {
 
 // Solve returns the solution at λ: O(m·r·t) (O(m²t) dual), no refactorization.
 func (r *RLS) Solve(lambda float64) (*Solution, error) {
-	if err := learn.CheckLambda(lambda); err != nil {
-		return nil, fmt.Errorf("rls: %w", err)
-	}
 	f := r.f
-	s := &Solution{r: r, Lambda: lambda, g: make([]float64, f.Rank())}
-	for k, e := range f.E {
-		if !(e+lambda > 0) {
-			return nil, fmt.Errorf("rls: %w: eigenvalue %g with lambda %g", learn.ErrIndefinite, e, lambda)
-		}
-		if f.Complement() {
-			s.g[k] = -e / (e + lambda)
-		} else {
-			s.g[k] = lambda / (e + lambda)
-		}
-	}
-	if f.Complement() {
-		s.c0 = 1
+	s := &Solution{r: r, Lambda: lambda}
+	var err error
+	if s.c0, s.g, err = r.gains(lambda); err != nil {
+		return nil, err
 	}
 	// R = c0·Y + U (g ∘ UᵀY)
 	gu := linalg.ScaleRows(r.uty, s.g)
@@ -176,6 +166,31 @@ func (r *RLS) Solve(lambda float64) (*Solution, error) {
 		s.diag[i] += s.c0
 	}
 	return s, nil
+}
+
+// gains returns A(λ) = c₀I + U diag(g) Uᵀ's c₀ and g (see the package
+// comment), or an error wrapping learn.ErrLambda for a λ that is not
+// positive and finite, learn.ErrIndefinite when some e + λ ≤ 0. O(r).
+func (r *RLS) gains(lambda float64) (c0 float64, g []float64, err error) {
+	if err := learn.CheckLambda(lambda); err != nil {
+		return 0, nil, fmt.Errorf("rls: %w", err)
+	}
+	f := r.f
+	g = make([]float64, f.Rank())
+	for k, e := range f.E {
+		if !(e+lambda > 0) {
+			return 0, nil, fmt.Errorf("rls: %w: eigenvalue %g with lambda %g", learn.ErrIndefinite, e, lambda)
+		}
+		if f.Complement() {
+			g[k] = -e / (e + lambda)
+		} else {
+			g[k] = lambda / (e + lambda)
+		}
+	}
+	if f.Complement() {
+		c0 = 1
+	}
+	return c0, g, nil
 }
 
 // Residuals returns R = Y − Ŷ on the training data (shared; do not modify).
@@ -194,10 +209,11 @@ func (s *Solution) Fitted() *mat.Dense {
 func (s *Solution) LeaveOneOut() (*mat.Dense, error) {
 	m, t := s.r.y.Dims()
 	out := mat.NewDense(m, t, nil)
-	for i := 0; i < m; i++ {
-		yr, rr, orow := s.r.y.RawRowView(i), s.res.RawRowView(i), out.RawRowView(i)
-		for c := 0; c < t; c++ {
-			orow[c] = yr[c] - rr[c]/s.diag[i]
+	y, res, o := s.r.y.RawMatrix(), s.res.RawMatrix(), out.RawMatrix()
+	for i, d := range s.diag[:m] {
+		yr, rr, orow := y.Data[i*y.Stride:i*y.Stride+t], res.Data[i*res.Stride:i*res.Stride+t], o.Data[i*o.Stride:i*o.Stride+t]
+		for c := range orow {
+			orow[c] = yr[c] - rr[c]/d
 		}
 	}
 	return out, nil
