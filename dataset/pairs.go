@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"io"
+	"unsafe"
 )
 
 // Pairs are the lines of a pairs file: labelled (or, for prediction,
@@ -39,7 +40,10 @@ type PairsOptions struct {
 // (ErrDuplicate, naming both lines), a file without pairs (ErrEmpty), and a
 // line longer than the line bound (EnvMaxLine) or gzip input beyond the
 // decompression budget (EnvMaxDecompressed) (ErrLimit).
-// Time O(size of the file); memory O(n) for n pairs.
+// Time O(size of the file); memory O(n) for n pairs: lines are parsed in
+// the reader's buffer, and repeated pairs are found with a bit per
+// (row, column) cell once that costs no more than a map of the pairs read
+// so far (a map until then).
 func ReadPairs(r io.Reader, name string, opt PairsOptions) (*Pairs, error) {
 	name = inputName(name)
 	if err := checkIndexArgs(r, name, opt.Rows); err != nil {
@@ -50,27 +54,36 @@ func ReadPairs(r io.Reader, name string, opt PairsOptions) (*Pairs, error) {
 	}
 	lr := newLineReader(r)
 	out := &Pairs{}
-	seen := make(map[int64]int) // row·Cols + col → line
-	labelled := -1              // unknown, 0 no, 1 yes
+	seen := newPairSet(opt.Rows, opt.Cols)
+	labelled := -1 // unknown, 0 no, 1 yes
+	want := "\"row col label\""
+	if opt.Unlabelled {
+		want = "\"row col\" or \"row col label\""
+	}
+	var fields [4]string // the line's first fields, in the reader's buffer
 	for {
-		fields, ok := lr.fields()
+		b, ok := lr.nextBytes()
 		if !ok {
 			break
 		}
-		if len(fields) == 0 {
-			continue
-		}
-		want := "\"row col label\""
-		if opt.Unlabelled {
-			want = "\"row col\" or \"row col label\""
+		// valid until the next line is read; what is kept (error tokens) is copied
+		s := stripComment(unsafe.String(unsafe.SliceData(b), len(b)))
+		nf := 0
+		for tok, i := nextField(s, 0); tok != ""; tok, i = nextField(s, i) {
+			if nf < len(fields) {
+				fields[nf] = tok
+			}
+			nf++
 		}
 		switch {
-		case len(fields) == 1:
+		case nf == 0:
+			continue
+		case nf == 1:
 			return nil, perr(name, lr.line, 1, fields[0], ErrRagged, "1 field, want %s", want)
-		case len(fields) == 2 && !opt.Unlabelled:
+		case nf == 2 && !opt.Unlabelled:
 			return nil, perr(name, lr.line, 2, fields[1], ErrRagged, "no label, want %s", want)
-		case len(fields) > 3:
-			return nil, perr(name, lr.line, 4, fields[3], ErrRagged, "%d fields, want %s", len(fields), want)
+		case nf > 3:
+			return nil, perr(name, lr.line, 4, fields[3], ErrRagged, "%d fields, want %s", nf, want)
 		}
 		row, err := parseIndex(name, lr.line, 1, fields[0], opt.Rows)
 		if err != nil {
@@ -81,7 +94,7 @@ func ReadPairs(r io.Reader, name string, opt PairsOptions) (*Pairs, error) {
 			return nil, err
 		}
 		has := 0
-		if len(fields) == 3 {
+		if nf == 3 {
 			has = 1
 		}
 		if labelled >= 0 && has != labelled {
@@ -92,11 +105,9 @@ func ReadPairs(r io.Reader, name string, opt PairsOptions) (*Pairs, error) {
 			return nil, perr(name, lr.line, 2, fields[1], ErrRagged, "no label, but line %d has one: label every pair or none", first)
 		}
 		labelled = has
-		key := int64(row)*int64(opt.Cols) + int64(col)
-		if prev, ok := seen[key]; ok {
-			return nil, perr(name, lr.line, 1, fields[0], ErrDuplicate, "pair (%d, %d) already on line %d", row, col, prev)
+		if seen.add(row, col) {
+			return nil, perr(name, lr.line, 1, fields[0], ErrDuplicate, "pair (%d, %d) already on line %d", row, col, out.lineOf(row, col))
 		}
-		seen[key] = lr.line
 		if has == 1 {
 			v, err := parseValue(fields[2])
 			if err != nil {
@@ -113,4 +124,70 @@ func ReadPairs(r io.Reader, name string, opt PairsOptions) (*Pairs, error) {
 		return nil, perr(name, 0, 0, "", ErrEmpty, "no pairs")
 	}
 	return out, nil
+}
+
+// lineOf returns the line of the pair (row, col) read (0 if none). O(n):
+// for an error message only.
+func (p *Pairs) lineOf(row, col int) int {
+	for i, r := range p.Rows {
+		if r == row && p.Cols[i] == col {
+			return p.Lines[i]
+		}
+	}
+	return 0
+}
+
+// pairSet is the set of (row, column) cells of a rows×cols grid read so
+// far: a map while few cells are set, a bit per cell once the pairs read
+// reach one per pairSetBitsPerPair cells (so the bits cost at most
+// pairSetBitsPerPair/8 bytes per pair, less than the map), or from the
+// start when the grid has at most pairSetDenseCells cells.
+type pairSet struct {
+	cols  int64
+	cells int64 // rows·cols, or -1 when that overflows
+	bits  []uint64
+	set   map[int64]struct{}
+}
+
+// pairSetBitsPerPair and pairSetDenseCells decide when a pairSet switches
+// to bits (variables only so that a test can exercise both forms).
+var pairSetBitsPerPair, pairSetDenseCells int64 = 64, 1 << 23
+
+func newPairSet(rows, cols int) *pairSet {
+	s := &pairSet{cols: int64(cols), cells: int64(rows) * int64(cols)}
+	if rows != 0 && s.cells/int64(rows) != int64(cols) {
+		s.cells = -1
+	}
+	if s.cells >= 0 && s.cells <= pairSetDenseCells {
+		s.bits = make([]uint64, (s.cells+63)/64)
+	} else {
+		s.set = make(map[int64]struct{})
+	}
+	return s
+}
+
+// add adds the cell (row, col) and reports whether it was already there.
+// O(1) amortized (expected, for the map).
+func (s *pairSet) add(row, col int) bool {
+	key := int64(row)*s.cols + int64(col)
+	if s.bits != nil {
+		w, b := key>>6, uint64(1)<<(key&63)
+		if s.bits[w]&b != 0 {
+			return true
+		}
+		s.bits[w] |= b
+		return false
+	}
+	if _, ok := s.set[key]; ok {
+		return true
+	}
+	s.set[key] = struct{}{}
+	if n := int64(len(s.set)); s.cells >= 0 && n*pairSetBitsPerPair >= s.cells {
+		s.bits = make([]uint64, (s.cells+63)/64)
+		for k := range s.set {
+			s.bits[k>>6] |= uint64(1) << (k & 63)
+		}
+		s.set = nil
+	}
+	return false
 }

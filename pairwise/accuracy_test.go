@@ -70,7 +70,7 @@ func agreeAs(t *testing.T, class, what string, e, limit float64) {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if testing.Verbose() {
-		for _, c := range []string{classRetraining, classCG, classCoefficients} {
+		for _, c := range []string{classRetraining, classCG, classCoefficients, classPath} {
 			if w, ok := accuracy.where[c]; ok {
 				fmt.Printf("accuracy: %s: largest relative difference %.2g (%s)\n", c, accuracy.worst[c], w)
 			}

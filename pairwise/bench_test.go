@@ -110,6 +110,43 @@ func BenchmarkKronSettingA(b *testing.B) {
 	}
 }
 
+// BenchmarkKronPairsPath is setting A alone over 20 λ after training, no
+// scoring: the path CrossValidate takes (four m×q buffers for the whole
+// grid) against Solve and LeaveOneOutMatrix at each λ (seven m×q matrices
+// allocated per λ). Both do 4·m·q·(m + q) flops per λ in four gemm calls.
+func BenchmarkKronPairsPath(b *testing.B) {
+	for _, sh := range [][2]int{{100, 300}, {150, 500}, {300, 1000}} {
+		rs, cs, pairs, y := benchProblem(b, sh[0], sh[1], 0)
+		k, err := FitKron(rs, cs, pairs, y, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		flops := 20 * 4 * float64(sh[0]*sh[1]*(sh[0]+sh[1]))
+		b.Run(fmt.Sprintf("path/m=%d,q=%d", sh[0], sh[1]), func(b *testing.B) {
+			for b.Loop() {
+				if err := k.CrossValidate(Design{Setting: Pairs}, grid20(), func(int, *mat.Dense) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gflop/s")
+		})
+		b.Run(fmt.Sprintf("per-λ/m=%d,q=%d", sh[0], sh[1]), func(b *testing.B) {
+			for b.Loop() {
+				for _, lambda := range grid20() {
+					s, err := k.Solve(lambda)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := s.LeaveOneOutMatrix(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gflop/s")
+		})
+	}
+}
+
 // BenchmarkKronSettings is settings B, C (leave-one-object-out and 5 folds)
 // and D (both sides leave-one-out: one eigendecomposition per fold of the
 // side eigendecomposed) over 5 λ on smaller grids.

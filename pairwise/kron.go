@@ -190,17 +190,27 @@ func (k *KronRLS) Solve(lambda float64) (*KronSolution, error) {
 // kronFilter returns g_kl = λ/(e_k s_l + λ).
 func kronFilter(er, ec []float64, lambda float64) (*mat.Dense, error) {
 	g := mat.NewDense(len(er), len(ec), nil)
+	if err := kronFilterInto(g, er, ec, lambda); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// kronFilterInto writes g_kl = λ/(e_k s_l + λ) into the len(er)×len(ec)
+// matrix g; a non-positive e_k s_l + λ (an indefinite kernel) is an error
+// wrapping learn.ErrIndefinite. O(m·q).
+func kronFilterInto(g *mat.Dense, er, ec []float64, lambda float64) error {
 	for i, a := range er {
 		row := g.RawRowView(i)
 		for j, b := range ec {
 			d := a*b + lambda
 			if !(d > 0) {
-				return nil, fmt.Errorf("pairwise: %w: eigenvalue product %g with lambda %g", learn.ErrIndefinite, a*b, lambda)
+				return fmt.Errorf("pairwise: %w: eigenvalue product %g with lambda %g", learn.ErrIndefinite, a*b, lambda)
 			}
 			row[j] = lambda / d
 		}
 	}
-	return g, nil
+	return nil
 }
 
 // Residuals returns R = Y − F on the m×q training grid (shared; do not modify).

@@ -44,17 +44,25 @@ func (d Design) Learn() learn.Design {
 
 // picker turns the m×q CV predictions of a design into the n×1 predictions
 // of the labelled pairs in their given order (labels.pick), into one buffer
-// reused from call to call: O(n) per call.
+// reused from call to call: O(n) per call. When the pairs given are the
+// grid in row-major order it returns an n×1 view of P's storage instead,
+// O(1) (valid as long as P is).
 type picker struct {
 	lab *labels
 	out *mat.Dense
 }
 
 func newPicker(lab *labels) *picker {
-	return &picker{lab: lab, out: mat.NewDense(len(lab.given), 1, nil)}
+	return &picker{lab: lab}
 }
 
 func (pk *picker) pick(p *mat.Dense) *mat.Dense {
+	if raw := p.RawMatrix(); pk.lab.rowMajor && raw.Stride == raw.Cols && raw.Rows == pk.lab.m && raw.Cols == pk.lab.q {
+		return mat.NewDense(raw.Rows*raw.Cols, 1, raw.Data[:raw.Rows*raw.Cols])
+	}
+	if pk.out == nil {
+		pk.out = mat.NewDense(len(pk.lab.given), 1, nil)
+	}
 	raw := pk.out.RawMatrix().Data
 	for i, pr := range pk.lab.given {
 		raw[i] = p.At(pr.Row, pr.Col)

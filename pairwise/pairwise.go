@@ -204,9 +204,16 @@ type labels struct {
 	obsY     []float64
 	full     *mat.Dense // m×q when every pair is observed, else nil
 	complete bool
+	// rowMajor: the pairs given are the complete grid in row-major order,
+	// given[r·q + c] = (r, c), so the m×q grid's storage is their order.
+	rowMajor bool
 }
 
-// newLabels checks the pairs and labels and builds the observations. O(n + m·q).
+// newLabels checks the pairs and labels and builds the observations. O(n +
+// m·q) time; memory O(n) besides the m×q label matrix of complete data (the
+// pairs are indexed by a table of m·q int32 when m·q is at most a small
+// multiple of n, else by a map). On two sets of objects the observations are
+// the pairs given (shared, not copied).
 func newLabels(m, q int, pairs []Pair, y []float64, sym Symmetry) (*labels, error) {
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("pairwise: %w: no labelled pairs", learnErrShape)
@@ -218,21 +225,25 @@ func newLabels(m, q int, pairs []Pair, y []float64, sym Symmetry) (*labels, erro
 		return nil, fmt.Errorf("pairwise: %w: a homogeneous network has one set of objects, got %d rows and %d columns", learnErrShape, m, q)
 	}
 	l := &labels{m: m, q: q, sym: sym, given: pairs, givenY: y}
-	at := make(map[int]int, 2*len(pairs)) // r·q+c → index in obs
+	n := len(pairs)
+	seen := newCellIndex(m, q, n, n)
+	var at cellIndex // r·q+c → index in obs (homogeneous networks)
+	if sym != Heterogeneous {
+		at = newCellIndex(m, q, 2*n+m, 2*n+m)
+	}
 	add := func(p Pair, v float64, src int) error {
 		key := p.Row*q + p.Col
-		if j, ok := at[key]; ok {
-			if sym == Heterogeneous || l.obsY[j] != v {
+		if j, ok := at.get(key); ok {
+			if l.obsY[j] != v {
 				return fmt.Errorf("%w: pair %d (%d, %d) repeats or contradicts an earlier pair", ErrPair, src, pairs[src].Row, pairs[src].Col)
 			}
 			return nil
 		}
-		at[key] = len(l.obs)
+		at.set(key, len(l.obs))
 		l.obs = append(l.obs, p)
 		l.obsY = append(l.obsY, v)
 		return nil
 	}
-	seen := make(map[int]int, len(pairs))
 	for i, p := range pairs {
 		if p.Row < 0 || p.Row >= m || p.Col < 0 || p.Col >= q {
 			return nil, fmt.Errorf("%w: pair %d (%d, %d) outside %d rows × %d columns", ErrPair, i, p.Row, p.Col, m, q)
@@ -241,15 +252,11 @@ func newLabels(m, q int, pairs []Pair, y []float64, sym Symmetry) (*labels, erro
 			return nil, fmt.Errorf("pairwise: %w: label %d of pair (%d, %d) is %v", learnErrShape, i, p.Row, p.Col, v)
 		}
 		key := p.Row*q + p.Col
-		if j, ok := seen[key]; ok {
+		if j, ok := seen.get(key); ok {
 			return nil, fmt.Errorf("%w: pair %d (%d, %d) repeats pair %d", ErrPair, i, p.Row, p.Col, j)
 		}
-		seen[key] = i
+		seen.set(key, i)
 		switch sym {
-		case Heterogeneous:
-			if err := add(p, y[i], i); err != nil {
-				return nil, err
-			}
 		case Symmetric:
 			if err := add(p, y[i], i); err != nil {
 				return nil, err
@@ -272,10 +279,14 @@ func newLabels(m, q int, pairs []Pair, y []float64, sym Symmetry) (*labels, erro
 			}
 		}
 	}
+	if sym == Heterogeneous {
+		// every pair distinct and in range: the observations are the pairs
+		l.obs, l.obsY = pairs, y
+	}
 	if sym == Antisymmetric {
 		for u := 0; u < m; u++ {
-			if _, ok := at[u*q+u]; !ok {
-				at[u*q+u] = len(l.obs)
+			if _, ok := at.get(u*q + u); !ok {
+				at.set(u*q+u, len(l.obs))
 				l.obs = append(l.obs, Pair{u, u})
 				l.obsY = append(l.obsY, 0)
 			}
@@ -284,11 +295,61 @@ func newLabels(m, q int, pairs []Pair, y []float64, sym Symmetry) (*labels, erro
 	if len(l.obs) == m*q {
 		l.complete = true
 		l.full = mat.NewDense(m, q, nil)
+		raw := l.full.RawMatrix().Data
 		for i, p := range l.obs {
-			l.full.Set(p.Row, p.Col, l.obsY[i])
+			raw[p.Row*q+p.Col] = l.obsY[i]
+		}
+		l.rowMajor = len(pairs) == m*q
+		for i, p := range pairs {
+			if !l.rowMajor {
+				break
+			}
+			l.rowMajor = p.Row*q+p.Col == i
 		}
 	}
 	return l, nil
+}
+
+// cellIndex maps the cells r·q + c of an m×q grid to ints in [0, max): a
+// dense table of m·q int32 when that is at most denseCellsPerPair cells per
+// value held (plus denseCellsMin), else a map — so memory is O(n + m·q)
+// for a grid nearly full and O(n) for a sparse one, however large m·q.
+// get and set cost O(1) (expected, for the map).
+type cellIndex struct {
+	dense  []int32 // value + 1; 0 absent
+	sparse map[int]int
+}
+
+// denseCellsPerPair and denseCellsMin bound the dense table: it is used
+// when m·q ≤ denseCellsPerPair·n + denseCellsMin for n values. Variables
+// only so that a test can force either form.
+var denseCellsPerPair, denseCellsMin = 8, 1 << 20
+
+// newCellIndex returns an index for at most n values, each below max, of
+// the cells of an m×q grid.
+func newCellIndex(m, q, n, max int) cellIndex {
+	cells := int64(m) * int64(q)
+	if max < math.MaxInt32 && cells <= int64(denseCellsPerPair)*int64(n)+int64(denseCellsMin) {
+		return cellIndex{dense: make([]int32, cells)}
+	}
+	return cellIndex{sparse: make(map[int]int, n)}
+}
+
+func (c cellIndex) get(key int) (int, bool) {
+	if c.dense != nil {
+		v := c.dense[key]
+		return int(v) - 1, v != 0
+	}
+	v, ok := c.sparse[key]
+	return v, ok
+}
+
+func (c cellIndex) set(key, v int) {
+	if c.dense != nil {
+		c.dense[key] = int32(v + 1)
+		return
+	}
+	c.sparse[key] = v
 }
 
 // CheckPairs validates labelled pairs of m row and q column objects as the

@@ -250,9 +250,9 @@ func runComplete(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data
 	prog *progressLine, out *summary.Pair) (pairSolution, *selection.Result, time.Duration, time.Duration, error) {
 	le := p.Learner
 	var err error
-	in := &learn.Input{X: rows.X, Y: mat.NewDense(len(y), 1, y), Outputs: []string{"y"}}
-	for _, pr := range pairs {
-		in.Pairs = append(in.Pairs, learn.ObjectPair{Row: pr.Row, Col: pr.Col})
+	in := &learn.Input{X: rows.X, Y: mat.NewDense(len(y), 1, y), Outputs: []string{"y"}, Pairs: make([]learn.ObjectPair, len(pairs))}
+	for i, pr := range pairs {
+		in.Pairs[i] = learn.ObjectPair{Row: pr.Row, Col: pr.Col}
 	}
 	st := selection.Settings{Kernels: p.RowKernels, Lambdas: p.Lambdas, Measure: p.Measure, Progress: prog.observe,
 		Scheme: selection.Scheme{Kind: selection.None, Name: "none"}}
