@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"io"
+	"os"
+	"slices"
 	"unsafe"
 )
 
@@ -61,10 +63,15 @@ func ReadPairs(r io.Reader, name string, opt PairsOptions) (*Pairs, error) {
 		want = "\"row col\" or \"row col label\""
 	}
 	var fields [4]string // the line's first fields, in the reader's buffer
+	left, read := bytesLeft(r), int64(0)
 	for {
 		b, ok := lr.nextBytes()
 		if !ok {
 			break
+		}
+		read += int64(len(b)) + 1
+		if out.Len() == pairsSample && left > 0 {
+			out.reserve(left, read, opt)
 		}
 		// valid until the next line is read; what is kept (error tokens) is copied
 		s := stripComment(unsafe.String(unsafe.SliceData(b), len(b)))
@@ -124,6 +131,56 @@ func ReadPairs(r io.Reader, name string, opt PairsOptions) (*Pairs, error) {
 		return nil, perr(name, 0, 0, "", ErrEmpty, "no pairs")
 	}
 	return out, nil
+}
+
+// pairsSample is the number of pairs read before ReadPairs sizes its
+// slices for the rest of the input.
+const pairsSample = 1024
+
+// reserve grows the slices, once pairsSample pairs have been read from the
+// first read of left bytes, to the number of pairs the input holds at that
+// rate (plus 1/8): one allocation each instead of a doubling series with
+// its copies. The estimate is at most left/6 pairs (a line "0 0 0" and its
+// newline) and at most rows·cols (pairs are distinct), so it is bounded by
+// the input's own size, as the pairs themselves are.
+func (p *Pairs) reserve(left, read int64, opt PairsOptions) {
+	est := left / read * int64(p.Len()) // left·n/read without overflowing
+	est += left % read * int64(p.Len()) / read
+	est += est / 8
+	est = min(est, left/6, int64(opt.Rows)*int64(opt.Cols))
+	if opt.Rows != 0 && int64(opt.Rows)*int64(opt.Cols)/int64(opt.Rows) != int64(opt.Cols) {
+		est = min(est, left/6) // rows·cols overflows: no bound from it
+	}
+	grow := int(est) - p.Len()
+	if grow <= 0 {
+		return
+	}
+	p.Rows, p.Cols, p.Lines = slices.Grow(p.Rows, grow), slices.Grow(p.Cols, grow), slices.Grow(p.Lines, grow)
+	if p.Labels != nil {
+		p.Labels = slices.Grow(p.Labels, grow)
+	}
+}
+
+// bytesLeft returns how many bytes r has left to read when it can tell — a
+// regular file (as the command line opens them) or an in-memory reader —
+// else 0. For gzip input that is the compressed size: an underestimate,
+// which only leaves the slices to grow by appending.
+func bytesLeft(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case *os.File:
+		st, err := v.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return 0
+		}
+		off, err := v.Seek(0, io.SeekCurrent)
+		if err != nil || off > st.Size() {
+			return 0
+		}
+		return st.Size() - off
+	}
+	return 0
 }
 
 // lineOf returns the line of the pair (row, col) read (0 if none). O(n):

@@ -1,8 +1,12 @@
 package dataset
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -209,6 +213,74 @@ func TestPairSetForms(t *testing.T) {
 	huge := newPairSet(1<<40, 1<<40)
 	if huge.bits != nil || huge.cells != -1 || huge.add(1<<39, 5) || !huge.add(1<<39, 5) {
 		t.Errorf("overflowing grid: bits %v, cells %d", huge.bits != nil, huge.cells)
+	}
+}
+
+// TestReadPairsReserve: past pairsSample pairs ReadPairs sizes its slices
+// from the input's size — from a file and from an in-memory reader alike —
+// with the naive reader's results; for a uniform file the capacity stays
+// within a quarter of the pairs (the estimate's 1/8 and the allocator's
+// size classes), and a file whose first
+// lines are short and the rest long gets no more than its size/6.
+func TestReadPairsReserve(t *testing.T) {
+	var uniform strings.Builder
+	for i := 0; i < 60; i++ {
+		for j := 0; j < 90; j++ {
+			fmt.Fprintf(&uniform, "%d %d %.6g\n", i, j, float64(i*j)/7)
+		}
+	}
+	var skewed strings.Builder
+	for i := 0; i < 3000; i++ {
+		if i < pairsSample {
+			fmt.Fprintf(&skewed, "%d %d 1\n", i/1000, i%1000)
+		} else {
+			fmt.Fprintf(&skewed, "%d %d 1.%s\n", i/1000, i%1000, strings.Repeat("0", 200))
+		}
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, in string
+		opt      PairsOptions
+		maxCap   func(n int) int
+	}{
+		{"uniform", uniform.String(), PairsOptions{Rows: 60, Cols: 90}, func(n int) int { return n + n/4 + 64 }},
+		// rows·cols far above the pairs: only the size bounds the estimate
+		{"skewed", skewed.String(), PairsOptions{Rows: 1000, Cols: 1000}, func(int) int { return skewed.Len() / 6 }},
+	} {
+		opt := tc.opt
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fh, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromFile, err := ReadPairs(fh, "f", opt)
+		fh.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := samePairsResult(tc.in, opt); d != "" {
+			t.Fatalf("%s: %s", tc.name, d)
+		}
+		want, _ := readPairsNaive(strings.NewReader(tc.in), "f", opt)
+		if !slices.Equal(fromFile.Rows, want.Rows) || !slices.Equal(fromFile.Cols, want.Cols) || !slices.Equal(fromFile.Labels, want.Labels) ||
+			!slices.Equal(fromFile.Lines, want.Lines) {
+			t.Fatalf("%s: from a file, the pairs differ", tc.name)
+		}
+		n := fromFile.Len()
+		for what, c := range map[string]int{"rows": cap(fromFile.Rows), "cols": cap(fromFile.Cols), "lines": cap(fromFile.Lines), "labels": cap(fromFile.Labels)} {
+			if c < n || c > tc.maxCap(n) {
+				t.Errorf("%s: %s capacity %d for %d pairs, want at most %d", tc.name, what, c, n, tc.maxCap(n))
+			}
+		}
+	}
+	if got := bytesLeft(bytes.NewReader(make([]byte, 10))); got != 10 {
+		t.Errorf("bytesLeft of a 10-byte reader: %d", got)
+	}
+	if got := bytesLeft(io.MultiReader()); got != 0 {
+		t.Errorf("bytesLeft of a reader that cannot tell: %d", got)
 	}
 }
 
