@@ -129,7 +129,7 @@ func Build(x mat.Matrix, k kernel.Kernel, req Request) (*Data, error) {
 			req.Observe.Report(progress.Event{Stage: "thin SVD", Size: fmt.Sprintf("%d×%d", m, width+1),
 				Estimate: 4 * linalg.EstimateGemm(m, width+1, width+1)})
 		}
-		d.Factor, err = NewLinear(WithBias(x, lin.Bias))
+		d.Factor, err = newLinearFrom(x, lin.Bias)
 	case Sparse:
 		if err := CheckBasis(req.Basis, m); err != nil {
 			return nil, err
@@ -206,6 +206,66 @@ func WithBias(x mat.Matrix, bias float64) *mat.Dense {
 		}
 	}
 	return out
+}
+
+// newLinearFrom is NewLinear(WithBias(x, bias)) without the row-major copy:
+// the data with the bias column are laid out column by column
+// (colMajorWithBias), the layout the SVD's library route works in, and
+// factored in place by linalg.SVDColMajor. The same factor, bit for bit;
+// one m×(d+1) copy fewer at the peak. O(m·d²).
+func newLinearFrom(x mat.Matrix, bias float64) (*Factor, error) {
+	a, m, cols := colMajorWithBias(x, bias)
+	u, s, v, err := linalg.SVDColMajor(a, m, cols)
+	if err != nil {
+		return nil, fmt.Errorf("factor: SVD of the data: %w", err)
+	}
+	return lowRank(Linear, u, s, v), nil
+}
+
+// colMajorWithBias returns WithBias(x, bias) column by column, entry (i, j)
+// at j·m + i, with its dimensions. O(m·d), in blocks of rows so that the
+// rows read stay in cache while their columns are written.
+func colMajorWithBias(x mat.Matrix, bias float64) (a []float64, m, cols int) {
+	m, d := x.Dims()
+	cols = d
+	if bias != 0 {
+		cols++
+	}
+	a = make([]float64, m*cols)
+	switch xx := x.(type) {
+	case *mat.Dense:
+		raw := xx.RawMatrix()
+		const block = 64
+		for i0 := 0; i0 < m; i0 += block {
+			i1 := min(i0+block, m)
+			for j := 0; j < d; j++ {
+				col := a[j*m : j*m+m]
+				for i := i0; i < i1; i++ {
+					col[i] = raw.Data[i*raw.Stride+j]
+				}
+			}
+		}
+	case *matrix.CSR:
+		for i := 0; i < m; i++ {
+			idx, val := xx.Row(i)
+			for k, j := range idx {
+				a[j*m+i] = val[k]
+			}
+		}
+	default:
+		for i := 0; i < m; i++ {
+			for j := 0; j < d; j++ {
+				a[j*m+i] = x.At(i, j)
+			}
+		}
+	}
+	if bias != 0 {
+		sb := math.Sqrt(bias)
+		for i := range a[d*m:] {
+			a[d*m+i] = sb
+		}
+	}
+	return a, m, cols
 }
 
 // KernelOnly computes the m×m kernel matrix K of X for a learner that factors

@@ -39,6 +39,18 @@ func svdTall(a *mat.Dense) (u *mat.Dense, s []float64, v *mat.Dense, ok bool, er
 	return u, s, v, true, err
 }
 
+// svdTallColMajor is the thin SVD of a tall column-major A (destroyed)
+// through the loaded library (svdColMajorDyn); ok is false when there is no
+// library or A is not tall.
+func svdTallColMajor(a []float64, m, n int) (u *mat.Dense, s []float64, v *mat.Dense, ok bool, err error) {
+	l := load()
+	if l == nil || m <= n {
+		return nil, nil, nil, false, nil
+	}
+	u, s, v, err = svdColMajorDyn(l, a, m, n)
+	return u, s, v, true, err
+}
+
 func potrfLower(a blas64.General) bool {
 	if l := load(); l != nil {
 		return potrfLowerDyn(l, a)

@@ -88,6 +88,12 @@ func svdTall(*mat.Dense) (u *mat.Dense, s []float64, v *mat.Dense, ok bool, err 
 	return nil, nil, nil, false, nil
 }
 
+// svdTallColMajor: never taken — SVDColMajor transposes A into row-major
+// for LAPACKE, which transposes it back.
+func svdTallColMajor([]float64, int, int) (u *mat.Dense, s []float64, v *mat.Dense, ok bool, err error) {
+	return nil, nil, nil, false, nil
+}
+
 // svdThin: LAPACKE dgesdd with jobz 'S'.
 func svdThin(a blas64.General, s []float64, u, vt blas64.General) error {
 	m, n := a.Rows, a.Cols

@@ -76,14 +76,20 @@ func svdThinDyn(l *dynLib, a blas64.General, s []float64, u, vt blas64.General) 
 // first — about twice as slow as the QR it uses for a tall matrix, and far
 // slower for very tall ones (m = 10⁵, n = 137: 7.0 s against 0.9 s with
 // OpenBLAS). So A is handed over transposed (column-major m×n, one blocked
-// O(m·n) copy, which replaces the work copy the wide route makes), dgesdd
-// overwrites it with U (jobz 'O'), U is transposed back, and the column-major
-// Vᵀ read row-major is V. Peak: A, its transpose and U, as the wide route.
+// O(m·n) copy, which replaces the work copy the wide route makes) to
+// svdColMajorDyn. Peak: A, its transpose and U, as the wide route.
 func svdTallDyn(l *dynLib, a *mat.Dense) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
 	m, n := a.Dims()
 	raw := a.RawMatrix()
 	ac := make([]float64, m*n) // column-major m×n
 	transpose(raw.Data, m, n, raw.Stride, ac, m)
+	return svdColMajorDyn(l, ac, m, n)
+}
+
+// svdColMajorDyn is the thin SVD of the tall (m > n) column-major ac, which
+// it destroys: dgesdd overwrites it with U (jobz 'O'), U is transposed into
+// a new row-major matrix, and the column-major Vᵀ read row-major is V.
+func svdColMajorDyn(l *dynLib, ac []float64, m, n int) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
 	s = make([]float64, n)
 	vtc := make([]float64, n*n) // column-major n×n
 	iwork := make([]int32, 8*n)
@@ -101,23 +107,6 @@ func svdTallDyn(l *dynLib, a *mat.Dense) (u *mat.Dense, s []float64, v *mat.Dens
 	u = mat.NewDense(m, n, nil)
 	transpose(ac, n, m, m, u.RawMatrix().Data, n) // n×m row-major (Uᵀ) → U
 	return u, s, mat.NewDense(n, n, vtc), nil
-}
-
-// transpose writes the rows×cols row-major src (row stride ls) transposed
-// into dst (row stride ld): dst[j·ld + i] = src[i·ls + j]. Blocked, so both
-// sides stay in cache.
-func transpose(src []float64, rows, cols, ls int, dst []float64, ld int) {
-	const b = 32
-	for i0 := 0; i0 < rows; i0 += b {
-		for j0 := 0; j0 < cols; j0 += b {
-			for i := i0; i < min(i0+b, rows); i++ {
-				row := src[i*ls : i*ls+cols]
-				for j := j0; j < min(j0+b, cols); j++ {
-					dst[j*ld+i] = row[j]
-				}
-			}
-		}
-	}
 }
 
 // potrfLowerDyn factors a = L Lᵀ into the row-major lower triangle: the

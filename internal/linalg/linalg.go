@@ -68,6 +68,43 @@ func SVD(a *mat.Dense) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
 	return u, s, mat.DenseCopyOf(vt.T()), nil
 }
 
+// SVDColMajor is SVD of the m×n matrix A given column by column (A_ij at
+// a[j·m + i], len(a) = m·n), which it overwrites: for a caller that builds A
+// for the factorization anyway (the linear kernel's data with the bias
+// column), in the layout LAPACK works in, so that the tall route needs no
+// transposed copy of its own. The results are SVD's: U (m×k) and V (n×k)
+// with orthonormal columns, s descending, k = min(m, n). O(m·n·k); peak A
+// and U. Without a loaded library (and in the openblas build) A is
+// transposed into a row-major matrix and handed to SVD.
+func SVDColMajor(a []float64, m, n int) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
+	if m <= 0 || n <= 0 || len(a) != m*n {
+		return nil, nil, nil, fmt.Errorf("%w: SVDColMajor of %d×%d from %d values", ErrShape, m, n, len(a))
+	}
+	if u, s, v, ok, err := svdTallColMajor(a, m, n); ok {
+		return u, s, v, err
+	}
+	rm := mat.NewDense(m, n, nil)
+	transpose(a, n, m, m, rm.RawMatrix().Data, n)
+	return SVD(rm)
+}
+
+// transpose writes the rows×cols row-major src (row stride ls) transposed
+// into dst (row stride ld): dst[j·ld + i] = src[i·ls + j]. Blocked, so both
+// sides stay in cache.
+func transpose(src []float64, rows, cols, ls int, dst []float64, ld int) {
+	const b = 32
+	for i0 := 0; i0 < rows; i0 += b {
+		for j0 := 0; j0 < cols; j0 += b {
+			for i := i0; i < min(i0+b, rows); i++ {
+				row := src[i*ls : i*ls+cols]
+				for j := j0; j < min(j0+b, cols); j++ {
+					dst[j*ld+i] = row[j]
+				}
+			}
+		}
+	}
+}
+
 // Cholesky returns the lower-triangular L with A = L Lᵀ (strict upper part zero)
 // for the symmetric positive definite A, or ErrNotPosDef. A is not modified. O(n³/3).
 func Cholesky(a *mat.Dense) (*mat.Dense, error) {
