@@ -165,13 +165,17 @@ type KronSolution struct {
 	k      *KronRLS
 	Lambda float64
 	g      *mat.Dense // m×q
-	res    *mat.Dense // m×q
+
+	resOnce sync.Once
+	res     *mat.Dense // m×q, formed on first need (residuals)
 
 	diagOnce sync.Once
 	diag     *mat.Dense // diag(𝒜) as m×q: (U∘U) g (V∘V)ᵀ
 }
 
-// Solve returns the model at λ: O(m·q·(m + q)), no refactorization. λ·I +
+// Solve returns the model at λ: O(m·q) for the filter, no refactorization;
+// the residuals every shortcut starts from, O(m·q·(m + q)), are formed on
+// first need (and the coefficients a model needs by Coefficients). λ·I +
 // G⊗K must be positive definite (else an error wrapping learn.ErrIndefinite:
 // a precomputed kernel that is not positive semi-definite).
 func (k *KronRLS) Solve(lambda float64) (*KronSolution, error) {
@@ -182,9 +186,16 @@ func (k *KronRLS) Solve(lambda float64) (*KronSolution, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &KronSolution{k: k, Lambda: lambda, g: g}
-	s.res = linalg.Mul(false, true, linalg.Mul(false, false, k.u, mulElem(k.yt, g)), k.v)
-	return s, nil
+	return &KronSolution{k: k, Lambda: lambda, g: g}, nil
+}
+
+// residuals returns R = U (UᵀYV ∘ g) Vᵀ, formed once: O(m·q·(m + q)).
+func (s *KronSolution) residuals() *mat.Dense {
+	s.resOnce.Do(func() {
+		k := s.k
+		s.res = linalg.Mul(false, true, linalg.Mul(false, false, k.u, mulElem(k.yt, s.g)), k.v)
+	})
+	return s.res
 }
 
 // kronFilter returns g_kl = λ/(e_k s_l + λ).
@@ -213,13 +224,14 @@ func kronFilterInto(g *mat.Dense, er, ec []float64, lambda float64) error {
 	return nil
 }
 
-// Residuals returns R = Y − F on the m×q training grid (shared; do not modify).
-func (s *KronSolution) Residuals() *mat.Dense { return s.res }
+// Residuals returns R = Y − F on the m×q training grid (shared; do not
+// modify): O(m·q·(m + q)) on the first call.
+func (s *KronSolution) Residuals() *mat.Dense { return s.residuals() }
 
 // Fitted returns the m×q training predictions F = Y − R.
 func (s *KronSolution) Fitted() *mat.Dense {
 	var f mat.Dense
-	f.Sub(s.k.lab.full, s.res)
+	f.Sub(s.k.lab.full, s.residuals())
 	return &f
 }
 
@@ -248,12 +260,12 @@ func (s *KronSolution) LeaveOneOutMatrix() (*mat.Dense, error) {
 	if s.k.lab.sym != Heterogeneous {
 		return s.leaveUnorderedPairOut()
 	}
-	d := s.diagonal()
+	d, res := s.diagonal(), s.residuals()
 	y := s.k.lab.full
 	m, q := y.Dims()
 	out := mat.NewDense(m, q, nil)
 	for i := 0; i < m; i++ {
-		yr, rr, dr, or := y.RawRowView(i), s.res.RawRowView(i), d.RawRowView(i), out.RawRowView(i)
+		yr, rr, dr, or := y.RawRowView(i), res.RawRowView(i), d.RawRowView(i), out.RawRowView(i)
 		for j := range or {
 			or[j] = yr[j] - rr[j]/dr[j]
 		}
@@ -266,7 +278,7 @@ func (s *KronSolution) LeaveOneOutMatrix() (*mat.Dense, error) {
 // symmetric (antisymmetric) labels and residuals gives
 // y_uv − r_uv/(𝒜_(uv),(uv) ± 𝒜_(uv),(vu)). O(m⁴): one m×m×m product per vertex.
 func (s *KronSolution) leaveUnorderedPairOut() (*mat.Dense, error) {
-	d := s.diagonal()
+	d, res := s.diagonal(), s.residuals()
 	y := s.k.lab.full
 	u := s.k.u
 	m, _ := y.Dims()
@@ -287,7 +299,7 @@ func (s *KronSolution) leaveUnorderedPairOut() (*mat.Dense, error) {
 		t := linalg.Mul(false, false, z, s.g) // row b: Σ_k (U_ak U_bk) g_kl
 		for b := 0; b < m; b++ {
 			if b == a {
-				out.Set(a, a, y.At(a, a)-s.res.At(a, a)/d.At(a, a))
+				out.Set(a, a, y.At(a, a)-res.At(a, a)/d.At(a, a))
 				continue
 			}
 			o := 0.0
@@ -295,7 +307,7 @@ func (s *KronSolution) leaveUnorderedPairOut() (*mat.Dense, error) {
 			for l, v := range tb {
 				o += v * zb[l]
 			}
-			out.Set(a, b, y.At(a, b)-s.res.At(a, b)/(d.At(a, b)+sign*o))
+			out.Set(a, b, y.At(a, b)-res.At(a, b)/(d.At(a, b)+sign*o))
 		}
 	}
 	return out, nil
@@ -340,14 +352,14 @@ func (s *KronSolution) HoldOut(h []int) (*mat.Dense, error) {
 	if len(held) >= lab.m*lab.q {
 		return nil, fmt.Errorf("pairwise: %w: every pair held out", learn.ErrHoldOut)
 	}
-	u, v := s.k.u, s.k.v
+	u, v, res := s.k.u, s.k.v, s.residuals()
 	n := len(held)
 	a := mat.NewDense(n, n, nil)
 	rh := mat.NewDense(n, 1, nil)
 	m, q := lab.m, lab.q
 	tk, tl := make([]float64, m), make([]float64, q)
 	for x, px := range held {
-		rh.Set(x, 0, s.res.At(px.Row, px.Col))
+		rh.Set(x, 0, res.At(px.Row, px.Col))
 		for y := 0; y <= x; y++ {
 			py := held[y]
 			ux, uy := u.RawRowView(px.Row), u.RawRowView(py.Row)
@@ -402,7 +414,7 @@ func (s *KronSolution) HoldOutRows(folds [][]int) (*mat.Dense, error) {
 	if k.lab.sym != Heterogeneous {
 		return nil, fmt.Errorf("%w: setting rows on a homogeneous network", ErrSetting)
 	}
-	return holdOutSide(k.lab.full, s.res, k.u, k.u2, k.v, s.g, folds)
+	return holdOutSide(k.lab.full, s.residuals(), k.u, k.u2, k.v, s.g, folds)
 }
 
 // HoldOutCols returns setting C (m×q): HoldOutRows on the transposed problem.
@@ -411,7 +423,7 @@ func (s *KronSolution) HoldOutCols(folds [][]int) (*mat.Dense, error) {
 	if k.lab.sym != Heterogeneous {
 		return nil, fmt.Errorf("%w: setting cols on a homogeneous network", ErrSetting)
 	}
-	p, err := holdOutSide(transpose(k.lab.full), transpose(s.res), k.v, k.v2, k.u, transpose(s.g), folds)
+	p, err := holdOutSide(transpose(k.lab.full), transpose(s.residuals()), k.v, k.v2, k.u, transpose(s.g), folds)
 	if err != nil {
 		return nil, err
 	}
