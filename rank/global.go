@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -106,8 +108,8 @@ type GlobalSolution struct {
 	ub     *mat.Dense // Uᵀ(b + 1γᵀ), r×t
 	f      *mat.Dense // training predictions
 
-	pairOnce sync.Once
-	pair     *qCache // Q_2 and its products, for leave-pair-out
+	pairMu sync.Mutex
+	pair   *qCache // Q_2's entries the last pairs needed, and its products, for leave-pair-out
 }
 
 // gu returns e/((m−u)e + λ) for every eigenvalue: Q_u = U diag(gu) Uᵀ.
@@ -312,40 +314,98 @@ func (s *GlobalSolution) HoldOut(u []int) (*mat.Dense, error) {
 // LeaveOneOut holds out each row in turn: O(m·(r + t)).
 func (s *GlobalSolution) LeaveOneOut() (*mat.Dense, error) { return leaveOneOut(s.f, s.HoldOut) }
 
-// qCache holds Q_2 = U diag(e/((m−2)e+λ)) Uᵀ (m×m) and its products with 1 and
-// Y: the set-up (39) of Pahikkala et al. 2009 for leave-pair-out.
+// qCache holds what leave-pair-out needs of Q_2 = U diag(e/((m−2)e+λ)) Uᵀ —
+// the set-up (39) of Pahikkala et al. 2009: its diagonal, its products with 1
+// and Y, and its entries between the two sides A, B of the pairs' graph
+// (Q_AB; A = B = every row when that graph is not bipartite).
 type qCache struct {
-	q       *mat.Dense
-	q1      []float64
-	qy      *mat.Dense
-	oneQone float64
-	oneQY   []float64
+	qab        *mat.Dense // Q_2 on rows A × columns B
+	posA, posB []int      // row → its index in A, B; −1 when absent
+	qd         []float64  // diag Q_2
+	q1         []float64  // Q_2·1
+	qy         *mat.Dense // Q_2·Y
+	oneQone    float64
+	oneQY      []float64
+}
+
+// at returns the entry (i, j) of Q_2 for a pair the cache covers.
+func (c *qCache) at(i, j int) float64 {
+	if a, b := c.posA[i], c.posB[j]; a >= 0 && b >= 0 {
+		return c.qab.At(a, b)
+	}
+	return c.qab.At(c.posA[j], c.posB[i])
+}
+
+// covers reports whether every pair has one row in A and the other in B.
+func (c *qCache) covers(pairs []learn.Pair) bool {
+	for _, p := range pairs {
+		if !(c.posA[p.I] >= 0 && c.posB[p.J] >= 0 || c.posA[p.J] >= 0 && c.posB[p.I] >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// sides 2-colours the graph whose edges are the pairs (breadth first): A and
+// B are its two sides, rows in no pair in neither; ok is false when the graph
+// has an odd cycle. O(m + pairs).
+func sides(m int, pairs []learn.Pair) (a, b []int, ok bool) {
+	adj := make([][]int32, m)
+	for _, p := range pairs {
+		adj[p.I] = append(adj[p.I], int32(p.J))
+		adj[p.J] = append(adj[p.J], int32(p.I))
+	}
+	colour := make([]int8, m) // 0 unseen, 1 side A, 2 side B
+	var queue []int32
+	for r := 0; r < m; r++ {
+		if colour[r] != 0 || len(adj[r]) == 0 {
+			continue
+		}
+		colour[r] = 1
+		queue = append(queue[:0], int32(r))
+		for len(queue) > 0 {
+			i := queue[0]
+			queue = queue[1:]
+			for _, j := range adj[i] {
+				switch colour[j] {
+				case 0:
+					colour[j] = 3 - colour[i]
+					queue = append(queue, j)
+				case colour[i]:
+					return nil, nil, false
+				}
+			}
+		}
+	}
+	for i, c := range colour {
+		switch c {
+		case 1:
+			a = append(a, i)
+		case 2:
+			b = append(b, i)
+		}
+	}
+	return a, b, true
 }
 
 // LeavePairOut returns, for every pair, the predictions for both rows of the
-// model retrained without them. After the O(m²r) set-up (39) — Q_2 by one gemm —
-// each pair costs O(t) (Pahikkala et al. 2009, sect. 3.4; Pahikkala et al. 2008, Theorem 2). With few
-// pairs (< m²/8), or when the memory available cannot hold the m×m Q_2
-// (factor.CheckMemory), each is computed from the factor in O(r·t) instead.
+// model retrained without them. After the set-up (39) — the entries of Q_2 the
+// pairs need, by one gemm: between the two sides A, B of the pairs' graph
+// when it is bipartite (positive against negative rows: O(|A|·|B|·r) ≤
+// O(m²r/4)), all of Q_2 otherwise (O(m²r)) — each pair costs O(t), the pairs
+// shared among the cores (Pahikkala et al. 2009, sect. 3.4; Pahikkala et al.
+// 2008, Theorem 2). With few pairs (< |A|·|B|/8), or when the memory
+// available cannot hold Q_AB (factor.CheckMemory), each is computed from the
+// factor in O(r·t) instead.
 func (s *GlobalSolution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err error) {
 	m, t := s.g.y.Dims()
 	if err := learn.CheckPairs(pairs, m, 4); err != nil {
 		return nil, nil, fmt.Errorf("rank: %w", err)
 	}
 	pi, pj = mat.NewDense(len(pairs), t, nil), mat.NewDense(len(pairs), t, nil)
-	// the m×m cache only when the memory available holds it; else O(r) per pair
-	if len(pairs) >= m*m/8 {
-		s.pairOnce.Do(func() {
-			if factor.CheckMemory(m, 1) == nil {
-				s.setupPairs()
-			}
-		})
-	}
-	if len(pairs) >= m*m/8 && s.pair != nil {
-		for n, p := range pairs {
-			if err := s.pair.holdOutPair(s.g, p.I, p.J, pi.RawRowView(n), pj.RawRowView(n)); err != nil {
-				return nil, nil, fmt.Errorf("rank: pair (%d, %d) at lambda %g: %w", p.I, p.J, s.Lambda, err)
-			}
+	if c := s.pairCache(pairs); c != nil {
+		if err := c.holdOutPairs(s.g, pairs, pi, pj); err != nil {
+			return nil, nil, fmt.Errorf("rank: %w at lambda %g", err, s.Lambda)
 		}
 		return pi, pj, nil
 	}
@@ -361,12 +421,78 @@ func (s *GlobalSolution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, er
 	return pi, pj, nil
 }
 
+// pairCache returns the set-up covering the pairs — the last one when it
+// does, else a new one — or nil when the pairs are too few to pay for it or
+// the memory available cannot hold it.
+func (s *GlobalSolution) pairCache(pairs []learn.Pair) *qCache {
+	s.pairMu.Lock()
+	defer s.pairMu.Unlock()
+	if s.pair != nil && s.pair.covers(pairs) {
+		return s.pair
+	}
+	m := s.g.d.Rows()
+	a, b, ok := sides(m, pairs)
+	if !ok {
+		a = everyRow(m)
+		b = a
+	}
+	entries := float64(len(a)) * float64(len(b))
+	if float64(len(pairs)) < entries/8 || factor.CheckMemory(m, entries/(float64(m)*float64(m))) != nil {
+		return nil
+	}
+	s.pair = s.setupPairs(a, b)
+	return s.pair
+}
+
+// everyRow is 0, …, m−1.
+func everyRow(m int) []int {
+	out := make([]int, m)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// pairsPerWorker is the fewest pairs worth a goroutine of holdOutPairs (a
+// variable so that a test can split a few pairs among workers).
+var pairsPerWorker = 4096
+
+// holdOutPairs evaluates every pair from the cache into the rows of pi and
+// pj, the pairs split among the cores; the error is that of the first pair
+// that fails. O(t) per pair.
+func (c *qCache) holdOutPairs(g *Global, pairs []learn.Pair, pi, pj *mat.Dense) error {
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(pairs)/pairsPerWorker))
+	chunk := (len(pairs) + workers - 1) / workers
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := w * chunk; n < min(len(pairs), (w+1)*chunk); n++ {
+				p := pairs[n]
+				if err := c.holdOutPair(g, p.I, p.J, pi.RawRowView(n), pj.RawRowView(n)); err != nil {
+					errs[w] = fmt.Errorf("pair (%d, %d): %w", p.I, p.J, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // holdOutPair is holdOut for U = {i, j} written out in scalars, reading Q_2's
 // entries from the cache: O(t) time, no allocation (Pahikkala et al. 2009, eqs. (38)–(39)).
 func (c *qCache) holdOutPair(g *Global, i, j int, outI, outJ []float64) error {
 	n := float64(g.d.Rows() - 2)
 	sn := math.Sqrt(n)
-	qii, qij, qjj := c.q.At(i, i), c.q.At(i, j), c.q.At(j, j)
+	qii, qij, qjj := c.qd[i], c.at(i, j), c.qd[j]
 	// (QB)_U: rows h ∈ {i, j}, columns [1_Ū, √n e_i, √n e_j]
 	a0, a1, a2 := c.q1[i]-qii-qij, sn*qii, sn*qij
 	b0, b1, b2 := c.q1[j]-qij-qjj, sn*qij, sn*qjj
@@ -409,16 +535,45 @@ func (c *qCache) holdOutPair(g *Global, i, j int, outI, outJ []float64) error {
 	return nil
 }
 
-func (s *GlobalSolution) setupPairs() {
+// setupPairs computes the cache for pairs between the rows a and b: Q_AB by
+// one gemm, O(|A|·|B|·r); the diagonal, Q_2·1 = U(g∘Uᵀ1) and Q_2·Y =
+// U(g∘UᵀY) in O(m·r·t).
+func (s *GlobalSolution) setupPairs(a, b []int) *qCache {
 	g := s.g
 	g2 := s.gu(2)
 	u := g.d.U
-	c := &qCache{q: linalg.Mul(false, true, linalg.ScaleCols(u, g2), u)}
 	m, t := g.y.Dims()
-	c.q1 = make([]float64, m)
-	for i := 0; i < m; i++ {
-		c.q1[i] = mat.Sum(c.q.RowView(i))
+	c := &qCache{posA: make([]int, m), posB: make([]int, m)}
+	for i := range c.posA {
+		c.posA[i], c.posB[i] = -1, -1
 	}
+	for n, i := range a {
+		c.posA[i] = n
+	}
+	for n, i := range b {
+		c.posB[i] = n
+	}
+	ua := rows(u, a)
+	ub := ua
+	if !slices.Equal(a, b) {
+		ub = rows(u, b)
+	}
+	c.qab = linalg.Mul(false, true, linalg.ScaleCols(ua, g2), ub)
+	c.qd = make([]float64, m)
+	for i := 0; i < m; i++ {
+		v := 0.0
+		for k, x := range u.RawRowView(i) {
+			v += x * x * g2[k]
+		}
+		c.qd[i] = v
+	}
+	gc := make([]float64, len(g2))
+	for k := range g2 {
+		gc[k] = g2[k] * g.c1[k]
+	}
+	q1 := mat.NewVecDense(m, nil)
+	q1.MulVec(u, mat.NewVecDense(len(gc), gc))
+	c.q1 = q1.RawVector().Data
 	c.qy = linalg.Mul(false, false, u, linalg.ScaleRows(g.uty, g2))
 	for _, v := range c.q1 {
 		c.oneQone += v
@@ -427,5 +582,5 @@ func (s *GlobalSolution) setupPairs() {
 	for j := range c.oneQY {
 		c.oneQY[j] = mat.Sum(c.qy.ColView(j))
 	}
-	s.pair = c
+	return c
 }

@@ -54,12 +54,15 @@ type graphModel struct {
 	tv   *mat.Dense // T_Φ·V₊·W: coefficients from W-coordinates
 	z    *mat.Dense // k'×t
 
+	// shapes (hold-out set → *holdShape) is shared by every model withGraph
+	// derives from this one: the same features and Laplacian.
+	shapes     *sync.Map
 	holdCaches sync.Map // hold-out set → *holdCache
 }
 
 func newGraphModel(meta learn.Meta, g laplacian) (*graphModel, error) {
 	feat := newFeatures(meta.Data)
-	gm := &graphModel{meta: meta, d: meta.Data, feat: feat, g: g, b: g.b()}
+	gm := &graphModel{meta: meta, d: meta.Data, feat: feat, g: g, b: g.b(), shapes: new(sync.Map)}
 	var (
 		vw  *mat.Dense // the kept eigenvectors, in Φ-coordinates
 		lam []float64
@@ -93,7 +96,7 @@ func newGraphModel(meta learn.Meta, g laplacian) (*graphModel, error) {
 func (gm *graphModel) withGraph(g laplacian, outs []string) *graphModel {
 	meta := gm.meta
 	meta.Outputs = outs
-	out := &graphModel{meta: meta, d: gm.d, feat: gm.feat, g: g, b: g.b(), psi: gm.psi, lam: gm.lam, tv: gm.tv}
+	out := &graphModel{meta: meta, d: gm.d, feat: gm.feat, g: g, b: g.b(), psi: gm.psi, lam: gm.lam, tv: gm.tv, shapes: gm.shapes}
 	out.z = linalg.Mul(true, false, out.psi, out.b)
 	return out
 }
@@ -306,35 +309,72 @@ func (s *GraphSolution) HoldOut(u []int) (*mat.Dense, error) {
 // cachedHoldOut returns the λ-independent part of HoldOut(u), computed once per
 // model and hold-out set: cross-validating along a λ grid reuses it.
 func (gm *graphModel) cachedHoldOut(u []int) (*holdCache, error) {
+	key := holdKey(u)
+	if c, ok := gm.holdCaches.Load(key); ok {
+		return c.(*holdCache), nil
+	}
+	c, err := gm.prepareHoldOut(u, key)
+	if err != nil {
+		return nil, err
+	}
+	gm.holdCaches.Store(key, c)
+	return c, nil
+}
+
+// holdKey names a hold-out set in the caches.
+func holdKey(u []int) string {
 	var key strings.Builder
 	for _, i := range u {
 		key.WriteString(strconv.Itoa(i))
 		key.WriteByte(',')
 	}
-	if c, ok := gm.holdCaches.Load(key.String()); ok {
-		return c.(*holdCache), nil
-	}
-	c, err := gm.prepareHoldOut(u)
-	if err != nil {
-		return nil, err
-	}
-	gm.holdCaches.Store(key.String(), c)
-	return c, nil
+	return key.String()
 }
 
-// holdCache is the λ-independent part of a hold-out: the touched rows T, the
-// square root F of ΔL_TT (with (F⁺)ᵀ), X = FᵀΨ_T and ỹ = F⁺Δb_T.
-type holdCache struct {
+// holdShape is the part of a hold-out that depends on the features and the
+// Laplacian only: the touched rows T, the square root F of ΔL_TT with
+// (F⁺)ᵀ, and X = FᵀΨ_T. Models that share both (a learner, its
+// learn.Perturber twin, its relabelled copies) share it.
+type holdShape struct {
 	u, t []int
-	f    *mat.Dense // |T|×s
+	f    *mat.Dense // |T|×s; nil when no edge touches U
+	fi   *mat.Dense // (F⁺)ᵀ, |T|×s
 	x    *mat.Dense // s×k'
+}
+
+// holdCache is the λ-independent part of a hold-out: its shape and
+// ỹ = F⁺Δb_T, which depends on the targets.
+type holdCache struct {
+	*holdShape
 	ytil *mat.Dense // s×t
 }
 
-// prepareHoldOut computes the λ-independent part of HoldOut(u): O(|T|³ + |T|²k).
-func (gm *graphModel) prepareHoldOut(u []int) (*holdCache, error) {
+// prepareHoldOut computes the λ-independent part of HoldOut(u): the shape
+// once for every model sharing it, O(|T|³ + |T|²k); ỹ in O(|T|·s·t).
+func (gm *graphModel) prepareHoldOut(u []int, key string) (*holdCache, error) {
 	t, dl, db := gm.g.removal(u)
-	c := &holdCache{u: u, t: t}
+	var sh *holdShape
+	if v, ok := gm.shapes.Load(key); ok {
+		sh = v.(*holdShape)
+	} else {
+		var err error
+		if sh, err = gm.newShape(u, t, dl); err != nil {
+			return nil, err
+		}
+		v, _ := gm.shapes.LoadOrStore(key, sh)
+		sh = v.(*holdShape)
+	}
+	c := &holdCache{holdShape: sh}
+	if sh.f != nil {
+		c.ytil = linalg.Mul(true, false, sh.fi, db)
+	}
+	return c, nil
+}
+
+// newShape factors ΔL_TT = FFᵀ (eigendecomposition, eigenvalues above
+// |T|·ε·max kept) and forms X = FᵀΨ_T: O(|T|³ + |T|²k).
+func (gm *graphModel) newShape(u, t []int, dl *mat.Dense) (*holdShape, error) {
+	sh := &holdShape{u: u, t: t}
 	ev, q, err := linalg.EigSym(dl)
 	if err != nil {
 		return nil, err
@@ -347,20 +387,19 @@ func (gm *graphModel) prepareHoldOut(u []int) (*holdCache, error) {
 		}
 	}
 	if len(keep) == 0 {
-		return c, nil // no edge touches U: the model does not change
+		return sh, nil // no edge touches U: the model does not change
 	}
-	c.f = mat.NewDense(len(t), len(keep), nil) // F = Q₊ diag(√d)
-	fi := mat.NewDense(len(t), len(keep), nil) // (F⁺)ᵀ = Q₊ diag(1/√d)
+	sh.f = mat.NewDense(len(t), len(keep), nil)  // F = Q₊ diag(√d)
+	sh.fi = mat.NewDense(len(t), len(keep), nil) // (F⁺)ᵀ = Q₊ diag(1/√d)
 	for col, k := range keep {
 		sd := math.Sqrt(ev[k])
 		for r := range t {
-			c.f.Set(r, col, q.At(r, k)*sd)
-			fi.Set(r, col, q.At(r, k)/sd)
+			sh.f.Set(r, col, q.At(r, k)*sd)
+			sh.fi.Set(r, col, q.At(r, k)/sd)
 		}
 	}
-	c.x = linalg.Mul(true, false, c.f, rows(gm.psi, t))
-	c.ytil = linalg.Mul(true, false, fi, db)
-	return c, nil
+	sh.x = linalg.Mul(true, false, sh.f, rows(gm.psi, t))
+	return sh, nil
 }
 
 // holdOut applies the downdate at this λ: with D = (Λ+λ)⁻¹ and Z = XD^{1/2},

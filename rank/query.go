@@ -85,19 +85,34 @@ func fitQuery(x mat.Matrix, y *mat.Dense, queries []int, opt Options, normalized
 	return &Query{graphModel: gm, q: qg}, nil
 }
 
-// queryDualPeak is the peak of newQueryDual in m×m matrices of float64: K,
-// S·K, its transposed copy and SKS while SKS is formed; then K, SKS
-// eigendecomposed in place and the eigensolver's 2m² workspace.
-const queryDualPeak = 4
+// queryDualPeak is the peak of newQueryDual in m×m matrices of float64: the
+// kernel matrix, turned into SKS in place and eigendecomposed in place, and
+// the eigensolver's 2m² workspace; afterwards the eigenvectors and Ψ.
+const queryDualPeak = 3
 
 // newQueryDual trains the dual query ranker with one eigendecomposition. With
-// S = L^{1/2} = blockdiag(√n_q·C_q) (C_q centres query q; cheap to apply),
-// M = SKS = V diag(Λ) Vᵀ has the same non-zero eigenvalues as H = ΦᵀLΦ
-// (Φ = K^{1/2}), whose eigenvectors are K^{1/2}SVΛ^{-1/2}. Hence
-// Ψ = KSVΛ^{-1/2}, T_ΦW = SVΛ^{-1/2}, and the null space of H — the shifts
-// within queries, which S annihilates — never enters. Eigenvalues at or below
-// m·ε·max Λ are dropped. Cost: the kernel matrix, O(m²) for SKS, one O(m³)
-// eigendecomposition and one m×m×k gemm (Pahikkala et al. 2009, sect. 3.2).
+// S = L^{1/2} = blockdiag(σ_q·C_q) (C_q centres query q, σ_q = √(n_q·w_q) for
+// the query's pair weight w_q; cheap to apply), M = SKS = V diag(Λ) Vᵀ has
+// the same non-zero eigenvalues as H = ΦᵀLΦ (Φ = K^{1/2}), whose eigenvectors
+// are K^{1/2}SVΛ^{-1/2}. Hence Ψ = KSVΛ^{-1/2}, T_ΦW = SVΛ^{-1/2}, and the null
+// space of H — the shifts within queries, which S annihilates — never enters.
+// Eigenvalues at or below m·ε·max Λ are dropped (Pahikkala et al. 2009, sect. 3.2).
+//
+// Ψ is not formed by the m×m×k product KSVΛ^{-1/2}: since SΨ = MVΛ^{-1/2} =
+// VΛ^{1/2}, the rows of query q are
+//
+//	Ψ_q = C_qV_qΛ^{1/2}/σ_q + 1·μ_q,   μ = (P̄ᵀK)·S·V·Λ^{-1/2}
+//
+// (P̄ the m×q matrix of query means: μ_q is the mean of Ψ's rows in q; a
+// single-item query has only μ_q), which costs O(m²) for the query means of
+// K and O(q·m·k) for μ. Ψ so formed is KSVΛ^{-1/2} exactly for the kernel
+// matrix whose SKS the computed V, Λ decompose exactly (K plus a perturbation
+// of the eigensolver's backward error), so every later step is consistent
+// with one kernel matrix.
+//
+// Cost: the kernel matrix, O(m²) for SKS (formed in place: K's query means,
+// then every entry once), one O(m³) eigendecomposition and O(q·m·k) for Ψ;
+// memory queryDualPeak m×m matrices.
 func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta, observe progress.Observer) (*graphModel, error) {
 	rows, width := x.Dims()
 	if err := factor.CheckMemory(rows, queryDualPeak); err != nil {
@@ -108,13 +123,10 @@ func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta
 	if err != nil {
 		return nil, err
 	}
-	sk := qg.mulSqrtL(km)
-	mm := qg.mulSqrtL(mat.DenseCopyOf(sk.T()))
-	sk = nil // K, SKS and the eigensolver's workspace from here on
-	linalg.Symmetrize(mm)
+	means := qg.queryMeans(km) // P̄ᵀK, q×m
+	qg.sandwich(km, means)     // km = SKS
 	observe.Report(factor.EigPhase(rows))
-	lam, err := linalg.EigSymInPlace(mm)
-	v := mm
+	lam, err := linalg.EigSymInPlace(km)
 	if err != nil {
 		return nil, fmt.Errorf("rank: eigendecomposition of L^{1/2}KL^{1/2}: %w", err)
 	}
@@ -125,19 +137,48 @@ func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta
 		first++
 	}
 	meta.Data = d
-	gm := &graphModel{meta: meta, d: d, g: qg, b: qg.b()}
+	gm := &graphModel{meta: meta, d: d, g: qg, b: qg.b(), shapes: new(sync.Map)}
 	_, t := gm.b.Dims()
 	if first == m {
 		gm.psi, gm.tv, gm.z, gm.lam = mat.NewDense(m, 1, nil), mat.NewDense(m, 1, nil), mat.NewDense(1, t, nil), []float64{0}
 		return gm, nil
 	}
-	isq := make([]float64, m-first)
-	for j := range isq {
-		isq[j] = 1 / math.Sqrt(lam[first+j])
-	}
 	gm.lam = lam[first:]
-	gm.tv = linalg.ScaleCols(qg.mulSqrtL(mat.DenseCopyOf(v.Slice(0, m, first, m))), isq)
-	gm.psi = linalg.Mul(false, false, km, gm.tv)
+	v := km.Slice(0, m, first, m).(*mat.Dense) // V, in place of K
+	qg.centreInPlace(v)                        // C·V
+	// μ = (P̄ᵀK·S)·V·Λ^{-1/2}: the query means of K, centred and scaled per query like S
+	ks := qg.mulSqrtL(mat.DenseCopyOf(means.T())) // S·K·P̄ = (P̄ᵀK·S)ᵀ, m×q
+	mu := linalg.Mul(true, false, ks, v)          // q×k
+	sq, isq := make([]float64, len(gm.lam)), make([]float64, len(gm.lam))
+	for j, l := range gm.lam {
+		sq[j] = math.Sqrt(l)
+		isq[j] = 1 / sq[j]
+	}
+	gm.psi = mat.NewDense(m, len(gm.lam), nil)
+	for c, mem := range qg.members {
+		sigma := qg.sigma(len(mem))
+		muc := mu.RawRowView(c)
+		for _, i := range mem {
+			vi, pi := v.RawRowView(i), gm.psi.RawRowView(i)
+			for j := range pi {
+				pi[j] = muc[j] * isq[j]
+				if sigma > 0 {
+					pi[j] += vi[j] * sq[j] / sigma
+				}
+			}
+		}
+	}
+	// T_ΦW = S·V·Λ^{-1/2}, in place of V (C·V already)
+	for _, mem := range qg.members {
+		sigma := qg.sigma(len(mem))
+		for _, i := range mem {
+			vi := v.RawRowView(i)
+			for j := range vi {
+				vi[j] *= sigma * isq[j]
+			}
+		}
+	}
+	gm.tv = v
 	gm.z = linalg.Mul(true, false, gm.psi, gm.b)
 	return gm, nil
 }
@@ -287,6 +328,103 @@ func (g *queryGraph) b() *mat.Dense { return g.mulL(g.y) }
 // mulSqrtL computes L^{1/2}X = blockdiag(√n_q·C_q)X in O(m·k).
 func (g *queryGraph) mulSqrtL(x *mat.Dense) *mat.Dense {
 	return g.scaleBySize(centre(x, g.of), func(n float64) float64 { return math.Sqrt(n * g.weight(int(n))) })
+}
+
+// sigma is σ_q = √(n_q·w_q), the factor of a query's block of L^{1/2} =
+// σ_q·C_q; 0 for a single-item query, whose block of C is 0.
+func (g *queryGraph) sigma(n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	return math.Sqrt(float64(n) * g.weight(n))
+}
+
+// queryMeans returns P̄ᵀK (q×m): row c is the mean of K's rows in query c. O(m²).
+func (g *queryGraph) queryMeans(k *mat.Dense) *mat.Dense {
+	_, n := k.Dims()
+	out := mat.NewDense(len(g.members), n, nil)
+	for c, mem := range g.members {
+		row := out.RawRowView(c)
+		for _, i := range mem {
+			for j, v := range k.RawRowView(i) {
+				row[j] += v
+			}
+		}
+		inv := 1 / float64(len(mem))
+		for j := range row {
+			row[j] *= inv
+		}
+	}
+	return out
+}
+
+// sandwich overwrites the symmetric K (m×m) with SKS, given its query means
+// A = P̄ᵀK: for i in query a and j in query b,
+//
+//	(SKS)_ij = σ_aσ_b (K_ij − A_aj − A_bi + Ā_ab),   Ā_ab = mean of A_a over the rows of b,
+//
+// each entry once, the upper triangle computed and mirrored so the result is
+// exactly symmetric. O(m² + q·m).
+func (g *queryGraph) sandwich(k, a *mat.Dense) {
+	m, _ := k.Dims()
+	nq := len(g.members)
+	abar := mat.NewDense(nq, nq, nil)
+	for ca := 0; ca < nq; ca++ {
+		row := a.RawRowView(ca)
+		for cb := ca; cb < nq; cb++ {
+			s := 0.0
+			for _, j := range g.members[cb] {
+				s += row[j]
+			}
+			s /= float64(len(g.members[cb]))
+			abar.Set(ca, cb, s)
+			abar.Set(cb, ca, s)
+		}
+	}
+	sig := make([]float64, nq)
+	for c, mem := range g.members {
+		sig[c] = g.sigma(len(mem))
+	}
+	col := make([]float64, nq) // A_·i
+	for i := 0; i < m; i++ {
+		ca := g.of[i]
+		ki, ai := k.RawRowView(i), a.RawRowView(ca)
+		abi := abar.RawRowView(ca)
+		si := sig[ca]
+		for c := range col {
+			col[c] = a.At(c, i)
+		}
+		for j := i; j < m; j++ {
+			cb := g.of[j]
+			ki[j] = si * sig[cb] * (ki[j] - ai[j] - col[cb] + abi[cb])
+		}
+	}
+	for i := 0; i < m; i++ {
+		for j := 0; j < i; j++ {
+			k.Set(i, j, k.At(j, i))
+		}
+	}
+}
+
+// centreInPlace subtracts from every row of x (m×k) the mean of its query's rows.
+func (g *queryGraph) centreInPlace(x *mat.Dense) {
+	_, k := x.Dims()
+	mean := make([]float64, k)
+	for _, mem := range g.members {
+		clear(mean)
+		for _, i := range mem {
+			for j, v := range x.RawRowView(i) {
+				mean[j] += v
+			}
+		}
+		inv := 1 / float64(len(mem))
+		for _, i := range mem {
+			row := x.RawRowView(i)
+			for j := range row {
+				row[j] -= mean[j] * inv
+			}
+		}
+	}
 }
 
 // scaleBySize multiplies, in place, every row of x by f(n_q) for its query's size n_q.

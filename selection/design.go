@@ -93,7 +93,16 @@ func selectDesign(l learn.Learner, grid, colGrid []float64, sc Scheme, meas meas
 		opt.Progress.Step("cross-validating λ", len(res.Curve), total)
 		return nil
 	}
-	if err := lockstep(dv, twinDV, sc.Design, grid, colGrid, point); err != nil {
+	run := func(v func(i, j int, p *mat.Dense) error) error {
+		return dv.CrossValidateDesign(sc.Design, grid, colGrid, v)
+	}
+	var runTwin func(v func(i, j int, p *mat.Dense) error) error
+	if twinDV != nil {
+		runTwin = func(v func(i, j int, p *mat.Dense) error) error {
+			return twinDV.CrossValidateDesign(sc.Design, grid, colGrid, v)
+		}
+	}
+	if err := lockstep(run, runTwin, point); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -122,14 +131,15 @@ func colText(colGrid []float64, v float64) string {
 // errStopped ends the twin's pass when the learner's has failed.
 var errStopped = errors.New("stopped")
 
-// lockstep runs the learner's and the twin's CrossValidateDesign side by
-// side (the twin in its own goroutine), handing visit each point's
-// predictions of both while both are valid; no point's predictions are
-// stored. Without a twin visit gets nil for p2. Both traverse the grids in
-// the same order: they run the same code on the same grids and design.
-func lockstep(dv, twin learn.DesignValidator, d learn.Design, grid, colGrid []float64, visit func(i, j int, p, p2 *mat.Dense) error) error {
+// lockstep runs the learner's and the twin's passes over a grid (a
+// CrossValidateDesign or a HoldOutPath) side by side (the twin in its own
+// goroutine), handing visit each point's predictions of both while both are
+// valid; no point's predictions are stored. Without a twin (nil) visit gets
+// nil for p2. Both traverse the grids in the same order: they run the same
+// code on the same grids and folds.
+func lockstep(run, twin func(visit func(i, j int, p *mat.Dense) error) error, visit func(i, j int, p, p2 *mat.Dense) error) error {
 	if twin == nil {
-		return dv.CrossValidateDesign(d, grid, colGrid, func(i, j int, p *mat.Dense) error { return visit(i, j, p, nil) })
+		return run(func(i, j int, p *mat.Dense) error { return visit(i, j, p, nil) })
 	}
 	type item struct {
 		i, j int
@@ -144,7 +154,7 @@ func lockstep(dv, twin learn.DesignValidator, d learn.Design, grid, colGrid []fl
 	go func() {
 		defer wg.Done()
 		defer close(items)
-		twinErr = twin.CrossValidateDesign(d, grid, colGrid, func(i, j int, p *mat.Dense) error {
+		twinErr = twin(func(i, j int, p *mat.Dense) error {
 			select {
 			case items <- item{i, j, p}:
 			case <-stop:
@@ -158,7 +168,7 @@ func lockstep(dv, twin learn.DesignValidator, d learn.Design, grid, colGrid []fl
 			}
 		})
 	}()
-	err := dv.CrossValidateDesign(d, grid, colGrid, func(i, j int, p *mat.Dense) error {
+	err := run(func(i, j int, p *mat.Dense) error {
 		it, ok := <-items
 		if !ok {
 			return fmt.Errorf("the twin's cross-validation ended early: %w", twinErr)

@@ -219,8 +219,10 @@ type Options struct {
 // are checked on the first solution, before any cross-validation; a missing one
 // is an error wrapping learn.ErrCapability that names the learner. Cost: one
 // re-solve plus one CV pass per λ — LOO O(m·r·t), folds O(Σ|H|²r + |H|³), LPO
-// O(t) per pair after forming A. With Kind None the grid must hold one λ and
-// the value is NaN.
+// O(t) per pair after forming A. A learner that is a FoldPathValidator (and
+// its twin) is cross-validated by folds or leave-one-out along the whole grid
+// in one pass instead (selectPath), with the same results. With Kind None
+// the grid must hold one λ and the value is NaN.
 func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, opt Options) (*Result, error) {
 	if l == nil {
 		return nil, fmt.Errorf("%w: no learner", ErrScheme)
@@ -245,6 +247,9 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 	tw, err := twin(l, meas, sc)
 	if err != nil {
 		return nil, err
+	}
+	if pv, twinPV, ok := pathValidators(l, tw, sc); ok {
+		return selectPath(l, pv, twinPV, grid, sc, y, meas, opt)
 	}
 	res := &Result{BestIndex: -1}
 	var bestPred *mat.Dense
@@ -433,6 +438,9 @@ func lpoPerOutput(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.Me
 		pairs := sc.Pairs
 		if pairs == nil {
 			pairs = DefaultPairs(yc, meas)
+		}
+		if c == 0 {
+			all = make([]PairPrediction, 0, len(pairs)*t) // every output has as many pairs when they are shared
 		}
 		if meas.Name == "auc" && len(pairs) == 0 {
 			return nil, nil, false, fmt.Errorf("%w: output %d: AUC needs two classes, labels > 0 and labels ≤ 0, and %s: for a continuous label use the cindex measure: %w",

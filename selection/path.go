@@ -1,0 +1,117 @@
+package selection
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
+)
+
+// FoldPathValidator is a learner on rows that cross-validates hold-out folds
+// at every λ of a grid in one pass — sharing each fold's λ-independent work
+// and batching the λ values into BLAS-3 products — instead of a re-solve and a
+// hold-out per fold at each λ (package rank's query and preference rankers).
+// HoldOutPath calls visit(n, P) for grid[n] in grid order with the m×t
+// predictions P for the rows of every fold, each of the model retrained
+// without its fold (the values Solution.HoldOut gives at that λ, to
+// rounding), and NaN in rows of no fold; P may be reused once visit returns.
+// An error from visit ends the pass with it.
+//
+// Select cross-validates a learner with this capability (and its
+// learn.Perturber twin, when the tie rule needs one and the twin has it too)
+// this way for a scheme of folds or leave-one-out that keeps the basis.
+type FoldPathValidator interface {
+	HoldOutPath(folds [][]int, grid []float64, visit func(n int, p *mat.Dense) error) error
+}
+
+// pathValidators returns the learner and its twin as FoldPathValidators when
+// the scheme can be cross-validated along the grid in one pass: folds or
+// leave-one-out keeping the basis, the learner (and the twin, when there is
+// one) with the capability.
+func pathValidators(l, tw learn.Learner, sc Scheme) (pv, twinPV FoldPathValidator, ok bool) {
+	if sc.Kind != Folds && sc.Kind != LOO || sc.Basis != "" && sc.Basis != learn.Keep {
+		return nil, nil, false
+	}
+	if pv, ok = l.(FoldPathValidator); !ok {
+		return nil, nil, false
+	}
+	if tw != nil {
+		if twinPV, ok = tw.(FoldPathValidator); !ok {
+			return nil, nil, false
+		}
+	}
+	return pv, twinPV, true
+}
+
+// selectPath is Select for a FoldPathValidator: the learner's pass over the
+// grid and, for the tie rule, its twin's in lockstep (each λ's predictions
+// of both, NoiseTolerance from their difference), scored as Select scores
+// them, with the same curve, best point, predictions and tolerance. The
+// capabilities the scheme needs are checked on the solution at the first λ.
+func selectPath(l learn.Learner, pv, twinPV FoldPathValidator, grid []float64, sc Scheme, y *mat.Dense, meas measure.Measure, opt Options) (*Result, error) {
+	s, err := l.At(grid[0])
+	if err != nil {
+		return nil, fmt.Errorf("λ = %g: %w", grid[0], err)
+	}
+	if err := learn.Require(l.Name(), s, sc.Needs()...); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrScheme, sc.Name, err)
+	}
+	m, _ := y.Dims()
+	folds := sc.Folds
+	if sc.Kind == LOO {
+		folds = make([][]int, m)
+		for i := range folds {
+			folds[i] = []int{i}
+		}
+	}
+	covered := make([]bool, m)
+	for _, f := range folds {
+		for _, i := range f {
+			covered[i] = true
+		}
+	}
+	res := &Result{BestIndex: -1}
+	var scoreErr error // a λ's scoring failed: returned as Select's per-λ route returns it
+	visit := func(n, _ int, p, p2 *mat.Dense) error {
+		lambda := grid[n]
+		c := &cvPredictions{p: p, covered: covered}
+		if p2 != nil {
+			c.tol = noiseTolerance(p, p2, covered)
+		}
+		pt := Point{Lambda: lambda, Value: math.NaN()}
+		var err error
+		pt.Value, pt.Indistinguishable, err = c.score(meas, y, opt.Queries)
+		if err == nil && sc.FoldMean {
+			pt.Value, err = c.foldMean(meas, y, opt.Queries, sc.Folds)
+		}
+		if err != nil {
+			scoreErr = fmt.Errorf("%s at λ = %g: %w", sc.Name, lambda, err)
+			return scoreErr
+		}
+		res.Curve = append(res.Curve, pt)
+		if res.BestIndex < 0 || meas.Better(pt.Value, res.Best.Value) || (pt.Value == res.Best.Value && lambda > res.Best.Lambda) {
+			res.BestIndex, res.Best, res.Predictions, res.Tolerance = n, pt, mat.DenseCopyOf(p), c.tol
+		}
+		opt.Progress.Step("cross-validating λ", n+1, len(grid))
+		return nil
+	}
+	run := func(v func(i, j int, p *mat.Dense) error) error {
+		return pv.HoldOutPath(folds, grid, func(n int, p *mat.Dense) error { return v(n, 0, p) })
+	}
+	var runTwin func(v func(i, j int, p *mat.Dense) error) error
+	if twinPV != nil {
+		runTwin = func(v func(i, j int, p *mat.Dense) error) error {
+			return twinPV.HoldOutPath(folds, grid, func(n int, p *mat.Dense) error { return v(n, 0, p) })
+		}
+	}
+	if err := lockstep(run, runTwin, visit); err != nil {
+		if scoreErr != nil {
+			return nil, scoreErr
+		}
+		return nil, fmt.Errorf("%s: %w", sc.Name, err)
+	}
+	return res, nil
+}
