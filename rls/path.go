@@ -119,8 +119,8 @@ func (r *RLS) solveChunk(lambdas []float64, c0 float64, gs [][]float64) []*Solut
 // selection's λ loop does: the solutions are computed by SolvePath in
 // chunks of consecutive grid values, each chunk holding at most r/2 floats
 // per row (c·(t+1) ≤ r/2 for c λ per chunk, at least one), so that a chunk
-// takes at most half the memory of U while U is read once per chunk
-// instead of twice per λ. A λ that is not the next grid value is solved
+// takes at most half the memory of U (or, with many outputs, one λ's
+// solution, as Solve) while U is read once per chunk instead of twice per λ. A λ that is not the next grid value is solved
 // alone (Solve); an invalid one gets Solve's error when it is asked for,
 // and the λ before it are solved. The returned function is not safe for
 // concurrent use; the solutions are.

@@ -50,9 +50,9 @@
 # Data: cmd/rlskit-datagen (-kind regression, -kind letor) converted to CSV
 # and .npy as each side needs, and the pairwise data drawn by awk; generated
 # once per run in a temporary directory, deleted on exit and on interrupt.
-# Time: QUICK=1 under a minute on 2 cores (builds cached); full mode about
-# 3 minutes on this project's 2-core machine (RLScore's queryrank, ~12 s a run,
-# and its kron dominate), plus ~30 s of data generation.
+# Time: QUICK=1 about 40 s on 2 cores (builds cached); full mode 5–6 minutes
+# on this project's shared 2-core machine — queryrank's two sides, 10–30 s a
+# run each, take most of it — data generation (~30 s) included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
