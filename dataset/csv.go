@@ -3,13 +3,13 @@ package dataset
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -48,15 +48,20 @@ const (
 // stored densely in a *mat.Dense X. The delimiter is opt.Comma, or else
 // detected from the header (comma, semicolon or tab). gzip-compressed input is
 // decompressed on the fly. Header names and numeric values may be
-// surrounded by spaces; quoting follows RFC 4180 (see encoding/csv); empty
-// lines are skipped, and any other line is a record (a line of spaces is a
-// record with an empty value, an error). Values are decimal numbers: no
-// underscores, hexadecimal, NaN or infinities. Missing values are not
-// supported. A record (a line, or the lines of a quoted field) longer than
-// the line bound (EnvMaxLine, 64 MiB by default; it costs up to three times
-// that, in encoding/csv's buffers), or gzip input decompressing beyond the
-// decompression budget (EnvMaxDecompressed), is an error naming the line
-// (ErrLimit).
+// surrounded by spaces; quoting follows RFC 4180, by the rules of
+// encoding/csv's Reader with its defaults (csvReader); empty lines are
+// skipped, and any other line is a record (a line of spaces is a record with
+// an empty value, an error). Values are decimal numbers: no underscores,
+// hexadecimal, NaN or infinities. Missing values are not supported. A record
+// (a line, or the lines of a quoted field) longer than the line bound
+// (EnvMaxLine, 64 MiB by default; it costs up to about twice that), or gzip
+// input decompressing beyond the decompression budget (EnvMaxDecompressed),
+// is an error naming the line (ErrLimit).
+//
+// Plain (not compressed) input is parsed in blocks on all cores (GOMAXPROCS
+// workers; see blocks.go) into the rows the sequential reader reads, with
+// its errors. O(bytes) time; memory about twice the values read at the end
+// (the blocks' rows and the final matrix) plus a few blocks of text.
 //
 // ReadCSV is ReadChunks with a single chunk: both apply the same rules.
 func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
@@ -65,7 +70,18 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readWhole(p)
+	if p.gz != nil {
+		return readWhole(p) // gzip: its budget is counted record by record
+	}
+	b := &csvBlocks{g: p}
+	if err := readBlocks(p.r.src, b); err != nil {
+		return nil, err
+	}
+	b.join()
+	if p.pending() == 0 {
+		return nil, p.emptyError()
+	}
+	return p.take()
 }
 
 // skipBOM discards a leading UTF-8 byte order mark.
@@ -80,8 +96,7 @@ func skipBOM(br *bufio.Reader) {
 // read since the last take are held until take.
 type csvParser struct {
 	name       string
-	cr         *csv.Reader
-	rl         *recordLimit
+	r          *csvReader
 	gz         *gzipText // the decompressor of gzip input, nil for plain input
 	headerLine int
 	ncol       int
@@ -121,25 +136,24 @@ func newCSVParser(r io.Reader, name string, opt CSVOptions) (*csvParser, error) 
 	if comma == 0 {
 		comma = detectDelimiter(br)
 	}
-	rl := &recordLimit{r: br, lim: lim, startLine: 1}
-	cr := csv.NewReader(rl)
-	cr.Comma = comma
-	cr.FieldsPerRecord = -1 // checked here, for better messages
-	cr.ReuseRecord = true
+	cr := newCSVReader(comma, lim)
+	cr.src = br
 
-	p := &csvParser{name: name, cr: cr, rl: rl, gz: gz, qidCol: -1}
-	rec, err := p.read()
-	if err == io.EOF {
+	p := &csvParser{name: name, r: cr, gz: gz, qidCol: -1}
+	if err := p.read(); err == io.EOF {
 		return nil, perr(name, 0, 0, "", ErrEmpty, "empty file (no header row)")
-	}
-	if err != nil {
+	} else if err != nil {
 		return nil, err
 	}
-	p.headerLine, _ = cr.FieldPos(0)
+	p.headerLine = cr.fieldLine(0)
+	rec := make([]string, cr.fields())
+	for j := range rec {
+		rec[j] = string(cr.field(j))
+	}
 	p.svmHint = looksLikeSVMLight(strings.Join(rec, string(comma)))
 	header := make([]string, len(rec))
 	for j, h := range rec {
-		header[j] = strings.Clone(strings.TrimSpace(h))
+		header[j] = strings.TrimSpace(h)
 	}
 	p.ncol = len(header)
 	labels := opt.Labels
@@ -202,31 +216,34 @@ func newCSVParser(r io.Reader, name string, opt CSVOptions) (*csvParser, error) 
 
 // next reads one record into the pending rows; false at the end of input.
 func (p *csvParser) next() (bool, error) {
-	cr, name := p.cr, p.name
-	rec, err := p.read()
-	if err == io.EOF {
+	name, cr := p.name, p.r
+	if err := p.read(); err == io.EOF {
 		return false, nil
-	}
-	if err != nil {
+	} else if err != nil {
 		return false, err
 	}
-	if len(rec) != p.ncol {
-		line, _ := cr.FieldPos(0)
-		if len(rec) > p.ncol {
-			fl, _ := cr.FieldPos(p.ncol)
-			return false, perr(name, fl, p.ncol+1, rec[p.ncol], ErrRagged,
-				"row has %d fields, header has %d", len(rec), p.ncol)
+	if cr.simple != nil && fastLines && cr.commaB != 0 {
+		if stored, err := p.fastRecord(cr.simple); stored || err != nil {
+			return stored, err
 		}
-		return false, perr(name, line, 0, "", ErrRagged, "row has %d fields, header has %d", len(rec), p.ncol)
 	}
-	held := int64(8 * len(rec)) // features, labels and query code
-	for j, f := range rec {
+	nf := cr.fields()
+	if nf != p.ncol {
+		if nf > p.ncol {
+			return false, perr(name, cr.fieldLine(p.ncol), p.ncol+1, bytesString(cr.field(p.ncol)), ErrRagged,
+				"row has %d fields, header has %d", nf, p.ncol)
+		}
+		return false, perr(name, cr.recLine, 0, "", ErrRagged, "row has %d fields, header has %d", nf, p.ncol)
+	}
+	held := int64(8 * nf) // features, labels and query code
+	for j := 0; j < nf; j++ {
+		// f aliases the reader's buffer: what is kept of it is copied
+		f := bytesString(cr.field(j))
 		role := p.roles[j]
 		if role == roleQid {
 			q := strings.TrimSpace(f)
 			if q == "" {
-				fl, _ := cr.FieldPos(j)
-				return false, perr(name, fl, j+1, f, ErrQid, "empty qid")
+				return false, perr(name, cr.fieldLine(j), j+1, f, ErrQid, "empty qid")
 			}
 			c, ok := p.qcode[q]
 			if !ok {
@@ -241,8 +258,7 @@ func (p *csvParser) next() (bool, error) {
 		}
 		v, err := parseValue(strings.TrimSpace(f))
 		if err != nil {
-			fl, _ := cr.FieldPos(j)
-			pe := &ParseError{File: name, Line: fl, Column: j + 1, Token: clip(f), Err: err}
+			pe := &ParseError{File: name, Line: cr.fieldLine(j), Column: j + 1, Token: clip(f), Err: err}
 			if p.total == 0 {
 				pe = p.hint(pe)
 			}
@@ -254,10 +270,63 @@ func (p *csvParser) next() (bool, error) {
 			p.labRow[role] = v
 		}
 	}
+	return p.store(held)
+}
+
+// fastRecord stores a record read in place (one line, no quote, a one-byte
+// delimiter) when every value is exactly a number that fastDecimal takes —
+// no spaces around it — and every query id exactly a name met before: what
+// the general path of next would store,
+// bit for bit. It returns false, storing nothing, for anything else, which
+// next then reads field by field (and makes every error).
+func (p *csvParser) fastRecord(line []byte) (bool, error) {
+	comma := p.r.commaB
+	x0, q0 := len(p.xs), len(p.queries)
+	n, i := len(line), 0
+	for j, role := range p.roles {
+		if role == roleQid {
+			end := n
+			if k := bytes.IndexByte(line[i:], comma); k >= 0 {
+				end = i + k
+			}
+			// a name met before was trimmed: this field is one only
+			// when it has no spaces to trim
+			c, ok := p.qcode[string(line[i:end])]
+			if !ok {
+				p.xs, p.queries = p.xs[:x0], p.queries[:q0]
+				return false, nil
+			}
+			p.queries = append(p.queries, c)
+			i = end
+		} else {
+			v, end, ok := scanDecimal(line, i)
+			if !ok {
+				p.xs, p.queries = p.xs[:x0], p.queries[:q0]
+				return false, nil
+			}
+			if role == roleFeature {
+				p.xs = append(p.xs, v)
+			} else {
+				p.labRow[role] = v
+			}
+			i = end
+		}
+		if j < len(p.roles)-1 && i < n && line[i] == comma {
+			i++
+		} else if j < len(p.roles)-1 || i != n {
+			p.xs, p.queries = p.xs[:x0], p.queries[:q0]
+			return false, nil
+		}
+	}
+	return p.store(int64(8 * len(p.roles)))
+}
+
+// store ends a record whose features are in xs and labels in labRow,
+// charging held bytes to the gzip budget.
+func (p *csvParser) store(held int64) (bool, error) {
 	if p.gz != nil {
-		line, _ := cr.FieldPos(0)
-		if err := p.gz.charge(held, line); err != nil {
-			return false, &ParseError{File: name, Line: line, Err: err}
+		if err := p.gz.charge(held, p.r.recLine); err != nil {
+			return false, &ParseError{File: p.name, Line: p.r.recLine, Err: err}
 		}
 	}
 	p.ys = append(p.ys, p.labRow...)
@@ -265,6 +334,10 @@ func (p *csvParser) next() (bool, error) {
 	p.total++
 	return true, nil
 }
+
+// bytesString views b as a string without copying; the string is valid only
+// as long as b's bytes are not overwritten.
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func (p *csvParser) pending() int { return p.m }
 
@@ -297,104 +370,20 @@ func (p *csvParser) take() (*Data, error) {
 	return d, nil
 }
 
-// read reads the next record within the line bound: io.EOF at the end, else
-// a *ParseError.
-func (p *csvParser) read() ([]string, error) {
-	rec, err := p.cr.Read()
-	if err == io.EOF {
-		return nil, err
+// read reads the next record: io.EOF at the end, else a *ParseError.
+func (p *csvParser) read() error {
+	err := p.r.read()
+	if err == nil || err == io.EOF {
+		return err
 	}
-	if err != nil {
-		return nil, csvError(p.name, err)
+	var se *csvSyntaxError
+	if errors.As(err, &se) {
+		return &ParseError{File: p.name, Line: se.line, Err: fmt.Errorf("byte %d: %v: %w", se.col, se.err, ErrSyntax)}
 	}
-	end := p.cr.InputOffset()
-	if max := p.rl.lim.line; max > 0 && p.rl.length(end) > max {
-		line, _ := p.cr.FieldPos(0)
-		return nil, &ParseError{File: p.name, Line: line, Err: p.rl.lim.lineError("the CSV record", line)}
-	}
-	p.rl.next(end)
-	return rec, nil
-}
-
-// recordLimit feeds the CSV reader at most the line bound past the start of
-// the record being read (and the 4 KiB the CSV reader reads ahead), so that
-// a record of any length, a line or lines within a quoted field, costs at
-// most about three times the bound (the CSV reader's line, record and field
-// buffers); csvParser.read checks each record's exact length.
-type recordLimit struct {
-	r         io.Reader
-	lim       limits
-	start     int64 // offset of the record being read
-	startLine int   // its line
-	total     int64 // bytes delivered
-	lines     int   // line breaks delivered
-	recent    []byte
-	err       error
-}
-
-// csvReadAhead is the CSV reader's buffer (bufio's default size).
-const csvReadAhead = 4096
-
-func (l *recordLimit) Read(b []byte) (int, error) {
-	if l.err != nil {
-		return 0, l.err
-	}
-	if max := l.lim.line; max > 0 {
-		room := l.start + max + 2 + csvReadAhead - l.total
-		if room <= 0 {
-			l.err = l.lim.lineError("the CSV record", l.startLine)
-			return 0, l.err
-		}
-		if int64(len(b)) > room {
-			b = b[:room]
-		}
-	}
-	n, err := l.r.Read(b)
-	l.total += int64(n)
-	l.lines += bytes.Count(b[:n], []byte{'\n'})
-	// the bytes the CSV reader may not have consumed yet
-	l.recent = append(l.recent, b[:n]...)
-	if k := len(l.recent) - 2*csvReadAhead; k > 0 {
-		l.recent = append(l.recent[:0], l.recent[k:]...)
-	}
-	return n, err
-}
-
-// length returns the bytes of the record that ends at offset end, without
-// its line break.
-func (l *recordLimit) length(end int64) int64 {
-	n := end - l.start
-	k := int64(len(l.recent)) - (l.total - end) // end within recent
-	for _, c := range []byte{'\n', '\r'} {
-		if n > 0 && k > 0 && l.recent[k-1] == c {
-			n, k = n-1, k-1
-		}
-	}
-	return n
-}
-
-// next starts a record at offset end (the CSV reader's InputOffset), after
-// the line breaks before it.
-func (l *recordLimit) next(end int64) {
-	ahead := l.recent[max(int64(len(l.recent))-(l.total-end), 0):]
-	l.start, l.startLine = end, l.lines-bytes.Count(ahead, []byte{'\n'})+1
+	return readErr(p.name, 0, err)
 }
 
 // emptyError is the error for an input without data rows.
 func (p *csvParser) emptyError() error {
 	return perr(p.name, p.headerLine, 0, "", ErrEmpty, "header only, no data rows")
-}
-
-// csvError converts an error from encoding/csv into a *ParseError (a
-// decompression error names the line its data end in).
-func csvError(name string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		if errors.Is(pe.Err, csv.ErrBareQuote) || errors.Is(pe.Err, csv.ErrQuote) {
-			return &ParseError{File: name, Line: pe.Line,
-				Err: fmt.Errorf("byte %d: %v: %w", pe.Column, pe.Err, ErrSyntax)}
-		}
-		return readErr(name, pe.Line, pe.Err)
-	}
-	return readErr(name, 0, err)
 }

@@ -100,3 +100,30 @@ func TestSVMLightQueryNamesSurviveBufferReuse(t *testing.T) {
 		}
 	}
 }
+
+// scanDecimal parses a field in place: wherever it answers, the number it
+// read is fastDecimal's (and strconv's) value of exactly the bytes it
+// consumed, whatever follows them.
+func FuzzScanDecimal(f *testing.F) {
+	for _, s := range []string{"1.5 2", "-0.000123e4,x", "9007199254740991:", "1e22#", ".5e-3\t", "1e5x", "1.e", "+.5e+1 "} {
+		f.Add(s, 0)
+	}
+	f.Fuzz(func(t *testing.T, s string, i int) {
+		if len(s) == 0 {
+			return
+		}
+		i = (i%len(s) + len(s)) % len(s)
+		v, end, ok := scanDecimal([]byte(s), i)
+		if !ok {
+			return
+		}
+		if end <= i || end > len(s) {
+			t.Fatalf("scanDecimal(%q, %d) ends at %d", s, i, end)
+		}
+		w, wok := fastDecimal(s[i:end])
+		if !wok || math.Float64bits(v) != math.Float64bits(w) {
+			t.Fatalf("scanDecimal(%q, %d) = %v up to %d; fastDecimal(%q) = %v, %v", s, i, v, end, s[i:end], w, wok)
+		}
+		checkFastDecimal(t, s[i:end])
+	})
+}

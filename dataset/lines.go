@@ -40,13 +40,8 @@ func (lr *lineReader) next() (string, bool) {
 // buffer, valid until the next call. A caller that keeps any part of it must
 // copy that part.
 func (lr *lineReader) nextBytes() ([]byte, bool) {
-	if lr.err != nil {
+	if !lr.open() {
 		return nil, false
-	}
-	if lr.br == nil {
-		if lr.br, lr.gz, lr.err = openText(lr.src); lr.err != nil {
-			return nil, false
-		}
 	}
 	b, err := lr.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
@@ -85,6 +80,20 @@ func (lr *lineReader) nextBytes() ([]byte, bool) {
 		b = bytes.TrimPrefix(b, []byte("\ufeff"))
 	}
 	return b, true
+}
+
+// open starts reading the input (detecting gzip) unless it has started; false
+// when that failed, with the error in lr.err.
+func (lr *lineReader) open() bool {
+	if lr.err != nil {
+		return false
+	}
+	if lr.br == nil {
+		if lr.br, lr.gz, lr.err = openText(lr.src); lr.err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // release returns the decompressed bytes read so far to the budget: the

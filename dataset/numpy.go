@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"archive/zip"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,17 +11,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
-	"github.com/sbinet/npyio"
 	"gonum.org/v1/gonum/mat"
 )
 
 // NumPy arrays (.npy) and archives of them (.npz, as numpy.savez and
-// numpy.savez_compressed write them) are read through github.com/sbinet/npyio.
-// The header is parsed and checked here first: its shape is bounded by the
-// bytes the file really holds before anything is allocated, so a small file
-// declaring a huge array costs nothing, and npyio only ever sees a
-// well-formed header.
+// numpy.savez_compressed write them) are read here. The header is parsed and
+// checked first: its shape is bounded by the bytes the file really holds
+// before anything is allocated, so a small file declaring a huge array costs
+// nothing. Little-endian float64 data (numpy's default, '<f8') are read
+// straight into the matrix's backing array on a little-endian machine — the
+// file's bytes are the values, so reading them costs a copy from the file —
+// and every other element type or byte order is converted a piece at a
+// time (decodeNpy; github.com/sbinet/npyio is the tests' oracle for it).
 
 // maxNpyHeader bounds a .npy header (numpy itself refuses headers over 10000
 // bytes unless told otherwise).
@@ -289,11 +291,12 @@ func (b *npyBudget) charge(name string, a *npyArray) error {
 const npyPiece = 4 << 20
 
 // readNpyPieces reads the array's data from r (positioned just after the
-// header) and hands them to fn in pieces of whole elements, in file order.
-// With size ≥ 0 (the bytes r holds, header included) the declared shape is
-// checked against it first; with size < 0 (a stream) against the budget,
-// and memory then follows the bytes that really arrive.
-func readNpyPieces(r io.Reader, name string, size int64, a *npyArray, bud *npyBudget, fn func(piece []byte) error) error {
+// header) in pieces of whole elements, in file order: into(n) returns where
+// the next n bytes go, and fn is called on them once read. With size ≥ 0
+// (the bytes r holds, header included) the declared shape is checked against
+// it first; with size < 0 (a stream) against the budget, and memory then
+// follows the bytes that really arrive.
+func readNpyPieces(r io.Reader, name string, size int64, a *npyArray, bud *npyBudget, into func(n int) []byte, fn func(piece []byte) error) error {
 	want, ok := a.dataBytes()
 	if !ok || (size >= 0 && want > size-a.start) {
 		return npyErr(name, a.start, "shape %v of %s declares %s bytes of data, the file holds %d after the header (a truncated file?)",
@@ -305,10 +308,10 @@ func readNpyPieces(r io.Reader, name string, size int64, a *npyArray, bud *npyBu
 	if err := bud.charge(name, a); err != nil {
 		return err
 	}
-	buf := make([]byte, min(want, npyPiece))
 	for got := int64(0); got < want; {
 		step := min(want-got, npyPiece)
-		k, err := io.ReadFull(r, buf[:step])
+		buf := into(int(step))
+		k, err := io.ReadFull(r, buf)
 		got += int64(k)
 		if err != nil {
 			if e := npyReadErr(name, err); e != nil {
@@ -316,7 +319,10 @@ func readNpyPieces(r io.Reader, name string, size int64, a *npyArray, bud *npyBu
 			}
 			return npyErr(name, a.start+got, "the data end after %d of %d bytes (a truncated file)", got, want)
 		}
-		if err := fn(buf[:step]); err != nil {
+		if fn == nil {
+			continue
+		}
+		if err := fn(buf); err != nil {
 			if pe, ok := err.(*ParseError); ok {
 				return pe
 			}
@@ -332,48 +338,82 @@ func readNpyPieces(r io.Reader, name string, size int64, a *npyArray, bud *npyBu
 	return nil
 }
 
+// nativeLittle reports whether this machine stores numbers little-endian,
+// as '<f8' data are.
+var nativeLittle = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
 // readNpyData reads the array's data from r (positioned just after the
-// header) and decodes them with npyio, a piece at a time, into a rows×cols
-// matrix: memory 8 bytes an element (twice that for Fortran order), plus a
-// piece. See readNpyPieces for the checks before anything is read.
+// header) into a rows×cols matrix: '<f8' data on a little-endian machine
+// straight into the matrix's backing array (no conversion, no other buffer),
+// any other type a piece at a time through decodeNpy. Then one pass checks
+// that every value is finite, and an array in Fortran order (column-major)
+// is transposed into row-major order. Memory: 8 bytes an element (16 for a
+// 2-D array in Fortran order), plus a piece of 4 MiB for converted types.
+// See readNpyPieces for the checks before anything is read.
 func readNpyData(r io.Reader, name string, size int64, a *npyArray, bud *npyBudget) (*mat.Dense, error) {
 	m, c := a.rows, a.cols
 	var vals []float64
-	err := readNpyPieces(r, name, size, a, bud, func(piece []byte) error {
+	grow := func(k int) []float64 { // the next k values, appended
 		if vals == nil && size >= 0 {
 			vals = make([]float64, 0, m*c) // checked: the file holds them
 		}
-		k := len(piece) / a.size
 		vals = slices.Grow(vals, k)
-		return decodeNpy(piece, a, vals[len(vals):len(vals)+k:len(vals)+k]) // the tail
-	})
+		vals = vals[:len(vals)+k]
+		return vals[len(vals)-k:]
+	}
+	var err error
+	if a.descr == "<f8" && nativeLittle {
+		err = readNpyPieces(r, name, size, a, bud, func(n int) []byte {
+			tail := grow(n / 8)
+			return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(tail))), n)
+		}, nil)
+	} else {
+		var buf []byte
+		err = readNpyPieces(r, name, size, a, bud, func(n int) []byte {
+			if cap(buf) < n {
+				buf = make([]byte, n)
+			}
+			return buf[:n]
+		}, func(piece []byte) error {
+			decodeNpy(piece, a, grow(len(piece)/a.size))
+			return nil
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
 	vals = vals[:m*c]
-	out := vals
-	if a.fortran && m > 1 && c > 1 {
-		out = make([]float64, len(vals))
-	}
 	for k, v := range vals {
+		if v-v == 0 { // finite: NaN − NaN and ∞ − ∞ are NaN
+			continue
+		}
 		i, j := k/c, k%c
 		if a.fortran {
 			i, j = k%m, k/m
 		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			e := errNaN
-			if !math.IsNaN(v) {
-				e = errInf
-			}
-			return nil, &ParseError{File: name, Row: i + 1, Byte: a.start + int64(k*a.size),
-				Err: fmt.Errorf("column %d: %w", j+1, e)}
+		e := errNaN
+		if !math.IsNaN(v) {
+			e = errInf
 		}
-		out[i*c+j] = v
+		return nil, &ParseError{File: name, Row: i + 1, Byte: a.start + int64(k*a.size),
+			Err: fmt.Errorf("column %d: %w", j+1, e)}
 	}
 	if m == 0 || c == 0 {
 		return &mat.Dense{}, nil
 	}
-	return mat.NewDense(m, c, out), nil
+	if a.fortran && m > 1 && c > 1 {
+		out := make([]float64, len(vals))
+		for j := 0; j < c; j++ {
+			for i, v := range vals[j*m : (j+1)*m] {
+				out[i*c+j] = v
+			}
+		}
+		vals = out
+	}
+	return mat.NewDense(m, c, vals), nil
 }
 
 func bigCount(n int64, ok bool) string {
@@ -383,82 +423,71 @@ func bigCount(n int64, ok bool) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// npyioReader returns an npyio reader of data, the whole elements of an
-// array of a's type, behind a canonical version 1.0 header for the flat
-// array, so that npyio only ever parses what it is known to parse.
-func npyioReader(data []byte, a *npyArray) (*npyio.Reader, int, error) {
-	n := len(data) / a.size
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }", a.descr, n)
-	pad := 64 - (10+len(dict)+1)%64
-	dict += strings.Repeat(" ", pad%64) + "\n"
-	var hdr bytes.Buffer
-	hdr.WriteString("\x93NUMPY\x01\x00")
-	binary.Write(&hdr, binary.LittleEndian, uint16(len(dict)))
-	hdr.WriteString(dict)
-	rd, err := npyio.NewReader(io.MultiReader(&hdr, bytes.NewReader(data)))
-	return rd, n, err
+// npyOrder returns the byte order of a's elements.
+func npyOrder(a *npyArray) binary.ByteOrder {
+	if a.descr[0] == '>' {
+		return binary.BigEndian
+	}
+	return binary.LittleEndian
 }
 
-// decodeNpy decodes the elements of data with npyio into out, as float64
-// (len(out) = len(data)/a.size).
-func decodeNpy(data []byte, a *npyArray, out []float64) error {
-	rd, n, err := npyioReader(data, a)
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return nil
-	}
+// decodeNpy converts the elements of data, of a's type, to float64 in out
+// (len(out) = len(data)/a.size): floats and integers by value (an integer
+// beyond 2⁵³ rounded to the nearest float64, as numpy's astype(float)
+// does), a bool as 0 or 1 (any byte other than 0 is true, as in numpy).
+func decodeNpy(data []byte, a *npyArray, out []float64) {
+	bo := npyOrder(a)
 	switch a.descr[1:] {
 	case "f8":
-		err = rd.Read(&out)
+		for k := range out {
+			out[k] = math.Float64frombits(bo.Uint64(data[8*k:]))
+		}
 	case "f4":
-		v := make([]float32, n)
-		err = rd.Read(&v)
-		for k, x := range v {
-			out[k] = float64(x)
+		for k := range out {
+			out[k] = float64(math.Float32frombits(bo.Uint32(data[4*k:])))
 		}
 	case "b1":
-		v := make([]bool, n)
-		err = rd.Read(&v)
-		for k, x := range v {
+		for k := range out {
 			out[k] = 0
-			if x {
+			if data[k] != 0 {
 				out[k] = 1
 			}
 		}
-	case "i1":
-		err = readInts[int8](rd, out)
-	case "i2":
-		err = readInts[int16](rd, out)
-	case "i4":
-		err = readInts[int32](rd, out)
-	case "i8":
-		err = readInts[int64](rd, out)
-	case "u1":
-		err = readInts[uint8](rd, out)
-	case "u2":
-		err = readInts[uint16](rd, out)
-	case "u4":
-		err = readInts[uint32](rd, out)
-	case "u8":
-		err = readInts[uint64](rd, out)
+	case "u1", "u2", "u4", "u8":
+		for k := range out {
+			out[k] = float64(npyUint(data, k, a.size, bo))
+		}
+	default: // i1 … i8
+		for k := range out {
+			out[k] = float64(npyInt(data, k, a.size, bo))
+		}
 	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
 }
 
-func readInts[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](rd *npyio.Reader, out []float64) error {
-	v := make([]T, len(out))
-	if err := rd.Read(&v); err != nil {
-		return err
+// npyUint returns element k of data, an unsigned integer of size bytes.
+func npyUint(data []byte, k, size int, bo binary.ByteOrder) uint64 {
+	switch size {
+	case 1:
+		return uint64(data[k])
+	case 2:
+		return uint64(bo.Uint16(data[2*k:]))
+	case 4:
+		return uint64(bo.Uint32(data[4*k:]))
 	}
-	for k, x := range v {
-		out[k] = float64(x)
+	return bo.Uint64(data[8*k:])
+}
+
+// npyInt returns element k of data, a signed integer of size bytes.
+func npyInt(data []byte, k, size int, bo binary.ByteOrder) int64 {
+	switch size {
+	case 1:
+		return int64(int8(data[k]))
+	case 2:
+		return int64(int16(bo.Uint16(data[2*k:])))
+	case 4:
+		return int64(int32(bo.Uint32(data[4*k:])))
 	}
-	return nil
+	return int64(bo.Uint64(data[8*k:]))
 }
 
 // ReadNpy reads one NumPy array (.npy, format versions 1–3) from r: a 1-D
@@ -703,79 +732,44 @@ func ReadNpz(r io.ReaderAt, size int64, name string, opt CSVOptions) (*Data, err
 // booleans as 0 and 1, floats when they are integers (-0 as 0; a fraction,
 // NaN or infinity is ErrQid naming the row).
 func readNpyIDs(r io.Reader, name string, size int64, a *npyArray, bud *npyBudget) ([]string, error) {
-	var ids []string
-	row := 0
-	err := readNpyPieces(r, name, size, a, bud, func(piece []byte) error {
-		rd, n, err := npyioReader(piece, a)
-		if err != nil {
-			return err
+	var (
+		ids []string
+		buf []byte
+		v   []float64
+	)
+	bo := npyOrder(a)
+	err := readNpyPieces(r, name, size, a, bud, func(n int) []byte {
+		if cap(buf) < n {
+			buf = make([]byte, n)
 		}
-		var names []string
-		switch a.descr[1:] {
-		case "i1":
-			names, err = intNames[int8](rd, n)
-		case "i2":
-			names, err = intNames[int16](rd, n)
-		case "i4":
-			names, err = intNames[int32](rd, n)
-		case "i8":
-			names, err = intNames[int64](rd, n)
-		case "u1":
-			names, err = uintNames[uint8](rd, n)
-		case "u2":
-			names, err = uintNames[uint16](rd, n)
-		case "u4":
-			names, err = uintNames[uint32](rd, n)
-		case "u8":
-			names, err = uintNames[uint64](rd, n)
-		default: // b1, f4, f8: exact as float64
-			v := make([]float64, n)
-			if err = decodeNpy(piece, a, v); err != nil {
-				return err
-			}
-			names = make([]string, n)
-			for k, x := range v {
-				if x != math.Trunc(x) || math.IsInf(x, 0) {
-					return &ParseError{File: name, Row: row + k + 1, Err: fmt.Errorf("query id %v is not an integer: %w", x, ErrQid)}
+		return buf[:n]
+	}, func(piece []byte) error {
+		n := len(piece) / a.size
+		switch kind := a.descr[1]; kind {
+		case 'i', 'u':
+			for k := range n {
+				if kind == 'i' {
+					ids = append(ids, strconv.FormatInt(npyInt(piece, k, a.size, bo), 10))
+				} else {
+					ids = append(ids, strconv.FormatUint(npyUint(piece, k, a.size, bo), 10))
 				}
-				names[k] = strconv.FormatFloat(unsignedZero(x), 'f', -1, 64)
+			}
+		default: // b1, f4, f8: exact as float64
+			v = slices.Grow(v[:0], n)[:n]
+			decodeNpy(piece, a, v)
+			for _, x := range v {
+				if x != math.Trunc(x) || math.IsInf(x, 0) {
+					return &ParseError{File: name, Row: len(ids) + 1, Err: fmt.Errorf("query id %v is not an integer: %w", x, ErrQid)}
+				}
+				ids = append(ids, strconv.FormatFloat(unsignedZero(x), 'f', -1, 64))
 			}
 		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		ids = append(ids, names...)
-		row += n
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return ids, nil
-}
-
-func intNames[T int8 | int16 | int32 | int64](rd *npyio.Reader, n int) ([]string, error) {
-	v := make([]T, n)
-	if err := rd.Read(&v); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	out := make([]string, n)
-	for k, x := range v {
-		out[k] = strconv.FormatInt(int64(x), 10)
-	}
-	return out, nil
-}
-
-func uintNames[T uint8 | uint16 | uint32 | uint64](rd *npyio.Reader, n int) ([]string, error) {
-	v := make([]T, n)
-	if err := rd.Read(&v); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	out := make([]string, n)
-	for k, x := range v {
-		out[k] = strconv.FormatUint(uint64(x), 10)
-	}
-	return out, nil
 }
 
 // sameRows checks that a label or query array has m rows.

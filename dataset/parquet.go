@@ -11,6 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 	"gonum.org/v1/gonum/mat"
@@ -294,10 +295,6 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 	if len(labels) == 0 && opt.LabelsFromHeader != nil {
 		labels = opt.LabelsFromHeader(slices.Clone(names))
 	}
-	const (
-		roleFeature = -1
-		roleQid     = -2
-	)
 	roles := make([]int, len(cols))
 	for j := range roles {
 		roles[j] = roleFeature
@@ -387,6 +384,7 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 		qids = make([]string, m)
 	}
 	buf := make([]parquet.Value, 1024)
+	var scratch []float64
 	row0 := 0
 	for g, rg := range f.RowGroups() {
 		chunks := rg.ColumnChunks()
@@ -405,6 +403,28 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 				if err != nil {
 					pages.Close()
 					return nil, &ParseError{File: name, Row: row + 1, Byte: at, Err: fmt.Errorf("column %q: %v: %w", c.name, err, ErrSyntax)}
+				}
+				if roles[j] != roleQid && pqTypedPages {
+					if vals, ok := pqTyped(page, c.kind, &scratch); ok {
+						dst, stride, off := x, nf, pos[j]
+						if roles[j] >= 0 {
+							dst, stride, off = y, len(labels), roles[j]
+						}
+						room := row0 + int(rg.NumRows()) - row
+						n := min(len(vals), room)
+						if k, err := pqStore(vals[:n], c, dst, stride, off, row); err != nil {
+							parquet.Release(page)
+							pages.Close()
+							return nil, &ParseError{File: name, Row: row + k + 1, Err: err}
+						}
+						parquet.Release(page)
+						if len(vals) > room {
+							pages.Close()
+							return nil, &ParseError{File: name, Byte: at, Err: fmt.Errorf("column %q: more values than the %d rows of row group %d: %w", c.name, rg.NumRows(), g, ErrSyntax)}
+						}
+						row += n
+						continue
+					}
 				}
 				vr := page.Values()
 				for {
@@ -533,4 +553,96 @@ func pqValue(v parquet.Value, c pqColumn, role, row int, x, y []float64, qids []
 		x[row*nf+k] = f
 	}
 	return nil
+}
+
+// pqTypedPages switches the typed path (pqTyped); tests turn it off to
+// compare it with the value-by-value path.
+var pqTypedPages = true
+
+// pqTyped returns the values of a page of a numeric column as float64, read
+// from the decoder's typed arrays (encoding.Values: []float64, []int32, …, or
+// a dictionary's array and the page's int32 indexes into it) without a
+// parquet.Value a value: false, with nothing read, for a page that is not
+// one of those (booleans, nulls, an index outside the dictionary, an array
+// of another length than the page's values), which the value-by-value path
+// then reads and judges. buf is reused.
+func pqTyped(page parquet.Page, kind format.Type, buf *[]float64) ([]float64, bool) {
+	n := page.NumValues()
+	if page.NumNulls() != 0 || n < 0 || n > math.MaxInt32 {
+		return nil, false
+	}
+	data := page.Data()
+	var idx []int32
+	if dict := page.Dictionary(); dict != nil {
+		if data.Kind() != encoding.Int32 {
+			return nil, false
+		}
+		idx = data.Int32()
+		data = dict.Page().Data()
+		if int64(len(idx)) != n {
+			return nil, false
+		}
+	}
+	out := slices.Grow((*buf)[:0], int(n))[:n]
+	*buf = out
+	var ok bool
+	switch {
+	case kind == format.Double && data.Kind() == encoding.Double:
+		ok = pqConvert(out, data.Double(), idx)
+	case kind == format.Float && data.Kind() == encoding.Float:
+		ok = pqConvert(out, data.Float(), idx)
+	case kind == format.Int32 && data.Kind() == encoding.Int32:
+		ok = pqConvert(out, data.Int32(), idx)
+	case kind == format.Int64 && data.Kind() == encoding.Int64:
+		ok = pqConvert(out, data.Int64(), idx)
+	}
+	return out, ok
+}
+
+// pqConvert sets out to src as float64 — src[idx[k]] for a dictionary page
+// (idx not nil) — and reports whether src held them all.
+func pqConvert[T int32 | int64 | float32 | float64](out []float64, src []T, idx []int32) bool {
+	if idx == nil {
+		if len(src) != len(out) {
+			return false
+		}
+		for k, v := range src {
+			out[k] = float64(v)
+		}
+		return true
+	}
+	for k, i := range idx {
+		if uint32(i) >= uint32(len(src)) {
+			return false
+		}
+		out[k] = float64(src[i])
+	}
+	return true
+}
+
+// pqStore stores the values of column c from row on — a feature or label
+// column, every stride-th element of dst from off — as pqValue does (a
+// decimal divided by 10^scale; NaN and infinities refused), and returns the
+// index of the value refused and its error.
+func pqStore(vals []float64, c pqColumn, dst []float64, stride, off, row int) (int, error) {
+	div := 1.0
+	if c.scale > 0 {
+		div = math.Pow10(c.scale)
+	}
+	at := row*stride + off
+	for k, f := range vals {
+		if c.scale > 0 {
+			f /= div
+		}
+		if f-f != 0 {
+			e := errNaN
+			if !math.IsNaN(f) {
+				e = errInf
+			}
+			return k, fmt.Errorf("column %q: %w", c.name, e)
+		}
+		dst[at] = f
+		at += stride
+	}
+	return 0, nil
 }

@@ -111,7 +111,18 @@ func ReadSVMLight(r io.Reader, name string, opt SVMLightOptions) (*Data, error) 
 	if err != nil {
 		return nil, err
 	}
-	return readWhole(p)
+	if !p.lr.open() || p.lr.gz != nil {
+		return readWhole(p) // a read error to report, or gzip: its budget is counted line by line
+	}
+	s := &svmBlocks{g: p}
+	if err := readBlocks(p.lr.br, s); err != nil {
+		return nil, err
+	}
+	s.join()
+	if p.pending() == 0 {
+		return nil, p.emptyError()
+	}
+	return p.take()
 }
 
 // svmParser reads an svmlight data set one line at a time. The number of
@@ -157,129 +168,261 @@ func newSVMParser(r io.Reader, name string, opt SVMLightOptions) (*svmParser, er
 // next reads lines up to and including the next data row; false at the end
 // of input.
 func (p *svmParser) next() (bool, error) {
-	name := p.name
 	for {
 		b, ok := p.lr.nextBytes()
 		if !ok {
 			if p.lr.err != nil {
-				return false, readErr(name, p.lr.line+1, p.lr.err)
+				return false, readErr(p.name, p.lr.line+1, p.lr.err)
 			}
 			return false, nil
 		}
-		line := p.lr.line
-		// s aliases the reader's buffer: what is kept of it (a query name,
-		// an error's token) is copied
-		s := stripComment(unsafe.String(unsafe.SliceData(b), len(b)))
-		tok, i := nextField(s, 0)
-		if tok == "" {
-			continue // blank or comment-only line
+		row, err := p.parseLine(b, p.lr.line)
+		if err != nil || row {
+			return row, err
 		}
-		first := p.total == 0
+	}
+}
 
-		// Label(s).
-		col := 1
-		if strings.IndexByte(tok, ':') >= 0 {
-			return false, p.hint(s, perr(name, line, col, tok, ErrSyntax, "missing label (the first field must be the label)"))
+// fastLines switches the fast path of parseLine (fastRow); tests turn it off
+// to compare the two paths.
+var fastLines = true
+
+// parseLine parses one line, the line-th of the input, into the pending rows:
+// true when it held a data row, false for a blank or comment line. b may
+// alias a reader's buffer: what is kept of it is copied.
+func (p *svmParser) parseLine(b []byte, line int) (bool, error) {
+	if p.total > 0 && fastLines {
+		if stored, err := p.fastRow(b, line); stored || err != nil {
+			return stored, err
 		}
-		n := strings.Count(tok, ",") + 1
-		if first {
-			p.t = n
-			p.firstLine = line
-		} else if n != p.t {
-			return false, perr(name, line, col, tok, ErrRagged,
-				"row has %d labels, line %d has %d", n, p.firstLine, p.t)
+	}
+	name := p.name
+	// s aliases the reader's buffer: what is kept of it (a query name,
+	// an error's token) is copied
+	s := stripComment(unsafe.String(unsafe.SliceData(b), len(b)))
+	tok, i := nextField(s, 0)
+	if tok == "" {
+		return false, nil // blank or comment-only line
+	}
+	first := p.total == 0
+
+	// Label(s).
+	col := 1
+	if strings.IndexByte(tok, ':') >= 0 {
+		return false, p.hint(s, perr(name, line, col, tok, ErrSyntax, "missing label (the first field must be the label)"))
+	}
+	n := strings.Count(tok, ",") + 1
+	if first {
+		p.t = n
+		p.firstLine = line
+	} else if n != p.t {
+		return false, perr(name, line, col, tok, ErrRagged,
+			"row has %d labels, line %d has %d", n, p.firstLine, p.t)
+	}
+	for rest := tok; ; {
+		part := rest
+		k := strings.IndexByte(rest, ',')
+		if k >= 0 {
+			part, rest = rest[:k], rest[k+1:]
 		}
-		for rest := tok; ; {
-			part := rest
-			k := strings.IndexByte(rest, ',')
-			if k >= 0 {
-				part, rest = rest[:k], rest[k+1:]
-			}
-			v, err := parseValue(part)
-			if err != nil {
-				return false, p.hint(s, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err})
-			}
-			p.labels = append(p.labels, v)
-			if k < 0 {
+		v, err := parseValue(part)
+		if err != nil {
+			return false, p.hint(s, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err})
+		}
+		p.labels = append(p.labels, v)
+		if k < 0 {
+			break
+		}
+	}
+
+	held := int64(8 * (p.t + 1)) // labels and the row's start
+
+	// Optional qid.
+	tok, i = nextField(s, i)
+	rowQid := strings.HasPrefix(tok, "qid:")
+	if first {
+		p.hasQid = rowQid
+		if rowQid {
+			p.qcode = make(map[string]int)
+		}
+	} else if rowQid != p.hasQid {
+		if rowQid {
+			return false, perr(name, line, col+1, tok, ErrQid, "qid given, but not on line %d", p.firstLine)
+		}
+		return false, perr(name, line, 0, "", ErrQid, "qid missing, but given on line %d", p.firstLine)
+	}
+	if rowQid {
+		col++
+		q := tok[len("qid:"):]
+		if q == "" {
+			return false, perr(name, line, col, tok, ErrQid, "empty qid")
+		}
+		c, ok := p.qcode[q]
+		if !ok {
+			c = len(p.qnames)
+			q = strings.Clone(q)
+			p.qcode[q] = c
+			p.qnames = append(p.qnames, q)
+			held += int64(len(q)) + qidCost
+		}
+		p.queries = append(p.queries, c)
+		held += 8
+		tok, i = nextField(s, i)
+	}
+
+	// Features, stored as written until take knows the base.
+	prev := -1
+	for ; tok != ""; tok, i = nextField(s, i) {
+		col++
+		k := strings.IndexByte(tok, ':')
+		if k < 0 {
+			return false, p.hint(s, perr(name, line, col, tok, ErrSyntax, "missing ':' in index:value"))
+		}
+		is, vs := tok[:k], tok[k+1:]
+		if is == "qid" {
+			return false, perr(name, line, col, tok, ErrSyntax, "qid must come right after the label")
+		}
+		idx, err := parseFeatureIndex(is)
+		if err != nil {
+			return false, p.hint(s, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err})
+		}
+		if err := p.checkIndex(idx, prev, line, col, tok); err != nil {
+			return false, err
+		}
+		v, err := parseValue(vs)
+		if err != nil {
+			return false, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err}
+		}
+		p.indices = append(p.indices, idx)
+		p.values = append(p.values, v)
+		prev = idx
+	}
+	if prev >= 0 {
+		p.maxIdx = max(p.maxIdx, prev)
+		p.hasIdx = true
+	}
+	held += int64(16 * (len(p.indices) - p.indptr[len(p.indptr)-1]))
+	if err := p.lr.gz.charge(held, line); err != nil {
+		return false, &ParseError{File: name, Line: line, Err: err}
+	}
+	p.indptr = append(p.indptr, len(p.indices))
+	p.m++
+	p.total++
+	return true, nil
+}
+
+// fastRow parses the common data row in one pass over b, with what the rows
+// before fixed (the number of labels, whether rows have a qid):
+//
+//	label[,label…] [qid:Q] index:value …  [# comment]
+//
+// where every number takes fastDecimal's exact path, the indices are plain
+// digits, increasing and within the width, and the query name is one met
+// before. It stores the row exactly as the general path of parseLine would
+// (the same values bit for bit, the same effects on the parser) and returns
+// true, or stores nothing and returns false, leaving the line to the general
+// path, which also makes every error. The gzip budget is charged as there.
+func (p *svmParser) fastRow(b []byte, line int) (bool, error) {
+	n := len(b)
+	i := 0
+	for i < n && isSpace(b[i]) {
+		i++
+	}
+	if i == n || b[i] == '#' {
+		return false, nil
+	}
+	l0, k0 := len(p.labels), len(p.indices)
+	for k := 0; k < p.t; k++ {
+		v, j, ok := scanDecimal(b, i)
+		if k < p.t-1 { // a comma follows
+			ok = ok && j < n && b[j] == ','
+			j++
+		} else { // the field ends
+			ok = ok && (j == n || isSpace(b[j]) || b[j] == '#')
+		}
+		if !ok {
+			p.labels = p.labels[:l0]
+			return false, nil
+		}
+		p.labels = append(p.labels, v)
+		i = j
+	}
+	held := int64(8 * (p.t + 1))
+	for i < n && isSpace(b[i]) {
+		i++
+	}
+	if p.hasQid {
+		const pre = "qid:"
+		j := i + len(pre)
+		if j > n || string(b[i:j]) != pre {
+			p.labels = p.labels[:l0]
+			return false, nil
+		}
+		k := j
+		for k < n && !isSpace(b[k]) && b[k] != '#' {
+			k++
+		}
+		c, ok := p.qcode[string(b[j:k])]
+		if !ok || j == k {
+			p.labels = p.labels[:l0]
+			return false, nil // an empty or a new query name
+		}
+		p.queries = append(p.queries, c)
+		held += 8
+		for i = k; i < n && isSpace(b[i]); i++ {
+		}
+	}
+	w := p.opt.Width
+	prev, zero := -1, false
+	for i < n && b[i] != '#' {
+		idx, j := 0, i
+		for ; j < n && j-i < 18; j++ {
+			c := b[j] - '0'
+			if c > 9 {
 				break
 			}
+			idx = idx*10 + int(c)
 		}
-
-		held := int64(8 * (p.t + 1)) // labels and the row's start
-
-		// Optional qid.
-		tok, i = nextField(s, i)
-		rowQid := strings.HasPrefix(tok, "qid:")
-		if first {
-			p.hasQid = rowQid
-			if rowQid {
-				p.qcode = make(map[string]int)
-			}
-		} else if rowQid != p.hasQid {
-			if rowQid {
-				return false, perr(name, line, col+1, tok, ErrQid, "qid given, but not on line %d", p.firstLine)
-			}
-			return false, perr(name, line, 0, "", ErrQid, "qid missing, but given on line %d", p.firstLine)
+		ok := j > i && j < n && b[j] == ':' && idx > prev
+		if ok && idx == 0 {
+			ok, zero = p.base != OneBased, true
 		}
-		if rowQid {
-			col++
-			q := tok[len("qid:"):]
-			if q == "" {
-				return false, perr(name, line, col, tok, ErrQid, "empty qid")
-			}
-			c, ok := p.qcode[q]
-			if !ok {
-				c = len(p.qnames)
-				q = strings.Clone(q)
-				p.qcode[q] = c
-				p.qnames = append(p.qnames, q)
-				held += int64(len(q)) + qidCost
-			}
-			p.queries = append(p.queries, c)
-			held += 8
-			tok, i = nextField(s, i)
+		if ok && w > 0 && idx >= w {
+			// at the width: no error, and the note of the first such
+			// index (checkIndex) already made
+			ok = idx == w && p.base != ZeroBased && p.atWidth != nil
 		}
-
-		// Features, stored as written until take knows the base.
-		prev := -1
-		for ; tok != ""; tok, i = nextField(s, i) {
-			col++
-			k := strings.IndexByte(tok, ':')
-			if k < 0 {
-				return false, p.hint(s, perr(name, line, col, tok, ErrSyntax, "missing ':' in index:value"))
-			}
-			is, vs := tok[:k], tok[k+1:]
-			if is == "qid" {
-				return false, perr(name, line, col, tok, ErrSyntax, "qid must come right after the label")
-			}
-			idx, err := parseFeatureIndex(is)
-			if err != nil {
-				return false, p.hint(s, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err})
-			}
-			if err := p.checkIndex(idx, prev, line, col, tok); err != nil {
-				return false, err
-			}
-			v, err := parseValue(vs)
-			if err != nil {
-				return false, &ParseError{File: name, Line: line, Column: col, Token: clip(tok), Err: err}
-			}
-			p.indices = append(p.indices, idx)
-			p.values = append(p.values, v)
-			prev = idx
+		var v float64
+		if ok {
+			v, j, ok = scanDecimal(b, j+1)
+			ok = ok && (j == n || isSpace(b[j]) || b[j] == '#')
 		}
-		if prev >= 0 {
-			p.maxIdx = max(p.maxIdx, prev)
-			p.hasIdx = true
+		if !ok {
+			p.labels, p.indices, p.values = p.labels[:l0], p.indices[:k0], p.values[:k0]
+			if p.hasQid {
+				p.queries = p.queries[:len(p.queries)-1]
+			}
+			return false, nil
 		}
-		held += int64(16 * (len(p.indices) - p.indptr[len(p.indptr)-1]))
-		if err := p.lr.gz.charge(held, line); err != nil {
-			return false, &ParseError{File: name, Line: line, Err: err}
+		p.indices = append(p.indices, idx)
+		p.values = append(p.values, v)
+		prev = idx
+		for i = j; i < n && isSpace(b[i]); i++ {
 		}
-		p.indptr = append(p.indptr, len(p.indices))
-		p.m++
-		p.total++
-		return true, nil
 	}
+	if prev >= 0 {
+		p.maxIdx = max(p.maxIdx, prev)
+		p.hasIdx = true
+	}
+	p.sawZero = p.sawZero || zero
+	held += int64(16 * (len(p.indices) - k0))
+	if err := p.lr.gz.charge(held, line); err != nil {
+		return false, &ParseError{File: p.name, Line: line, Err: err}
+	}
+	p.indptr = append(p.indptr, len(p.indices))
+	p.m++
+	p.total++
+	return true, nil
 }
 
 func (p *svmParser) pending() int { return p.m }
