@@ -1,6 +1,7 @@
 package rls
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -172,4 +173,69 @@ func (p *gridPath) at(lambda float64) (learn.Solution, error) {
 	p.sols[0], p.sols = nil, p.sols[1:] // handed over: the caller decides how long it lives
 	p.next++
 	return s, nil
+}
+
+// HoldOutPath cross-validates hold-out folds at every λ of grid in one pass
+// (the capability selection.FoldPathValidator, which Select uses for
+// leave-one-out and folds): visit(n, P) is called for grid[n] in order with
+// P (m×t) holding, for the rows of every fold, the predictions of the model
+// retrained without that fold — HoldOut's at that λ, to rounding, and
+// LeaveOneOut's (Y_i − R_i/A_ii) where a fold is a single row — and NaN in
+// the rows of no fold; P is reused once visit returns, and an error from
+// visit ends the pass with it. The solutions come from the batch path in
+// AtGrid's chunks (SolvePath: every λ of a chunk from one pass over U),
+// each dropped once visited. Every λ and every fold is checked before any
+// work: an invalid λ is Solve's error, a bad fold learn.CheckHoldOut's.
+// Cost per λ: O(m·r·t) in gemm for the chunk, then O(t) per single-row fold
+// and HoldOut's O(|H|²r + |H|³) (low rank: O(|H|r² + r³)) per larger fold.
+func (r *RLS) HoldOutPath(folds [][]int, grid []float64, visit func(n int, p *mat.Dense) error) error {
+	m, t := r.y.Dims()
+	c0, gs, err := r.pathGains(grid)
+	if err != nil {
+		return err
+	}
+	var single []int // the rows of the single-row folds
+	var larger []int // the indices of the other folds
+	for k, f := range folds {
+		if len(f) == 1 { // learn.CheckHoldOut's checks, without its map
+			if i := f[0]; i < 0 || i >= m {
+				return fmt.Errorf("rls: fold %d: %w: row %d outside [0,%d)", k, learn.ErrHoldOut, i, m)
+			}
+		} else if err := learn.CheckHoldOut(f, m); err != nil {
+			return fmt.Errorf("rls: fold %d: %w", k, err)
+		}
+		if len(f) == 1 {
+			single = append(single, f[0])
+		} else {
+			larger = append(larger, k)
+		}
+	}
+	p := mat.NewDense(m, t, nil) // NaN but in the folds' rows, which every λ overwrites
+	for i := range p.RawMatrix().Data {
+		p.RawMatrix().Data[i] = math.NaN()
+	}
+	per := r.newGridPath(grid).per
+	for n0 := 0; n0 < len(grid); n0 += per {
+		n1 := min(len(grid), n0+per)
+		sols := r.solveChunk(grid[n0:n1], c0, gs[n0:n1])
+		for n, s := range sols {
+			if len(single) > 0 {
+				s.leaveOneOutRows(single, p)
+			}
+			for _, k := range larger {
+				h, err := s.HoldOut(folds[k])
+				if err != nil {
+					return fmt.Errorf("fold %d: %w", k, err)
+				}
+				for a, i := range folds[k] {
+					copy(p.RawRowView(i), h.RawRowView(a))
+				}
+			}
+			sols[n] = nil
+			if err := visit(n0+n, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -360,5 +361,209 @@ func TestAtGridChunk(t *testing.T) {
 					c.k.Spec(), c.m, c.d, c.t, n, len(gp.sols), left, c.want)
 			}
 		}
+	}
+}
+
+// holdOutPath runs HoldOutPath and returns a copy of every λ's predictions
+// (P is reused between visits).
+func holdOutPath(t *testing.T, r *RLS, folds [][]int, grid []float64) []*mat.Dense {
+	t.Helper()
+	var out []*mat.Dense
+	err := r.HoldOutPath(folds, grid, func(n int, p *mat.Dense) error {
+		if n != len(out) {
+			t.Fatalf("visit %d after %d visits", n, len(out))
+		}
+		out = append(out, mat.DenseCopyOf(p))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(grid) {
+		t.Fatalf("%d visits for %d λ", len(out), len(grid))
+	}
+	return out
+}
+
+// HoldOutPath (selection's one-pass route for leave-one-out and folds)
+// equals retraining by the oracle at λ from 1e-6 to 1e4, for single-row
+// folds (leave-one-out, of every row and of some rows), folds of several
+// rows (a partition, and folds leaving rows out of every fold) and both
+// mixed, with NaN in the rows of no fold; over several chunks of λ and row
+// blocks of a few rows.
+func TestHoldOutPathEqualsRetraining(t *testing.T) {
+	rng := rand.New(rand.NewPCG(36, 36))
+	for _, p := range problems(rng) {
+		t.Run(p.name, func(t *testing.T) {
+			r := fit(t, p)
+			smallBlocks(t, r, 5)
+			m, tt := p.y.Dims()
+			perm := rng.Perm(m)
+			loo, some, parts, mixed := make([][]int, m), [][]int{}, [][]int{}, [][]int{}
+			for i := range loo {
+				loo[i] = []int{i}
+			}
+			for _, i := range perm[:m/2] {
+				some = append(some, []int{i})
+			}
+			for k := 0; k < 3; k++ {
+				parts = append(parts, nil)
+			}
+			for n, i := range perm {
+				parts[n%3] = append(parts[n%3], i)
+			}
+			mixed = append(mixed, perm[:3], []int{perm[3]}, perm[5:7]) // perm[4] and the rest in no fold
+			two := [][]int{perm[:3], perm[3:5]}                        // the rest in no fold
+			for _, c := range []struct {
+				name  string
+				folds [][]int
+			}{{"loo", loo}, {"some rows", some}, {"3 folds", parts}, {"mixed", mixed}, {"2 folds", two}} {
+				got := holdOutPath(t, r, c.folds, pathGrid)
+				for n, lambda := range pathGrid {
+					want := nanDense(m, tt)
+					for _, f := range c.folds {
+						pred := naivePredict(p, complementRows(f, m), f, lambda)
+						for a, i := range f {
+							want.SetRow(i, pred.RawRowView(a))
+						}
+					}
+					g, w := mat.DenseCopyOf(got[n]), mat.DenseCopyOf(want)
+					for i := 0; i < m; i++ {
+						if math.IsNaN(w.At(i, 0)) != math.IsNaN(g.At(i, 0)) {
+							t.Fatalf("%s λ=%g: row %d is %v, want %v", c.name, lambda, i, g.RawRowView(i), w.RawRowView(i))
+						}
+						if math.IsNaN(w.At(i, 0)) {
+							for c := 0; c < tt; c++ {
+								if !math.IsNaN(g.At(i, c)) {
+									t.Fatalf("row %d of no fold: %v, want NaN", i, g.RawRowView(i))
+								}
+							}
+							g.SetRow(i, make([]float64, tt))
+							w.SetRow(i, make([]float64, tt))
+						}
+					}
+					if e, tol := relErr(g, w), tolerance(p, lambda); e > tol {
+						t.Errorf("%s λ=%g: rel. error %.2e (tolerance %.2e)", c.name, lambda, e, tol)
+					}
+				}
+			}
+		})
+	}
+}
+
+func nanDense(m, t int) *mat.Dense {
+	out := mat.NewDense(m, t, nil)
+	for i := range out.RawMatrix().Data {
+		out.RawMatrix().Data[i] = math.NaN()
+	}
+	return out
+}
+
+// Over many λ (several of AtGrid's chunks), HoldOutPath's leave-one-out
+// predictions are Solve's LeaveOneOut at each λ within the rounding bound of
+// the batch against Solve (pathBound), and its fold predictions are, bit for
+// bit, HoldOut's on AtGrid's solutions (the same chunks, the same
+// arithmetic; single-row folds LeaveOneOut's): every fold's rows land where
+// they belong at every λ. Their
+// accuracy is TestHoldOutPathEqualsRetraining's.
+func TestHoldOutPathEqualsPerLambda(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 37))
+	x, y := randProblem(rng, 300, 9, 2, false)
+	grid := make([]float64, 40)
+	for n := range grid {
+		grid[n] = math.Ldexp(1, n-25)
+	}
+	for _, opt := range []Options{{Kernel: kernel.Linear{Bias: 1}}, {Kernel: kernel.Gaussian{Gamma: 0.1}}} {
+		r, err := Fit(x, y, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		single := make([][]int, 300)
+		for i := range single {
+			single[i] = []int{i}
+		}
+		perm := rng.Perm(300)
+		folds := [][]int{perm[:40], perm[40:47]} // disjoint: a row of two folds keeps the last one's prediction
+		gotLOO, gotFolds := holdOutPath(t, r, single, grid), holdOutPath(t, r, folds, grid)
+		at := r.AtGrid(grid)
+		for n, lambda := range grid {
+			s, err := r.Solve(lambda)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, bound := pathBound(s)
+			want := loo(t, s)
+			for i := 0; i < 300; i++ {
+				for c := 0; c < 2; c++ {
+					if d := math.Abs(gotLOO[n].At(i, c) - want.At(i, c)); !(d <= bound.At(i, c)) {
+						t.Fatalf("%s λ=%g: LOO[%d,%d] = %v, LeaveOneOut's %v: difference %.2e above its bound %.2e",
+							opt.Kernel.Spec(), lambda, i, c, gotLOO[n].At(i, c), want.At(i, c), d, bound.At(i, c))
+					}
+				}
+			}
+			sg, err := at(lambda)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.Equal(gotLOO[n], loo(t, sg.(*Solution))) { // single-row folds by the LOO formula
+				t.Fatalf("%s λ=%g: leave-one-out differs from LeaveOneOut on AtGrid's solution", opt.Kernel.Spec(), lambda)
+			}
+			for _, f := range folds {
+				h, err := sg.(*Solution).HoldOut(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for a, i := range f {
+					if !slices.Equal(gotFolds[n].RawRowView(i), h.RawRowView(a)) {
+						t.Fatalf("%s λ=%g: row %d of a fold of %d: %v, HoldOut's %v", opt.Kernel.Spec(), lambda, i, len(f), gotFolds[n].RawRowView(i), h.RawRowView(a))
+					}
+				}
+			}
+		}
+	}
+}
+
+// HoldOutPath checks every λ and fold before any work (no visit), and a
+// visit's error ends the pass with it.
+func TestHoldOutPathRefuses(t *testing.T) {
+	x, y := randProblem(rand.New(rand.NewPCG(38, 38)), 20, 3, 1, false)
+	r, err := Fit(x, y, Options{Kernel: kernel.Linear{Bias: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	visited := 0
+	visit := func(int, *mat.Dense) error { visited++; return nil }
+	for _, c := range []struct {
+		folds [][]int
+		grid  []float64
+		want  error
+	}{
+		{[][]int{{0}, {1}}, []float64{1, 0, 2}, learn.ErrLambda},
+		{[][]int{{0}, {1}}, []float64{1, math.NaN()}, learn.ErrLambda},
+		{[][]int{{0}, {20}}, []float64{1, 2}, learn.ErrHoldOut},
+		{[][]int{{0}, {-1}}, []float64{1, 2}, learn.ErrHoldOut},
+		{[][]int{{0, 1}, {3, 4, 3}}, []float64{1, 2}, learn.ErrHoldOut},
+		{[][]int{{0, 1}, {}}, []float64{1, 2}, learn.ErrHoldOut},
+		{[][]int{allRows(20)}, []float64{1, 2}, learn.ErrHoldOut},
+	} {
+		visited = 0
+		if err := r.HoldOutPath(c.folds, c.grid, visit); !errors.Is(err, c.want) || visited != 0 {
+			t.Errorf("folds %v, grid %v: err %v after %d visits, want %v before any", c.folds, c.grid, err, visited, c.want)
+		}
+	}
+	stop := errors.New("stop")
+	visited = 0
+	err = r.HoldOutPath([][]int{{0}, {1, 2}}, pathGrid, func(n int, _ *mat.Dense) error {
+		visited++
+		if n == 4 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || visited != 5 {
+		t.Errorf("visit failing at λ 4: err %v after %d visits, want stop after 5", err, visited)
+	}
+	if err := r.HoldOutPath(nil, pathGrid, visit); err != nil {
+		t.Errorf("no folds: %v", err)
 	}
 }

@@ -209,14 +209,31 @@ func (s *Solution) Fitted() *mat.Dense {
 func (s *Solution) LeaveOneOut() (*mat.Dense, error) {
 	m, t := s.r.y.Dims()
 	out := mat.NewDense(m, t, nil)
+	s.leaveOneOutRows(nil, out)
+	return out, nil
+}
+
+// leaveOneOutRows writes the leave-one-out predictions of the rows (every
+// row when rows is nil) into the same rows of out (m×t). O(t) a row.
+func (s *Solution) leaveOneOutRows(rows []int, out *mat.Dense) {
+	_, t := s.r.y.Dims()
 	y, res, o := s.r.y.RawMatrix(), s.res.RawMatrix(), out.RawMatrix()
-	for i, d := range s.diag[:m] {
+	one := func(i int) {
 		yr, rr, orow := y.Data[i*y.Stride:i*y.Stride+t], res.Data[i*res.Stride:i*res.Stride+t], o.Data[i*o.Stride:i*o.Stride+t]
+		d := s.diag[i]
 		for c := range orow {
 			orow[c] = yr[c] - rr[c]/d
 		}
 	}
-	return out, nil
+	if rows == nil {
+		for i := range s.diag {
+			one(i)
+		}
+		return
+	}
+	for _, i := range rows {
+		one(i)
+	}
 }
 
 // HoldOut returns the |H|×t predictions for the rows H (in the given order) of
