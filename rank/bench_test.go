@@ -114,3 +114,55 @@ func BenchmarkQueryLQO(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQueryLQOPath is BenchmarkQueryLQO through HoldOutPath: every λ of
+// the grid in one pass (what selection.Select runs), end to end.
+func BenchmarkQueryLQOPath(b *testing.B) {
+	for _, m := range []int{750, 1500, 3000} {
+		if m > 1500 && !linalg.Fast() {
+			continue
+		}
+		x, y := benchData(m)
+		q := make([]int, m)
+		for i := range q {
+			q[i] = i % (m / 30)
+		}
+		grid := make([]float64, 31)
+		for k := range grid {
+			grid[k] = math.Ldexp(1, k-15)
+		}
+		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) {
+			for b.Loop() {
+				qr, err := FitQuery(x, y, q, Options{Kernel: kernel.Gaussian{Gamma: 0.05}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := qr.HoldOutPath(qr.Queries(), grid, func(int, *mat.Dense) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkQueryFit is the training alone of the dual query ranker: the
+// kernel matrix, SKS, its eigendecomposition and Ψ.
+func BenchmarkQueryFit(b *testing.B) {
+	for _, m := range []int{750, 1500, 3000} {
+		if m > 1500 && !linalg.Fast() {
+			continue
+		}
+		x, y := benchData(m)
+		q := make([]int, m)
+		for i := range q {
+			q[i] = i % (m / 30)
+		}
+		b.Run(fmt.Sprintf("m=%d", m), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := FitQuery(x, y, q, Options{Kernel: kernel.Gaussian{Gamma: 0.05}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

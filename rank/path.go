@@ -21,7 +21,7 @@ var pathBudget = 1 << 22
 // worker forms at once, and (times 4) the per-fold matrices X·D_λ·Xᵀ of a λ
 // chunk held together; a fold beyond it forms them λ by λ. A variable so
 // that a test can force both routes.
-var krBudget = 1 << 20
+var krBudget = 1 << 18
 
 // HoldOutPath cross-validates hold-out folds at every λ of grid in one pass:
 // for every fold U (rows of 0..m−1, as HoldOut takes them) and every λ, the
