@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -55,14 +56,17 @@ type graphModel struct {
 	z    *mat.Dense // k'×t
 
 	// shapes (hold-out set → *holdShape) is shared by every model withGraph
-	// derives from this one: the same features and Laplacian.
+	// derives from this one: the same features and Laplacian. pathRows counts
+	// the rows of X the shapes HoldOutPath stored hold (at most m: their
+	// memory at most Ψ's).
 	shapes     *sync.Map
+	pathRows   *atomic.Int64
 	holdCaches sync.Map // hold-out set → *holdCache
 }
 
 func newGraphModel(meta learn.Meta, g laplacian) (*graphModel, error) {
 	feat := newFeatures(meta.Data)
-	gm := &graphModel{meta: meta, d: meta.Data, feat: feat, g: g, b: g.b(), shapes: new(sync.Map)}
+	gm := &graphModel{meta: meta, d: meta.Data, feat: feat, g: g, b: g.b(), shapes: new(sync.Map), pathRows: new(atomic.Int64)}
 	var (
 		vw  *mat.Dense // the kept eigenvectors, in Φ-coordinates
 		lam []float64
@@ -96,7 +100,7 @@ func newGraphModel(meta learn.Meta, g laplacian) (*graphModel, error) {
 func (gm *graphModel) withGraph(g laplacian, outs []string) *graphModel {
 	meta := gm.meta
 	meta.Outputs = outs
-	out := &graphModel{meta: meta, d: gm.d, feat: gm.feat, g: g, b: g.b(), psi: gm.psi, lam: gm.lam, tv: gm.tv, shapes: gm.shapes}
+	out := &graphModel{meta: meta, d: gm.d, feat: gm.feat, g: g, b: g.b(), psi: gm.psi, lam: gm.lam, tv: gm.tv, shapes: gm.shapes, pathRows: gm.pathRows}
 	out.z = linalg.Mul(true, false, out.psi, out.b)
 	return out
 }
@@ -367,6 +371,48 @@ func (gm *graphModel) prepareHoldOut(u []int, key string) (*holdCache, error) {
 	c := &holdCache{holdShape: sh}
 	if sh.f != nil {
 		c.ytil = linalg.Mul(true, false, sh.fi, db)
+	}
+	return c, nil
+}
+
+// pathHoldOut is cachedHoldOut for HoldOutPath with bounded memory: a new
+// shape is kept (for the twin, the next λ chunk, the next pass) only while
+// the rows of X kept by such calls stay within m, so that they hold at most
+// Ψ's memory; beyond, each call forms the hold-out anew (leave-one-out of a
+// query ranker touches a whole query per row: m·n̄ rows of X in all).
+func (gm *graphModel) pathHoldOut(u []int) (*holdCache, error) {
+	key := holdKey(u)
+	if c, ok := gm.holdCaches.Load(key); ok {
+		return c.(*holdCache), nil
+	}
+	t, dl, db := gm.g.removal(u)
+	var sh *holdShape
+	keep := false
+	if v, ok := gm.shapes.Load(key); ok {
+		sh, keep = v.(*holdShape), true
+	} else {
+		var err error
+		if sh, err = gm.newShape(u, t, dl); err != nil {
+			return nil, err
+		}
+		rows := 0
+		if sh.x != nil {
+			rows, _ = sh.x.Dims()
+		}
+		m, _ := gm.psi.Dims()
+		if gm.pathRows.Add(int64(rows)) <= int64(m) {
+			v, _ := gm.shapes.LoadOrStore(key, sh)
+			sh, keep = v.(*holdShape), true
+		} else {
+			gm.pathRows.Add(-int64(rows))
+		}
+	}
+	c := &holdCache{holdShape: sh}
+	if sh.f != nil {
+		c.ytil = linalg.Mul(true, false, sh.fi, db)
+	}
+	if keep {
+		gm.holdCaches.Store(key, c)
 	}
 	return c, nil
 }

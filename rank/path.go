@@ -31,7 +31,9 @@ var krBudget = 1 << 18
 // each λ, to rounding.
 //
 // The λ-independent part of each fold (HoldOut's cache: T, F, X = FᵀΨ_T, ỹ)
-// is formed once. Then, for a chunk of λ values at once, with D_λ = (Λ+λ)⁻¹:
+// is formed once and kept for the next chunk, the twin and later passes
+// while the kept X's hold at most Ψ's memory (m rows; folds beyond form it
+// again per chunk). Then, for a chunk of λ values at once, with D_λ = (Λ+λ)⁻¹:
 // the training predictions f_λ = Ψ·D_λ·z of every λ by one gemm (m×k by
 // k×λs·t); for each fold the matrices X·D_λ·Xᵀ of every λ by one gemm —
 // row (a, b), a ≤ b, of the Khatri–Rao product R = [X_a∘X_b] (s(s+1)/2 × k)
@@ -51,18 +53,10 @@ func (gm *graphModel) HoldOutPath(folds [][]int, grid []float64, visit func(n in
 			return fmt.Errorf("rank: %w", err)
 		}
 	}
-	caches := make([]*holdCache, len(folds))
 	for k, f := range folds {
 		if err := learn.CheckHoldOut(f, m); err != nil {
 			return fmt.Errorf("rank: fold %d: %w", k, err)
 		}
-	}
-	if err := forFolds(len(folds), func(k int) error {
-		c, err := gm.cachedHoldOut(folds[k])
-		caches[k] = c
-		return err
-	}); err != nil {
-		return err
 	}
 	chunk := max(1, min(len(grid), pathBudget/(2*m*t)))
 	outs := make([]*mat.Dense, chunk)
@@ -71,7 +65,7 @@ func (gm *graphModel) HoldOutPath(folds [][]int, grid []float64, visit func(n in
 	}
 	for n0 := 0; n0 < len(grid); n0 += chunk {
 		lams := grid[n0:min(len(grid), n0+chunk)]
-		if err := gm.holdOutChunk(caches, lams, outs); err != nil {
+		if err := gm.holdOutChunk(folds, lams, outs); err != nil {
 			return err
 		}
 		for n := range lams {
@@ -112,7 +106,7 @@ func forFolds(n int, do func(k int) error) error {
 
 // holdOutChunk fills outs[n] (m×t) with every fold's hold-out predictions at
 // lams[n], NaN in rows of no fold.
-func (gm *graphModel) holdOutChunk(caches []*holdCache, lams []float64, outs []*mat.Dense) error {
+func (gm *graphModel) holdOutChunk(folds [][]int, lams []float64, outs []*mat.Dense) error {
 	m, k := gm.psi.Dims()
 	_, t := gm.z.Dims()
 	nl := len(lams)
@@ -138,8 +132,12 @@ func (gm *graphModel) holdOutChunk(caches []*holdCache, lams []float64, outs []*
 			}
 		}
 	}
-	return forFolds(len(caches), func(fold int) error {
-		return gm.holdOutFold(caches[fold], f, inv, lams, outs)
+	return forFolds(len(folds), func(fold int) error {
+		c, err := gm.pathHoldOut(folds[fold])
+		if err != nil {
+			return err
+		}
+		return gm.holdOutFold(c, f, inv, lams, outs)
 	})
 }
 

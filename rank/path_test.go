@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -34,12 +35,17 @@ func pathRoute(t *testing.T, route string, m, k, tt int) {
 }
 
 // pathFolds are the folds a problem is cross-validated with: its queries
-// (leave-query-out), and three random folds that cut queries and leave one
-// row in no fold.
+// (leave-query-out), three random folds that cut queries and leave one row
+// in no fold, and every row alone (leave-one-out: more hold-out shapes than
+// HoldOutPath keeps).
 func pathFolds(rng *rand.Rand, queries [][]int, m int) map[string][][]int {
 	perm := rng.Perm(m)[1:] // perm[0] is in no fold
 	random := [][]int{perm[:len(perm)/3], perm[len(perm)/3 : 2*len(perm)/3], perm[2*len(perm)/3:]}
-	return map[string][][]int{"lqo": queries, "random": random}
+	loo := make([][]int, m)
+	for i := range loo {
+		loo[i] = []int{i}
+	}
+	return map[string][][]int{"lqo": queries, "random": random, "loo": loo}
 }
 
 // HoldOutPath gives, at every λ of the grid in one call, the predictions of
@@ -153,5 +159,86 @@ func TestHoldOutPathErrors(t *testing.T) {
 	err = q.HoldOutPath(q.Queries(), []float64{1, 2, 3}, func(int, *mat.Dense) error { calls++; return stop })
 	if !errors.Is(err, stop) || calls != 1 {
 		t.Errorf("visit's error: %v after %d calls, want stop after 1", err, calls)
+	}
+}
+
+// HoldOutPath keeps hold-out shapes for later passes (the twin's among them)
+// only while their X's hold at most m rows — Ψ's memory: leave-one-out of a
+// query ranker, whose every fold touches a whole query, keeps a part of them
+// and forms the rest anew; leave-query-out keeps all (Σ (n_q − 1) < m), and
+// the twin's pass finds them.
+func TestHoldOutPathKeepsBoundedShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(44, 7))
+	const m = 30
+	x, y := randData(rng, m, 3, 1, false)
+	queries := make([]int, m)
+	for i := range queries {
+		queries[i] = i % 3
+	}
+	kept := func(gm *graphModel) (shapes, rows int) {
+		gm.shapes.Range(func(_, v any) bool {
+			shapes++
+			if sh := v.(*holdShape); sh.x != nil {
+				r, _ := sh.x.Dims()
+				rows += r
+			}
+			return true
+		})
+		return shapes, rows
+	}
+	none := func(int, *mat.Dense) error { return nil }
+	q, err := FitQuery(x, y, queries, Options{Kernel: problems(rng)[2].kern})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loo := make([][]int, m)
+	for i := range loo {
+		loo[i] = []int{i}
+	}
+	if err := q.HoldOutPath(loo, []float64{1, 2}, none); err != nil {
+		t.Fatal(err)
+	}
+	if n, rows := kept(q.graphModel); rows > m || n == 0 || n == m {
+		t.Errorf("leave-one-out kept %d shapes of %d X rows; want some, not all, of at most %d rows", n, rows, m)
+	}
+	// queries of 12, 12 and 6 rows, folds one worker after the other: the
+	// shapes have 11, 11 and 5 rows, and a shape that does not fit leaves
+	// room for a smaller one (kept: 11 + 11 + 5 rows)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	uneven := make([]int, m)
+	for i := range uneven {
+		uneven[i] = min(i/12, 2)
+	}
+	qu, err := FitQuery(x, y, uneven, Options{Kernel: problems(rng)[2].kern})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := qu.HoldOutPath(loo, []float64{1}, none); err != nil {
+		t.Fatal(err)
+	}
+	if n, rows := kept(qu.graphModel); n != 3 || rows != 27 {
+		t.Errorf("leave-one-out over queries of 12, 12, 6 rows kept %d shapes of %d X rows, want 3 of 27", n, rows)
+	}
+	q2, err := FitQuery(x, y, queries, Options{Kernel: problems(rng)[2].kern})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q2.HoldOutPath(q2.Queries(), []float64{1, 2}, none); err != nil {
+		t.Fatal(err)
+	}
+	if n, rows := kept(q2.graphModel); n != 3 || rows != m-3 {
+		t.Errorf("leave-query-out kept %d shapes of %d X rows, want 3 of %d", n, rows, m-3)
+	}
+	tw, err := q2.Perturbed(0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := tw.(*Query).graphModel
+	for _, mem := range q2.Queries() {
+		v, ok := twin.shapes.Load(holdKey(mem))
+		w, _ := q2.shapes.Load(holdKey(mem))
+		if !ok || v != w {
+			t.Errorf("the twin does not share the shape of query %v", mem)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -105,10 +106,10 @@ const queryDualPeak = 3
 //
 // (P̄ the m×q matrix of query means: μ_q is the mean of Ψ's rows in q; a
 // single-item query has only μ_q), which costs O(m²) for the query means of
-// K and O(q·m·k) for μ. Ψ so formed is KSVΛ^{-1/2} exactly for the kernel
-// matrix whose SKS the computed V, Λ decompose exactly (K plus a perturbation
-// of the eigensolver's backward error), so every later step is consistent
-// with one kernel matrix.
+// K and O(q·m·k) for μ. With the computed V, Λ this differs from the product
+// KSVΛ^{-1/2} by S⁺(MV − VΛ)Λ^{-1/2} only — the eigensolver's residual,
+// O(ε‖M‖) per column, the order of the product's own error through V — and
+// satisfies SΨ = VΛ^{1/2} to rounding.
 //
 // Cost: the kernel matrix, O(m²) for SKS (formed in place: K's query means,
 // then every entry once), one O(m³) eigendecomposition and O(q·m·k) for Ψ;
@@ -137,7 +138,7 @@ func newQueryDual(x mat.Matrix, k kernel.Kernel, qg *queryGraph, meta learn.Meta
 		first++
 	}
 	meta.Data = d
-	gm := &graphModel{meta: meta, d: d, g: qg, b: qg.b(), shapes: new(sync.Map)}
+	gm := &graphModel{meta: meta, d: d, g: qg, b: qg.b(), shapes: new(sync.Map), pathRows: new(atomic.Int64)}
 	_, t := gm.b.Dims()
 	if first == m {
 		gm.psi, gm.tv, gm.z, gm.lam = mat.NewDense(m, 1, nil), mat.NewDense(m, 1, nil), mat.NewDense(1, t, nil), []float64{0}
