@@ -143,7 +143,10 @@ func benchReaderRows(b *testing.B) []int {
 
 // BenchmarkReaders reads the same dense data set in every format: plain
 // text on all GOMAXPROCS cores (-cpu 1 for one core), the binary formats in
-// place. One op is one whole read; MB/s is of the file's bytes.
+// place. One op is one whole read; MB/s is of the file's bytes, and
+// MB/cpu-s the same bytes per second of the process's CPU time (user and
+// system, every thread): on a machine others load, wall-clock MB/s falls
+// with the share of the cores the benchmark gets, CPU-time MB/s does not.
 func BenchmarkReaders(b *testing.B) {
 	for _, rows := range benchReaderRows(b) {
 		name := "rows=" + strconv.Itoa(rows)
@@ -177,10 +180,17 @@ func BenchmarkReaders(b *testing.B) {
 				}
 				b.SetBytes(int64(n))
 				b.ResetTimer()
+				cpu0, ops := cpuSeconds(), 0
 				for b.Loop() {
 					if _, err := read[format](f); err != nil {
 						b.Fatal(err)
 					}
+					ops++
+				}
+				if cpu := cpuSeconds() - cpu0; cpu0 >= 0 && cpu > 0 {
+					// what a busy machine does not change: MB per second
+					// of CPU time, all threads (the GC's included)
+					b.ReportMetric(float64(n)*float64(ops)/1e6/cpu, "MB/cpu-s")
 				}
 			})
 		}

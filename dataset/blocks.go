@@ -19,22 +19,28 @@ import (
 // block's first rows): the merge checks that the block agrees with the rows
 // before it and renumbers its query codes. A block that meets anything the
 // sequential reader must judge — an error of any kind, a block that
-// disagrees with the rows before it, a line longer than a block, a read
-// error — is not merged: the sequential reader (the one ReadChunks drives)
-// reads the input again from that block's first byte, with the line count and
-// the state of the rows before, so every error names the same file, line,
-// column and token as a sequential read does, and everything before it is
-// read once.
+// disagrees with the rows before it, a record longer than the largest block
+// (maxBlockGrowth), a read error — is not merged: the sequential reader (the
+// one ReadChunks drives) reads the input again from that block's first byte,
+// with the line count and the state of the rows before, so every error names
+// the same file, line, column and token as a sequential read does, and
+// everything before it is read once.
 //
 // Memory: the rows parsed, once in the blocks and once in the final arrays,
 // which are allocated at their exact sizes when the blocks are joined (the
 // sequential reader's growing arrays peak at about the same, up to 2.25
 // times their final size, and copy each value about four times as they
-// grow); plus at most 3·workers + 2 blocks of text in flight.
+// grow); plus at most 3·workers + 2 blocks of text in flight (of 256 KiB,
+// or as large as the longest record, up to 8 MiB).
 
 // readBlock is the bytes of text a worker parses at a time (a variable so
 // that tests can cut small inputs into many blocks).
 var readBlock = 256 << 10
+
+// maxBlockGrowth bounds the blocks: a record longer than a block doubles it,
+// up to maxBlockGrowth·readBlock bytes (8 MiB); a record longer than that is
+// read sequentially, with the rest of the input.
+const maxBlockGrowth = 32
 
 // readWorkers, when positive, is the number of workers (tests); otherwise
 // GOMAXPROCS, at most maxReadWorkers.
@@ -150,7 +156,17 @@ func readBlocks[R any](src io.Reader, f blockFormat[R]) error {
 			if err == nil || err == io.EOF {
 				cutAt = f.cut(buf[:n], err == io.EOF)
 			}
-			if cutAt == 0 { // a read error, or a record longer than a block
+			if cutAt == 0 && err == nil && len(buf) < maxBlockGrowth*size {
+				// a record longer than the block: twice the block
+				grown := make([]byte, 2*len(buf))
+				copy(grown, buf[:n])
+				buf = grown
+				var k int
+				k, err = fill(src, buf[n:])
+				n += k
+				continue
+			}
+			if cutAt == 0 { // a read error, or a record longer than the largest block
 				pending <- &textJob[R]{data: buf[:n], last: true, rest: err == nil, err: errUnlessEOF(err)}
 				return
 			}
@@ -170,7 +186,9 @@ func readBlocks[R any](src io.Reader, f blockFormat[R]) error {
 			select {
 			case next = <-free:
 			default:
-				next = make([]byte, size)
+			}
+			if len(next) < len(buf) { // the block grew since: at its size
+				next = make([]byte, len(buf))
 			}
 			carry := copy(next, buf[cutAt:n])
 			buf = next

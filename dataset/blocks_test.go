@@ -2,14 +2,17 @@ package dataset
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // The block reader (blocks.go) and the fast paths (fastRow, fastRecord) are
@@ -186,18 +189,34 @@ func TestSVMLightBlocksHandOver(t *testing.T) {
 		"long line late":      strings.Join(lines[:1200], "") + long.String() + strings.Join(lines[1200:], ""),
 		"long line, then bad": strings.Join(lines[:100], "") + long.String() + strings.Join(lines[100:], "") + "1 0:x\n",
 	}
+	var wide strings.Builder // a row longer than the largest block
+	wide.WriteString("1")
+	for k := 1; k <= 1000*maxBlockGrowth/8; k++ {
+		fmt.Fprintf(&wide, " %d:1.25", k)
+	}
+	wide.WriteString("\n")
+	cases["line longer than any block"] = strings.Join(lines[:700], "") + wide.String() + strings.Join(lines[700:], "")
 	for name, in := range cases {
 		for _, workers := range []int{1, 2, 5} {
 			withBlocks(t, 1000, workers)
 			want, wantErr := seqSVMLight(in, SVMLightOptions{})
+			before := handOvers.Load()
 			d, err := ReadSVMLight(strings.NewReader(in), "f", SVMLightOptions{})
 			sameRead(t, name, d, err, want, wantErr)
-			if name == "long line late" {
-				if err != nil {
-					t.Fatal(err)
+			handed := handOvers.Load() - before
+			switch name {
+			case "long line late": // the block grows to hold the row
+				if err != nil || handed != 0 {
+					t.Fatalf("%s: %v, handed over %d times", name, err, handed)
 				}
-			} else if err == nil {
-				t.Fatalf("%s: no error", name)
+			case "line longer than any block":
+				if err != nil || handed != 1 {
+					t.Fatalf("%s: %v, handed over %d times", name, err, handed)
+				}
+			default:
+				if err == nil || handed != 1 {
+					t.Fatalf("%s: error %v, handed over %d times", name, err, handed)
+				}
 			}
 		}
 	}
@@ -280,8 +299,6 @@ func FuzzSVMLightBlocks(f *testing.F) {
 	})
 }
 
-var _ = io.EOF
-
 // gzip input is read sequentially, its decompression budget charged row by
 // row: the fast paths charge what the general path does, to the byte, so the
 // budget refuses the same inputs at the same line.
@@ -316,6 +333,69 @@ func TestGzipBudgetFastPathSame(t *testing.T) {
 			if fast, slow := read(), general(); !sameErr(fast, slow) {
 				t.Fatalf("%s, budget %d (the general path needs %d): %v, the general path %v", name, b, lo, fast, slow)
 			}
+		}
+	}
+}
+
+// barrierFormat is a blockFormat whose first n parses each wait until all n
+// have started: readBlocks must have n blocks parsing at once.
+type barrierFormat struct {
+	n       int
+	started atomic.Int64
+	all     chan struct{}
+	timeout bool
+	merged  []string
+}
+
+func (f *barrierFormat) cut(buf []byte, atEOF bool) int {
+	if atEOF {
+		return len(buf)
+	}
+	return bytes.LastIndexByte(buf, '\n') + 1
+}
+
+func (f *barrierFormat) parse(block []byte, _ bool) string {
+	if k := f.started.Add(1); k <= int64(f.n) {
+		if k == int64(f.n) {
+			close(f.all)
+		}
+		select {
+		case <-f.all:
+		case <-time.After(10 * time.Second):
+			f.timeout = true
+		}
+	}
+	return string(block)
+}
+
+func (f *barrierFormat) merge(s string) bool {
+	f.merged = append(f.merged, s)
+	return true
+}
+
+func (f *barrierFormat) sequential(io.Reader) error { return errors.New("no block was refused") }
+
+// The workers parse blocks at the same time (a barrier that n parses must
+// reach together), and the blocks are merged in input order.
+func TestReadBlocksConcurrent(t *testing.T) {
+	var in strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&in, "line %d\n", i)
+	}
+	for _, workers := range []int{2, 4} {
+		withBlocks(t, 256, workers)
+		f := &barrierFormat{n: workers, all: make(chan struct{})}
+		if err := readBlocks(strings.NewReader(in.String()), blockFormat[string](f)); err != nil {
+			t.Fatal(err)
+		}
+		if f.timeout {
+			t.Fatalf("%d workers: the first %d blocks were not parsed at the same time", workers, workers)
+		}
+		if got := strings.Join(f.merged, ""); got != in.String() {
+			t.Fatalf("%d workers: the merged blocks are not the input in order", workers)
+		}
+		if len(f.merged) < 2*workers {
+			t.Fatalf("%d blocks", len(f.merged))
 		}
 	}
 }

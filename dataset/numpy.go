@@ -500,8 +500,11 @@ func npyInt(data []byte, k, size int, bo binary.ByteOrder) int64 {
 // the header's claim. gzip-compressed input is decompressed (size is then
 // ignored), and its declared shape, at 8 bytes (one float64) an element, is
 // checked against the decompression budget (EnvMaxDecompressed) before
-// anything is read. Memory: 8 bytes an element (16 for a 2-D array in
-// Fortran order) and a piece of 4 MiB. Errors are *ParseError values naming
+// anything is read. Little-endian float64 data ('<f8') in C order are read
+// straight into the matrix (the cost of a copy from the file); other types,
+// byte orders and Fortran order are converted. Memory: 8 bytes an element
+// (16 for a 2-D array in Fortran order), plus a piece of 4 MiB for a type
+// other than '<f8'. Errors are *ParseError values naming
 // the byte (a bad header, a truncated file, trailing bytes), the row and
 // column of a NaN or infinite value, or the bound exceeded (ErrLimit).
 func ReadNpy(r io.Reader, name string, size int64) (*mat.Dense, error) {

@@ -265,7 +265,10 @@ func checkChunk(r io.ReaderAt, name string, end int64, g int, cc *format.ColumnC
 // are compressed and its values run-length or dictionary encoded, so the
 // decompression budget (EnvMaxDecompressed) bounds each page's uncompressed
 // size and the decoded table, 8 bytes (one float64) a value of a feature or
-// label column and 16 a query id, before any is decoded. Errors are
+// label column and 16 a query id, before any is decoded. The pages of
+// numeric feature and label columns are read from the decoder's typed
+// arrays (pqTyped: no parquet.Value a value); pages with nulls, booleans and
+// query ids value by value. Errors are
 // *ParseError values naming the byte of a corrupt or truncated part, the row
 // of a bad value, or the bound exceeded (ErrLimit). O(size) time; memory
 // O(rows × columns).

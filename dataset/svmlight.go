@@ -104,6 +104,13 @@ const (
 // the decompression budget (EnvMaxDecompressed), is an error naming the line
 // (ErrLimit).
 //
+// Plain (not compressed) input is parsed in blocks on all cores (GOMAXPROCS
+// workers; see blocks.go) into the rows, width, base and query codes the
+// sequential reader reads, with its errors; a row of the common form takes
+// a one-pass path (fastRow). O(bytes) time; memory about twice the entries
+// read at the end (the blocks' rows and the final arrays, 16 bytes an
+// entry each), plus a few blocks of text.
+//
 // ReadSVMLight is ReadChunks with a single chunk: both apply the same rules.
 func ReadSVMLight(r io.Reader, name string, opt SVMLightOptions) (*Data, error) {
 	name = inputName(name)
