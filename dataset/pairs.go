@@ -3,9 +3,7 @@ package dataset
 import (
 	"io"
 	"os"
-	"runtime"
 	"slices"
-	"sync"
 	"unsafe"
 )
 
@@ -56,302 +54,83 @@ func ReadPairs(r io.Reader, name string, opt PairsOptions) (*Pairs, error) {
 	if err := checkIndexArgs(r, name, opt.Cols); err != nil {
 		return nil, err
 	}
-	left := bytesLeft(r)
-	pr := &pairsReader{name: name, opt: opt, out: &Pairs{}, seen: newPairSet(opt.Rows, opt.Cols), labelled: -1, left: left,
-		want: "\"row col label\""}
-	if opt.Unlabelled {
-		pr.want = "\"row col\" or \"row col label\""
-	}
 	lr := newLineReader(r)
-	var err error
-	if workers := runtime.GOMAXPROCS(0); workers > 1 && (left == 0 || left >= pairsParallelMin) {
-		err = pr.parallel(lr, workers)
-	} else {
-		err = pr.serial(lr)
+	out := &Pairs{}
+	seen := newPairSet(opt.Rows, opt.Cols)
+	labelled := -1 // unknown, 0 no, 1 yes
+	want := "\"row col label\""
+	if opt.Unlabelled {
+		want = "\"row col\" or \"row col label\""
 	}
-	if err != nil {
-		return nil, err
+	var fields [4]string // the line's first fields, in the reader's buffer
+	left, read := bytesLeft(r), int64(0)
+	for {
+		b, ok := lr.nextBytes()
+		if !ok {
+			break
+		}
+		read += int64(len(b)) + 1
+		if out.Len() == pairsSample && left > 0 {
+			out.reserve(left, read, opt)
+		}
+		// valid until the next line is read; what is kept (error tokens) is copied
+		s := stripComment(unsafe.String(unsafe.SliceData(b), len(b)))
+		nf := 0
+		for tok, i := nextField(s, 0); tok != ""; tok, i = nextField(s, i) {
+			if nf < len(fields) {
+				fields[nf] = tok
+			}
+			nf++
+		}
+		switch {
+		case nf == 0:
+			continue
+		case nf == 1:
+			return nil, perr(name, lr.line, 1, fields[0], ErrRagged, "1 field, want %s", want)
+		case nf == 2 && !opt.Unlabelled:
+			return nil, perr(name, lr.line, 2, fields[1], ErrRagged, "no label, want %s", want)
+		case nf > 3:
+			return nil, perr(name, lr.line, 4, fields[3], ErrRagged, "%d fields, want %s", nf, want)
+		}
+		row, err := parseIndex(name, lr.line, 1, fields[0], opt.Rows)
+		if err != nil {
+			return nil, err
+		}
+		col, err := parseIndex(name, lr.line, 2, fields[1], opt.Cols)
+		if err != nil {
+			return nil, err
+		}
+		has := 0
+		if nf == 3 {
+			has = 1
+		}
+		if labelled >= 0 && has != labelled {
+			first := out.Lines[0]
+			if has == 1 {
+				return nil, perr(name, lr.line, 3, fields[2], ErrRagged, "a label, but line %d has none: label every pair or none", first)
+			}
+			return nil, perr(name, lr.line, 2, fields[1], ErrRagged, "no label, but line %d has one: label every pair or none", first)
+		}
+		labelled = has
+		if seen.add(row, col) {
+			return nil, perr(name, lr.line, 1, fields[0], ErrDuplicate, "pair (%d, %d) already on line %d", row, col, out.lineOf(row, col))
+		}
+		if has == 1 {
+			v, err := parseValue(fields[2])
+			if err != nil {
+				return nil, &ParseError{File: name, Line: lr.line, Column: 3, Token: clip(fields[2]), Err: err}
+			}
+			out.Labels = append(out.Labels, v)
+		}
+		out.Rows, out.Cols, out.Lines = append(out.Rows, row), append(out.Cols, col), append(out.Lines, lr.line)
 	}
 	if lr.err != nil {
 		return nil, readErr(name, lr.line+1, lr.err)
 	}
-	if pr.out.Len() == 0 {
+	if out.Len() == 0 {
 		return nil, perr(name, 0, 0, "", ErrEmpty, "no pairs")
 	}
-	return pr.out, nil
-}
-
-// pairsReader is the state of ReadPairs: the pairs accepted so far and what
-// checks a line against them (a label on every line or none, no pair twice).
-type pairsReader struct {
-	name     string
-	opt      PairsOptions
-	want     string // the line format, for messages
-	out      *Pairs
-	seen     *pairSet
-	labelled int   // unknown -1, 0 no, 1 yes
-	left     int64 // the input's size when known (bytesLeft), else 0
-	read     int64 // bytes of the lines accepted or skipped so far
-	reserved bool  // the slices were sized (Pairs.reserve)
-}
-
-// pairLine is a non-blank line of a pairs file, parsed on its own.
-type pairLine struct {
-	row, col int
-	line     int
-	has      bool // a label
-	label    float64
-	labelErr error // the label is not a finite number: reported after the pair's checks, as it is read last
-}
-
-// lineFields splits a line (comment stripped) into its first four fields
-// and counts them.
-func lineFields(s string) (fields [4]string, n int) {
-	s = stripComment(s)
-	for tok, i := nextField(s, 0); tok != ""; tok, i = nextField(s, i) {
-		if n < len(fields) {
-			fields[n] = tok
-		}
-		n++
-	}
-	return fields, n
-}
-
-// parsePairLine parses the line s (number line): ok false for a blank or
-// comment line; err for a wrong number of fields or an index that is not
-// one. What depends on other lines — labels present or not, repeats — is
-// pairsReader.accept's.
-func (pr *pairsReader) parsePairLine(s string, line int) (pl pairLine, ok bool, err error) {
-	fields, nf := lineFields(s)
-	switch {
-	case nf == 0:
-		return pl, false, nil
-	case nf == 1:
-		return pl, false, perr(pr.name, line, 1, fields[0], ErrRagged, "1 field, want %s", pr.want)
-	case nf == 2 && !pr.opt.Unlabelled:
-		return pl, false, perr(pr.name, line, 2, fields[1], ErrRagged, "no label, want %s", pr.want)
-	case nf > 3:
-		return pl, false, perr(pr.name, line, 4, fields[3], ErrRagged, "%d fields, want %s", nf, pr.want)
-	}
-	pl = pairLine{line: line, has: nf == 3}
-	if pl.row, err = parseIndex(pr.name, line, 1, fields[0], pr.opt.Rows); err != nil {
-		return pl, false, err
-	}
-	if pl.col, err = parseIndex(pr.name, line, 2, fields[1], pr.opt.Cols); err != nil {
-		return pl, false, err
-	}
-	if pl.has {
-		if v, err := parseValue(fields[2]); err != nil {
-			pl.labelErr = &ParseError{File: pr.name, Line: line, Column: 3, Token: clip(fields[2]), Err: err}
-		} else {
-			pl.label = v
-		}
-	}
-	return pl, true, nil
-}
-
-// accept checks a parsed line (its text s, for the messages) against the
-// lines before it — a label on every line or none, the pair not seen
-// before — in this order, then its label, and appends the pair.
-func (pr *pairsReader) accept(pl pairLine, s string) error {
-	has := 0
-	if pl.has {
-		has = 1
-	}
-	out := pr.out
-	if pr.labelled >= 0 && has != pr.labelled {
-		fields, _ := lineFields(s)
-		first := out.Lines[0]
-		if has == 1 {
-			return perr(pr.name, pl.line, 3, fields[2], ErrRagged, "a label, but line %d has none: label every pair or none", first)
-		}
-		return perr(pr.name, pl.line, 2, fields[1], ErrRagged, "no label, but line %d has one: label every pair or none", first)
-	}
-	pr.labelled = has
-	if pr.seen.add(pl.row, pl.col) {
-		fields, _ := lineFields(s)
-		return perr(pr.name, pl.line, 1, fields[0], ErrDuplicate, "pair (%d, %d) already on line %d", pl.row, pl.col, out.lineOf(pl.row, pl.col))
-	}
-	if pl.labelErr != nil {
-		return pl.labelErr
-	}
-	if pl.has {
-		out.Labels = append(out.Labels, pl.label)
-	}
-	out.Rows, out.Cols, out.Lines = append(out.Rows, pl.row), append(out.Cols, pl.col), append(out.Lines, pl.line)
-	return nil
-}
-
-// sized sizes the slices once pairsSample pairs have been accepted from
-// the first pr.read bytes (Pairs.reserve), when the input's size is known.
-func (pr *pairsReader) sized() {
-	if !pr.reserved && pr.out.Len() >= pairsSample && pr.left > 0 {
-		pr.out.reserve(pr.left, pr.read, pr.opt)
-		pr.reserved = true
-	}
-}
-
-// serial reads and parses line by line, in the reader's buffer.
-func (pr *pairsReader) serial(lr *lineReader) error {
-	for {
-		b, ok := lr.nextBytes()
-		if !ok {
-			return nil
-		}
-		// valid until the next line is read; what is kept (error tokens) is copied
-		s := unsafe.String(unsafe.SliceData(b), len(b))
-		pl, ok, err := pr.parsePairLine(s, lr.line)
-		if err != nil {
-			return err
-		}
-		if ok {
-			if err := pr.accept(pl, s); err != nil {
-				return err
-			}
-		}
-		pr.read += int64(len(b)) + 1
-		pr.sized()
-	}
-}
-
-// pairsParallelMin is the input size from which ReadPairs parses on several
-// cores, and pairsBatch the bytes of lines a batch gathers (variables only
-// so that a test can run the parallel reader on small inputs).
-var pairsParallelMin, pairsBatch int64 = 1 << 20, 256 << 10
-
-// pairsBatchOf is a batch of lines handed to a parser: their bytes, where
-// each ends, the number of the first, and the parser's result.
-type pairsBatchOf struct {
-	buf   []byte
-	ends  []int
-	first int
-	bytes int64 // the lines' bytes with their terminators
-
-	lines []pairLine // parsed, in order, up to err's line
-	at    []int      // the index in ends of each of lines
-	err   error      // a field-count or index error, after lines
-	done  chan struct{}
-}
-
-// text returns the k-th line of the batch.
-func (b *pairsBatchOf) text(k int) string {
-	start := 0
-	if k > 0 {
-		start = b.ends[k-1]
-	}
-	line := b.buf[start:b.ends[k]]
-	return unsafe.String(unsafe.SliceData(line), len(line))
-}
-
-// parse parses the batch's lines in order until the first field-count or
-// index error.
-func (b *pairsBatchOf) parse(pr *pairsReader) {
-	for k := range b.ends {
-		pl, ok, err := pr.parsePairLine(b.text(k), b.first+k)
-		if err != nil {
-			b.err = err
-			return
-		}
-		if ok {
-			b.lines, b.at = append(b.lines, pl), append(b.at, k)
-		}
-	}
-}
-
-// parallel reads lines into batches in one goroutine, parses the batches on
-// workers goroutines, and accepts their lines here in file order — the same
-// pairs and the same first error as serial (a parse error in a batch is
-// reported after the batch's lines before it are accepted). At most
-// 3·workers + 1 batches of pairsBatch bytes exist at once; they are reused.
-func (pr *pairsReader) parallel(lr *lineReader, workers int) error {
-	todo := make(chan *pairsBatchOf, workers)
-	order := make(chan *pairsBatchOf, 2*workers)
-	free := make(chan *pairsBatchOf, 3*workers+1)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range todo {
-				b.parse(pr)
-				close(b.done)
-			}
-		}()
-	}
-	next := func(first int) *pairsBatchOf {
-		var b *pairsBatchOf
-		select {
-		case b = <-free:
-			b.buf, b.ends, b.lines, b.at, b.bytes, b.err = b.buf[:0], b.ends[:0], b.lines[:0], b.at[:0], 0, nil
-		default:
-			b = &pairsBatchOf{}
-		}
-		b.first, b.done = first, make(chan struct{})
-		return b
-	}
-	go func() { // the reader: lines into batches, each queued in order and for a worker
-		defer close(order)
-		defer close(todo)
-		b := next(lr.line + 1)
-		send := func() bool {
-			select {
-			case order <- b:
-			case <-stop:
-				return false
-			}
-			select {
-			case todo <- b:
-			case <-stop:
-				return false
-			}
-			return true
-		}
-		for {
-			line, ok := lr.nextBytes()
-			if !ok {
-				break
-			}
-			b.buf = append(b.buf, line...)
-			b.ends = append(b.ends, len(b.buf))
-			b.bytes += int64(len(line)) + 1
-			if int64(len(b.buf)) >= pairsBatch {
-				if !send() {
-					return
-				}
-				b = next(lr.line + 1)
-			}
-		}
-		if len(b.ends) > 0 {
-			send()
-		}
-	}()
-	var err error
-	for b := range order {
-		<-b.done
-		for i, pl := range b.lines {
-			if err = pr.accept(pl, b.text(b.at[i])); err != nil {
-				break
-			}
-		}
-		pr.read += b.bytes
-		pr.sized()
-		if err == nil {
-			err = b.err
-		}
-		if err != nil {
-			break
-		}
-		select {
-		case free <- b:
-		default:
-		}
-	}
-	close(stop)
-	for range order { // the reader's last batches, unparsed or not: dropped
-	}
-	wg.Wait()
-	return err
+	return out, nil
 }
 
 // pairsSample is the number of pairs read before ReadPairs sizes its

@@ -2,19 +2,15 @@ package dataset
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // readPairsNaive is ReadPairs as it was written first — each line copied to a
@@ -165,41 +161,11 @@ func pairsText(rng *rand.Rand, rows, cols, n int, bad float64) string {
 	return b.String()
 }
 
-// readerForms are the ways ReadPairs can run that the tests go through:
-// serial; parallel with batches of a line or two (a batch of 7 bytes), of
-// several lines, and of 1 KiB (past pairsSample lines in all: the slices are
-// sized mid-way); each on 4 goroutines. set applies one and returns what
-// undoes it.
-var readerForms = []struct {
-	name     string
-	parallel bool
-	batch    int64
-}{{"serial", false, 0}, {"parallel, 7-byte batches", true, 7}, {"parallel, 64-byte batches", true, 64}, {"parallel, 1 KiB batches", true, 1 << 10}}
-
-func setReaderForm(parallel bool, batch int64) func() {
-	min, b, p := pairsParallelMin, pairsBatch, runtime.GOMAXPROCS(4)
-	if parallel {
-		pairsParallelMin, pairsBatch = 0, batch
-	} else {
-		pairsParallelMin = math.MaxInt64
-	}
-	return func() { pairsParallelMin, pairsBatch = min, b; runtime.GOMAXPROCS(p) }
-}
-
-// TestReadPairsMatchesNaive holds the in-buffer reader, serial and parallel,
-// to the naive one on drawn files, valid and faulty, labelled and
-// unlabelled, with the pairSet as bits from the start, as a map throughout,
-// and switching from map to bits part way through.
+// TestReadPairsMatchesNaive holds the in-buffer reader to the naive one on
+// drawn files, valid and faulty, labelled and unlabelled, with the pairSet
+// as bits from the start, as a map throughout, and switching from map to
+// bits part way through.
 func TestReadPairsMatchesNaive(t *testing.T) {
-	for _, rf := range readerForms {
-		t.Run(rf.name, func(t *testing.T) {
-			defer setReaderForm(rf.parallel, rf.batch)()
-			readPairsMatchesNaive(t)
-		})
-	}
-}
-
-func readPairsMatchesNaive(t *testing.T) {
 	defer func(b, d int64) { pairSetBitsPerPair, pairSetDenseCells = b, d }(pairSetBitsPerPair, pairSetDenseCells)
 	rng := rand.New(rand.NewPCG(26, 4))
 	for _, form := range []struct {
@@ -207,7 +173,7 @@ func readPairsMatchesNaive(t *testing.T) {
 		perPair, in int64
 	}{{"bits", 64, 1 << 23}, {"map", 1, 0}, {"map then bits", 8, 0}} {
 		pairSetBitsPerPair, pairSetDenseCells = form.perPair, form.in
-		for trial := 0; trial < 200; trial++ {
+		for trial := 0; trial < 300; trial++ {
 			rows, cols := 1+rng.IntN(30), 1+rng.IntN(30)
 			bad := []float64{0, 0.01, 0.2}[trial%3]
 			in := pairsText(rng, rows, cols, 1+rng.IntN(3*rows*cols/2+1), bad)
@@ -257,15 +223,6 @@ func TestPairSetForms(t *testing.T) {
 // size classes), and a file whose first
 // lines are short and the rest long gets no more than its size/6.
 func TestReadPairsReserve(t *testing.T) {
-	for _, rf := range readerForms {
-		t.Run(rf.name, func(t *testing.T) {
-			defer setReaderForm(rf.parallel, rf.batch)()
-			readPairsReserve(t)
-		})
-	}
-}
-
-func readPairsReserve(t *testing.T) {
 	var uniform strings.Builder
 	for i := 0; i < 60; i++ {
 		for j := 0; j < 90; j++ {
@@ -327,65 +284,14 @@ func readPairsReserve(t *testing.T) {
 	}
 }
 
-// TestReadPairsParallelStops: the parallel reader, stopped by an error in
-// its first batch, a late one, or a read error, leaves no goroutine behind
-// and reports what the serial reader reports.
-func TestReadPairsParallelStops(t *testing.T) {
-	var b strings.Builder
-	for i := 0; i < 3000; i++ {
-		fmt.Fprintf(&b, "%d %d %d\n", i/100, i%100, i)
-	}
-	valid := b.String()
-	for _, tc := range []struct{ name, in string }{
-		{"error on line 2", "0 0 1\nx 1 2\n" + valid},
-		{"late repeat", valid + "5 5 1\n"},
-		{"late label error", valid + "99 99 nan\n"},
-		{"valid", valid},
-	} {
-		for _, rf := range readerForms[1:] {
-			restore := setReaderForm(rf.parallel, rf.batch)
-			before := runtime.NumGoroutine()
-			d := samePairsResult(tc.in, PairsOptions{Rows: 100, Cols: 100})
-			for k := 0; k < 100 && runtime.NumGoroutine() > before; k++ {
-				time.Sleep(time.Millisecond)
-			}
-			if n := runtime.NumGoroutine(); n > before {
-				t.Errorf("%s, %s: %d goroutines left", tc.name, rf.name, n-before)
-			}
-			restore()
-			if d != "" {
-				t.Errorf("%s, %s: %s", tc.name, rf.name, d)
-			}
-		}
-	}
-	// a read error (a line beyond the bound) after valid lines
-	t.Setenv(EnvMaxLine, "64")
-	for _, rf := range readerForms {
-		restore := setReaderForm(rf.parallel, rf.batch)
-		in := "0 0 1\n0 1 2\n" + strings.Repeat("7", 100) + "\n"
-		if d := samePairsResult(in, PairsOptions{Rows: 3, Cols: 3}); d != "" {
-			t.Errorf("line bound, %s: %s", rf.name, d)
-		}
-		if _, err := ReadPairs(strings.NewReader(in), "f", PairsOptions{Rows: 3, Cols: 3}); !errors.Is(err, ErrLimit) {
-			t.Errorf("line bound, %s: %v", rf.name, err)
-		}
-		restore()
-	}
-}
-
 // FuzzReadPairsNaive compares the two readers on any input.
 func FuzzReadPairsNaive(f *testing.F) {
 	for _, s := range []string{"0 1 1\n2 3 -1.5\n", "0 0\n", "1 1 1\n1 1 2\n", "x y z\n", "# c\n\n3 3 3 3\n", "0 0 1\r\n0 0 2"} {
 		f.Add(s, false)
 	}
 	f.Fuzz(func(t *testing.T, in string, unl bool) {
-		for _, rf := range readerForms[:2] {
-			restore := setReaderForm(rf.parallel, rf.batch)
-			d := samePairsResult(in, PairsOptions{Rows: 4, Cols: 5, Unlabelled: unl})
-			restore()
-			if d != "" {
-				t.Fatalf("%s: %s", rf.name, d)
-			}
+		if d := samePairsResult(in, PairsOptions{Rows: 4, Cols: 5, Unlabelled: unl}); d != "" {
+			t.Fatal(d)
 		}
 	})
 }
