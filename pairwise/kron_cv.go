@@ -2,8 +2,6 @@ package pairwise
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -82,76 +80,40 @@ func (k *KronRLS) CrossValidate(d Design, grid []float64, visit func(i int, p *m
 // formed by the same products in the same order as Solve and
 // LeaveOneOutMatrix — so the values are theirs bit for bit — but in four
 // m×q buffers allocated once for the whole grid (the per-λ path allocates
-// seven m×q matrices per λ), the element-wise steps split over the cores
-// in row blocks. visit gets one of the buffers, valid during the call only.
-// Per λ: 4·m·q·(m + q) flops in four gemm calls plus O(m·q); memory 4·m·q
-// besides the factorization.
+// seven m×q matrices per λ), the filter g and UᵀYV ∘ g in one pass. visit
+// gets one of the buffers, valid during the call only. Per λ: 4·m·q·(m + q)
+// flops in four gemm calls plus O(m·q); memory 4·m·q besides the
+// factorization.
 func (k *KronRLS) leavePairOutPath(grid []float64, visit func(i int, p *mat.Dense) error) error {
 	m, q := k.lab.m, k.lab.q
 	g, x, t, r := mat.NewDense(m, q, nil), mat.NewDense(m, q, nil), mat.NewDense(m, q, nil), mat.NewDense(m, q, nil)
 	y := k.lab.full.RawMatrix().Data
 	gd, xd, td, rd, yt := g.RawMatrix().Data, x.RawMatrix().Data, t.RawMatrix().Data, r.RawMatrix().Data, k.yt.RawMatrix().Data
-	errs := make([]error, m) // a row's indefinite filter, first in row-major order wins
 	for i, lambda := range grid {
-		splitRows(m, q, func(lo, hi int) {
-			for a := lo; a < hi; a++ {
-				// g = λ/(e sᵀ + λ) (kronFilterInto) and UᵀYV ∘ g, row a
-				e, row := k.er[a], a*q
-				for j, b := range k.ec {
-					d := e*b + lambda
-					if !(d > 0) {
-						errs[a] = fmt.Errorf("pairwise: %w: eigenvalue product %g with lambda %g", learn.ErrIndefinite, e*b, lambda)
-						return
-					}
-					gd[row+j] = lambda / d
-					xd[row+j] = yt[row+j] * gd[row+j]
+		for a, e := range k.er {
+			// g = λ/(e sᵀ + λ) as kronFilterInto, and UᵀYV ∘ g, row a
+			row := a * q
+			for j, b := range k.ec {
+				d := e*b + lambda
+				if !(d > 0) {
+					return fmt.Errorf("pairwise: %w: eigenvalue product %g with lambda %g", learn.ErrIndefinite, e*b, lambda)
 				}
-			}
-		})
-		for _, err := range errs {
-			if err != nil {
-				return err
+				gd[row+j] = lambda / d
+				xd[row+j] = yt[row+j] * gd[row+j]
 			}
 		}
 		linalg.Gemm(false, false, 1, k.u, x, 0, t)  // U (UᵀYV ∘ g)
 		linalg.Gemm(false, true, 1, t, k.v, 0, r)   // R
 		linalg.Gemm(false, false, 1, k.u2, g, 0, x) // (U∘U) g
 		linalg.Gemm(false, true, 1, x, k.v2, 0, t)  // D
-		splitRows(m, q, func(lo, hi int) {
-			for j := lo * q; j < hi*q; j++ {
-				gd[j] = y[j] - rd[j]/td[j]
-			}
-		})
+		for j := range gd {
+			gd[j] = y[j] - rd[j]/td[j]
+		}
 		if err := visit(i, g); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// splitMin is the number of values from which splitRows splits the work (a
-// variable only so that a test can split small problems).
-var splitMin = 1 << 15
-
-// splitRows runs f on the row blocks [lo, hi) of n rows of width values,
-// on up to GOMAXPROCS goroutines once there are at least splitMin values
-// (one call below that). For element-wise work, whose result does not
-// depend on the split.
-func splitRows(n, width int, f func(lo, hi int)) {
-	p := min(runtime.GOMAXPROCS(0), n)
-	if p <= 1 || n*width < splitMin {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range p {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(w*n/p, (w+1)*n/p)
-		}()
-	}
-	wg.Wait()
 }
 
 // LeaveBothOut returns setting D at every λ of the grid (one m×q matrix per

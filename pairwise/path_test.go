@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -51,18 +50,6 @@ func pathBound(s *KronSolution, y, p *mat.Dense) float64 {
 // the explicit pairwise kernel matrix, within pathBound, for every kernel,
 // m < q, m > q and m = q, λ from 10⁻⁶ to 10⁴.
 func TestLeavePairOutPath(t *testing.T) {
-	for _, split := range []bool{false, true} {
-		t.Run(fmt.Sprintf("split=%v", split), func(t *testing.T) {
-			if split { // the element-wise steps in row blocks, on these small grids
-				defer func(n, p int) { splitMin = n; runtime.GOMAXPROCS(p) }(splitMin, runtime.GOMAXPROCS(4))
-				splitMin = 1
-			}
-			leavePairOutPath(t)
-		})
-	}
-}
-
-func leavePairOutPath(t *testing.T) {
 	for _, kc := range kernelCases {
 		for _, sh := range shapes {
 			rng := rand.New(rand.NewPCG(uint64(sh[0])+7, uint64(sh[1])))
@@ -153,25 +140,11 @@ func TestLeavePairOutPathDesign(t *testing.T) {
 
 // TestLeavePairOutPathIndefinite: a kernel with a negative eigenvalue makes
 // e_k s_l + λ ≤ 0 at a small enough λ; the path stops there with the error
-// Solve gives (learn.ErrIndefinite), after visiting the λ before it —
-// whole, and with the filter computed in row blocks, where the first
-// entry in row-major order must still be the one named although a later
-// block meets its own: the rows' eigenvalues are −1, 1, 3 and the columns'
-// −1, 2, so at λ = 1.5 row 0 fails at column 1 (product −2) and row 2 at
-// column 0 (product −3).
+// Solve gives (learn.ErrIndefinite), after visiting the λ before it: the
+// first such entry in row-major order — the rows' eigenvalues are −1, 1, 3
+// and the columns' −1, 2, so at λ = 1.5 row 0 fails at column 1 (product
+// −2) and row 2 at column 0 (product −3).
 func TestLeavePairOutPathIndefinite(t *testing.T) {
-	for _, split := range []bool{false, true} {
-		t.Run(fmt.Sprintf("split=%v", split), func(t *testing.T) {
-			if split {
-				defer func(n, p int) { splitMin = n; runtime.GOMAXPROCS(p) }(splitMin, runtime.GOMAXPROCS(4))
-				splitMin = 1
-			}
-			pathIndefinite(t)
-		})
-	}
-}
-
-func pathIndefinite(t *testing.T) {
 	km := mat.NewDense(3, 3, []float64{1, 2, 0, 2, 1, 0, 0, 0, 1}) // eigenvalues −1, 1, 3
 	rows, err := NewSide(km, kernel.Precomputed{}, false)
 	if err != nil {
