@@ -67,6 +67,7 @@ type pairInput struct {
 	sym   Symmetry
 	pairs []Pair
 	y     []float64
+	lab   *labels // the pairs checked, shared by every fit
 }
 
 // checkPairInput checks what a learner of pairs reads of an Input — the row
@@ -118,6 +119,7 @@ func checkPairInput(name learn.Name, in *learn.Input) (*pairInput, error) {
 		return nil, fmt.Errorf("%s: %w: %s — %s takes complete data; Kronecker RLS on incomplete data trains by conjugate gradients (FitKronCG)",
 			name, ErrIncomplete, lab.missing(5), name)
 	}
+	pi.lab = lab
 	return pi, nil
 }
 
@@ -162,8 +164,8 @@ func (c *sideCache) side(what string, x mat.Matrix, k kernel.Kernel) (*Side, err
 }
 
 // fit is the learn.Method: sides from the cache (or built), then FitKron or
-// FitTwoStep on them. Cost: the new sides' kernel matrices and
-// eigendecompositions plus O(m·q·(m + q)).
+// FitTwoStep on them with the pairs checked once (checkPairInput). Cost: the
+// new sides' kernel matrices and eigendecompositions plus O(m·q·(m + q)).
 func (c *sideCache) fit(s learn.Setting) (learn.Learner, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -205,14 +207,18 @@ func (c *sideCache) fit(s learn.Setting) (learn.Learner, error) {
 	if homo {
 		cols = nil
 	}
+	pr, err := problemWith(rows, cols, pi.lab, opt) // FitTwoStep, FitKron without checking the pairs again
+	if err != nil {
+		return nil, err
+	}
 	if pi.name == learn.TwoStep {
-		t, err := FitTwoStep(rows, cols, pi.pairs, pi.y, opt)
+		t, err := fitTwoStep(pr)
 		if err != nil {
 			return nil, err
 		}
 		return t, nil
 	}
-	k, err := FitKron(rows, cols, pi.pairs, pi.y, opt)
+	k, err := fitKron(pr)
 	if err != nil {
 		return nil, err
 	}

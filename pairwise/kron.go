@@ -58,6 +58,21 @@ func newProblem(rows, cols *Side, pairs []Pair, y []float64, opt Options) (probl
 	return problem{rows: rows, cols: cols, lab: lab}, nil
 }
 
+// problemWith is newProblem with the labels already checked (newLabels for
+// the sides' sizes and opt's symmetry), shared: the learner's method checks
+// the pairs once for every kernel setting. O(1).
+func problemWith(rows, cols *Side, lab *labels, opt Options) (problem, error) {
+	rows, cols, err := sides(rows, cols, opt)
+	if err != nil {
+		return problem{}, err
+	}
+	if lab.m != rows.Len() || lab.q != cols.Len() || lab.sym != opt.Symmetry {
+		return problem{}, fmt.Errorf("pairwise: %w: labels of %d×%d %s pairs for sides of %d and %d objects, %s", learnErrShape,
+			lab.m, lab.q, lab.sym, rows.Len(), cols.Len(), opt.Symmetry)
+	}
+	return problem{rows: rows, cols: cols, lab: lab}, nil
+}
+
 // spectrum is what the closed forms need of complete data: both sides'
 // eigendecompositions K = U diag(er) Uᵀ, G = V diag(ec) Vᵀ (with U∘U, V∘V)
 // and UᵀYV.
@@ -119,6 +134,11 @@ func FitKron(rows, cols *Side, pairs []Pair, y []float64, opt Options) (*KronRLS
 	if err != nil {
 		return nil, err
 	}
+	return fitKron(pr)
+}
+
+// fitKron is FitKron on a problem set up.
+func fitKron(pr problem) (*KronRLS, error) {
 	if !pr.lab.complete {
 		return nil, fmt.Errorf("%w: %s", ErrIncomplete, pr.lab.missing(5))
 	}

@@ -257,3 +257,36 @@ func TestCellIndexForms(t *testing.T) {
 		t.Error("values beyond int32 got a dense table")
 	}
 }
+
+// TestProblemWith: the method's fits share the labels checkPairInput built,
+// and problemWith refuses labels built for other sides or another symmetry
+// (learn.ErrShape) rather than train on them.
+func TestProblemWith(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	rows, cols := randSides(t, rng, 3, 4, kernel.Gaussian{Gamma: 0.5})
+	pairs, y := gridLabels(rng, rows, cols)
+	lab, err := newLabels(3, 4, pairs, y, Heterogeneous)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr, err := problemWith(rows, cols, lab, Options{}); err != nil || pr.lab != lab {
+		t.Errorf("matching labels: %v", err)
+	}
+	square, err := newLabels(3, 3, allPairs(3, 3), make([]float64, 9), Heterogeneous)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		rows, cols *Side
+		lab        *labels
+		opt        Options
+	}{
+		"sides swapped": {cols, rows, lab, Options{}},
+		// the same sizes, labels of two sets of objects for one
+		"other symmetry": {rows, nil, square, Options{Symmetry: Symmetric}},
+	} {
+		if _, err := problemWith(tc.rows, tc.cols, tc.lab, tc.opt); !errors.Is(err, learn.ErrShape) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

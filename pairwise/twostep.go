@@ -45,6 +45,11 @@ func FitTwoStep(rows, cols *Side, pairs []Pair, y []float64, opt Options) (*TwoS
 	if err != nil {
 		return nil, err
 	}
+	return fitTwoStep(pr)
+}
+
+// fitTwoStep is FitTwoStep on a problem set up.
+func fitTwoStep(pr problem) (*TwoStep, error) {
 	if !pr.lab.complete {
 		return nil, fmt.Errorf("%w: %s (two-step RLS needs complete data)", ErrIncomplete, pr.lab.missing(5))
 	}
