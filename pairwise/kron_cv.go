@@ -8,7 +8,6 @@ import (
 	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
-	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/progress"
 )
 
@@ -75,39 +74,32 @@ func (k *KronRLS) CrossValidate(d Design, grid []float64, visit func(i int, p *m
 }
 
 // leavePairOutPath is setting A on two sets of objects along the grid: at
-// each λ the residuals R = U (UᵀYV ∘ g) Vᵀ, the diagonal D = (U∘U) g (V∘V)ᵀ
-// of 𝒜 = λ(G⊗K + λI)⁻¹ and the predictions Y − R ⊘ D (Stock et al. 2018),
-// formed by the same products in the same order as Solve and
-// LeaveOneOutMatrix — so the values are theirs bit for bit — but in four
-// m×q buffers allocated once for the whole grid (the per-λ path allocates
-// seven m×q matrices per λ), the filter g and UᵀYV ∘ g in one pass. visit
-// gets one of the buffers, valid during the call only. Per λ: 4·m·q·(m + q)
-// flops in four gemm calls plus O(m·q); memory 4·m·q besides the
-// factorization.
+// each λ the diagonal D = (U∘U) g (V∘V)ᵀ of 𝒜 = λ(G⊗K + λI)⁻¹, the
+// residuals R = U (UᵀYV ∘ g) Vᵀ and the predictions Y − R ⊘ D (Stock et al.
+// 2018), each product the one Solve and LeaveOneOutMatrix form — so the
+// values are theirs bit for bit — but in three m×q buffers allocated once
+// for the whole grid (the per-λ path allocates seven m×q matrices per λ).
+// visit gets one of the buffers, valid during the call only. Per λ:
+// 4·m·q·(m + q) flops in four gemm calls plus O(m·q); memory 3·m·q besides
+// the factorization.
 func (k *KronRLS) leavePairOutPath(grid []float64, visit func(i int, p *mat.Dense) error) error {
 	m, q := k.lab.m, k.lab.q
-	g, x, t, r := mat.NewDense(m, q, nil), mat.NewDense(m, q, nil), mat.NewDense(m, q, nil), mat.NewDense(m, q, nil)
+	g, x, t := mat.NewDense(m, q, nil), mat.NewDense(m, q, nil), mat.NewDense(m, q, nil)
 	y := k.lab.full.RawMatrix().Data
-	gd, xd, td, rd, yt := g.RawMatrix().Data, x.RawMatrix().Data, t.RawMatrix().Data, r.RawMatrix().Data, k.yt.RawMatrix().Data
+	gd, xd, td, yt := g.RawMatrix().Data, x.RawMatrix().Data, t.RawMatrix().Data, k.yt.RawMatrix().Data
 	for i, lambda := range grid {
-		for a, e := range k.er {
-			// g = λ/(e sᵀ + λ) as kronFilterInto, and UᵀYV ∘ g, row a
-			row := a * q
-			for j, b := range k.ec {
-				d := e*b + lambda
-				if !(d > 0) {
-					return fmt.Errorf("pairwise: %w: eigenvalue product %g with lambda %g", learn.ErrIndefinite, e*b, lambda)
-				}
-				gd[row+j] = lambda / d
-				xd[row+j] = yt[row+j] * gd[row+j]
-			}
+		if err := kronFilterInto(g, k.er, k.ec, lambda); err != nil {
+			return err
 		}
-		linalg.Gemm(false, false, 1, k.u, x, 0, t)  // U (UᵀYV ∘ g)
-		linalg.Gemm(false, true, 1, t, k.v, 0, r)   // R
 		linalg.Gemm(false, false, 1, k.u2, g, 0, x) // (U∘U) g
 		linalg.Gemm(false, true, 1, x, k.v2, 0, t)  // D
+		for j, v := range gd {
+			xd[j] = yt[j] * v // UᵀYV ∘ g
+		}
+		linalg.Gemm(false, false, 1, k.u, x, 0, g) // U (UᵀYV ∘ g); g is done with
+		linalg.Gemm(false, true, 1, g, k.v, 0, x)  // R
 		for j := range gd {
-			gd[j] = y[j] - rd[j]/td[j]
+			gd[j] = y[j] - xd[j]/td[j]
 		}
 		if err := visit(i, g); err != nil {
 			return err

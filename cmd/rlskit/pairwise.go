@@ -131,10 +131,11 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 		return err
 	}
 	pairs := toPairs(pf)
+	pf.Rows, pf.Cols, pf.Lines = nil, nil, nil // in pairs now: not kept twice while training
 	bestPairs = pairs
 	loaded := time.Now()
 
-	out = summary.Pair{Learner: f.Learner, NTrain: pf.Len(), Rows: m, Cols: q, Pairs: pf.Len(), Backend: linalg.Backend(),
+	out = summary.Pair{Learner: f.Learner, NTrain: len(pairs), Rows: m, Cols: q, Pairs: len(pairs), Backend: linalg.Backend(),
 		Setting: summary.Setting(p.Setting)}
 	if p.Homogeneous {
 		out.Symmetry = p.Symmetry.String()
