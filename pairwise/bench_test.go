@@ -111,7 +111,7 @@ func BenchmarkKronSettingA(b *testing.B) {
 }
 
 // BenchmarkKronPairsPath is setting A alone over 20 λ after training, no
-// scoring: the path CrossValidate takes (four m×q buffers for the whole
+// scoring: the path CrossValidate takes (three m×q buffers for the whole
 // grid) against Solve and LeaveOneOutMatrix at each λ (seven m×q matrices
 // allocated per λ). Both do 4·m·q·(m + q) flops per λ in four gemm calls.
 func BenchmarkKronPairsPath(b *testing.B) {

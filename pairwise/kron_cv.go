@@ -15,7 +15,7 @@ import (
 // m×q matrix of cross-validation predictions (NaN for pairs no fold
 // predicts; valid only during the call). Settings A–C are shortcuts on one
 // factorization: per λ, A costs O(m·q·(m + q)) (homogeneous O(m⁴); on two
-// sets of objects in four m×q buffers reused along the whole grid), B and C
+// sets of objects in three m×q buffers reused along the whole grid), B and C
 // the same for leave-one-out and O(Σ_F |F|²·m·q) for folds. Setting D and
 // vertices have no shortcut without a factorization per fold (the held-out
 // rows and columns are coupled through λ); see LeaveBothOut for the method
