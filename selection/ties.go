@@ -42,7 +42,9 @@ func NoiseTolerance(p, p2 *mat.Dense) []float64 {
 // output, all predictions lie within it. Rows whose predictions are NaN are
 // rows no fold predicts and are left out; ±Inf is ErrNonFinite. tol nil
 // compares exactly. queries are per-row query ids for measures that need
-// them. Cost O(m log m · t) plus the measure's.
+// them. Neither y nor p is modified. Cost O(m·t) when every tolerance is 0
+// (or tol is nil): all equal is one scan, and nothing is snapped; O(m log m
+// · t) for outputs with a tolerance; plus the measure's.
 func ScoreWithin(meas measure.Measure, y, p *mat.Dense, queries []int, tol []float64) (value float64, indistinguishable bool, err error) {
 	if y == nil || p == nil || y.IsEmpty() || p.IsEmpty() {
 		return 0, false, fmt.Errorf("%w: no labels or predictions to score", ErrScheme)
@@ -50,10 +52,21 @@ func ScoreWithin(meas measure.Measure, y, p *mat.Dense, queries []int, tol []flo
 	if yr, _ := y.Dims(); yr != p.RawMatrix().Rows {
 		return 0, false, fmt.Errorf("%w: %d labels, %d predictions", ErrScheme, yr, p.RawMatrix().Rows)
 	}
-	m, _ := p.Dims()
-	c := &cvPredictions{p: p, covered: make([]bool, m), tol: tol}
-	for i := range c.covered {
-		c.covered[i] = !math.IsNaN(p.At(i, 0))
+	raw := p.RawMatrix()
+	c := &cvPredictions{p: p, tol: tol}
+	for i := 0; i < raw.Rows; i++ {
+		if v := raw.Data[i*raw.Stride]; v != v { // NaN: a row no fold predicts
+			if c.covered == nil {
+				c.covered = make([]bool, raw.Rows)
+				for k := range i {
+					c.covered[k] = true
+				}
+			}
+			continue
+		}
+		if c.covered != nil {
+			c.covered[i] = true
+		}
 	}
 	return c.score(meas, y, queries)
 }
@@ -112,13 +125,13 @@ func noiseTolerance(p, p2 *mat.Dense, covered []bool) []float64 {
 
 // check refuses a non-finite prediction in a covered row.
 func (c *cvPredictions) check() error {
-	m, _ := c.p.Dims()
-	for i := 0; i < m; i++ {
+	raw := c.p.RawMatrix()
+	for i := 0; i < raw.Rows; i++ {
 		if c.covered != nil && !c.covered[i] {
 			continue
 		}
-		for j, v := range c.p.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			if v-v != 0 { // NaN or ±Inf
 				return fmt.Errorf("%w: row %d, output %d is %v (rescale the features, e.g. standardize them)", ErrNonFinite, i, j, v)
 			}
 		}
@@ -146,28 +159,53 @@ func (c *cvPredictions) score(meas measure.Measure, y *mat.Dense, q []int) (v fl
 	if err := c.check(); err != nil {
 		return 0, false, err
 	}
-	rows := c.rows()
-	_, t := y.Dims()
-	ys, ps := mat.NewDense(len(rows), t, nil), mat.NewDense(len(rows), t, nil)
-	var qs []int
-	for n, i := range rows {
-		ys.SetRow(n, y.RawRowView(i))
-		ps.SetRow(n, c.p.RawRowView(i))
-		if q != nil {
-			qs = append(qs, q[i])
+	all := true
+	for _, ok := range c.covered {
+		if !ok {
+			all = false
+			break
 		}
 	}
-	indistinct = len(rows) > 1
+	ys, ps, qs := y, c.p, q
+	n, t := y.Dims()
+	if !all {
+		rows := c.rows()
+		n = len(rows)
+		ys, ps, qs = mat.NewDense(len(rows), t, nil), mat.NewDense(len(rows), t, nil), nil
+		for k, i := range rows {
+			ys.SetRow(k, y.RawRowView(i))
+			ps.SetRow(k, c.p.RawRowView(i))
+			if q != nil {
+				qs = append(qs, q[i])
+			}
+		}
+	}
+	indistinct = n > 1
+	copied := !all
 	for j := 0; j < t; j++ {
 		tol := 0.0
 		if c.tol != nil {
 			tol = c.tol[j]
+		}
+		if tol == 0 {
+			raw := ps.RawMatrix()
+			first := raw.Data[j]
+			for i := 1; i < n; i++ {
+				if raw.Data[i*raw.Stride+j] != first {
+					indistinct = false
+					break
+				}
+			}
+			continue
 		}
 		snapped, groups := snap(mat.Col(nil, j, ps), tol)
 		if groups > 1 {
 			indistinct = false
 		}
 		if meas.Ordinal {
+			if !copied {
+				ps, copied = mat.DenseCopyOf(ps), true
+			}
 			ps.SetCol(j, snapped)
 		}
 	}
