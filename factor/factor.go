@@ -173,9 +173,11 @@ func checkSymmetric(k *mat.Dense) error {
 		}
 	}
 	tol := 1e-10 * scale
+	raw := k.RawMatrix()
 	for i := 0; i < m; i++ {
-		for j := 0; j < i; j++ {
-			if d := math.Abs(k.At(i, j) - k.At(j, i)); d > tol || math.IsNaN(d) {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+i]
+		for j, v := range row {
+			if d := math.Abs(v - raw.Data[j*raw.Stride+i]); d > tol || math.IsNaN(d) {
 				return fmt.Errorf("%w: K[%d,%d] = %v but K[%d,%d] = %v", ErrNotSymmetric, i, j, k.At(i, j), j, i, k.At(j, i))
 			}
 		}
