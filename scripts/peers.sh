@@ -34,7 +34,8 @@
 # differently fails), for the C-index (a mean over queries) below 5e-10; for ridge also
 # the training predictions of the chosen models (max difference ≤ 1e-8 of
 # their largest magnitude; from an untimed run with --model). A row whose
-# check fails is marked DIFFERENT: its speed comparison means nothing.
+# check fails is marked DIFFERENT: its speed comparison means nothing, and
+# the script exits 1 after the table (so does a peer that fails).
 #
 # Usage: RLSCORE=/tmp/rlscore scripts/peers.sh [WORKLOAD...]   (default: all six)
 # Inputs (environment):
@@ -50,9 +51,9 @@
 # Data: cmd/rlskit-datagen (-kind regression, -kind letor) converted to CSV
 # and .npy as each side needs, and the pairwise data drawn by awk; generated
 # once per run in a temporary directory, deleted on exit and on interrupt.
-# Time: QUICK=1 about 40 s on 2 cores (builds cached); full mode 5–6 minutes
-# on this project's shared 2-core machine — queryrank's two sides, 10–30 s a
-# run each, take most of it — data generation (~30 s) included.
+# Time: QUICK=1 about 40 s on 2 cores (builds cached); full mode 1.5 min on
+# this project's 2-core machine when quiet, 5–6 minutes when shared —
+# queryrank's two sides take most of it — data generation included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$PATH:/usr/local/go/bin
@@ -244,6 +245,7 @@ timeit() {
 peer() { PYTHONPATH=${RLSCORE:-} "$PYTHON" "$tmp/peer.py" "$@"; }
 
 rows=()
+bad=()
 # row WORKLOAD PEER RLSKIT_T PEER_T CHECK: one line of the table.
 row() {
   local ratio="—"
@@ -251,6 +253,7 @@ row() {
     ratio=$(awk -v a="$3" -v b="$4" 'BEGIN { printf "%.2f", a / b }')
   fi
   rows+=("| $1 | $2 | $3 | $4 | $ratio | $5 |")
+  case $5 in ok:* | skipped:*) ;; *) bad+=("$1 vs $2: $5") ;; esac
   echo "   $1 vs $2: rlskit $3 s, peer $4 s, ratio $ratio — $5"
 }
 
@@ -399,3 +402,9 @@ echo
 echo "| workload | peer | rlskit s | peer s | ratio | same answer |"
 echo "|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
+if [ ${#bad[@]} -gt 0 ]; then
+  echo
+  echo "peers.sh: ${#bad[@]} comparison(s) did not compute the same thing:" >&2
+  printf '  %s\n' "${bad[@]}" >&2
+  exit 1
+fi
