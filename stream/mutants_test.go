@@ -223,3 +223,99 @@ func TestReadShardCounterTotal(t *testing.T) {
 		t.Errorf("%d rows, counter told %d bytes; want 10 rows and the file's %d bytes", rows, total, sb.Len())
 	}
 }
+
+// TestTakePiecesPipelineEqualsOneAccumulator: every pass fed to one
+// accumulator as two pipeline elements — TakePieces after each, all pieces
+// joined — gives the result of the same rows fed to one accumulator at once
+// (each fold's, group's and query fold's statistics counted once).
+func TestTakePiecesPipelineEqualsOneAccumulator(t *testing.T) {
+	cases := []struct {
+		learner learn.Name
+		cv      string
+	}{{learn.RLS, "kfold:3"}, {learn.RLS, "lgo"}, {learn.QueryRank, "kfold:3"}}
+	for n, c := range cases {
+		t.Run(string(c.learner)+"/"+c.cv, func(t *testing.T) {
+			meas, _ := measure.ByName("mse")
+			opt := Options{Learner: c.learner, Kernel: kernel.Spec{Name: "linear", Bias: 1}, CV: c.cv, Seed: 5,
+				Lambdas: []float64{0.01, 1, 100}, Measure: meas}
+			rng := rand.New(rand.NewPCG(uint64(n), 77))
+			var rows []Row
+			for i := 0; i < 60; i++ {
+				x := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+				rows = append(rows, Row{Value: x, Y: []float64{x[0] - 2*x[1] + 0.3*rng.NormFloat64()}, Group: string(rune('a' + i/6))})
+			}
+			run := func(elements int) *Result {
+				p, err := NewPlan(opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := p.SetPilot(rows); err != nil {
+					t.Fatal(err)
+				}
+				for pass, more := p.Next(); more; pass, more = p.Next() {
+					var store *Store
+					if pass.Predictions {
+						if store, err = NewStore(t.TempDir(), 2, 1); err != nil {
+							t.Fatal(err)
+						}
+					}
+					a, err := p.NewAccumulator()
+					if err != nil {
+						t.Fatal(err)
+					}
+					var sw *StoreWriter
+					if store != nil {
+						sw, _ = store.Writer()
+						a.Emit = sw.Write
+					}
+					var pieces []Piece
+					per := len(rows) / elements
+					for e := 0; e < elements; e++ {
+						part := rows[e*per : (e+1)*per]
+						if pass.Grouped {
+							for g := 0; g < len(part); g += 6 {
+								if err := a.AddGroup(part[g : g+6]); err != nil {
+									t.Fatal(err)
+								}
+							}
+						} else if err := a.AddChunk(rowsData(part)); err != nil {
+							t.Fatal(err)
+						}
+						ps, err := a.TakePieces()
+						if err != nil {
+							t.Fatal(err)
+						}
+						pieces = append(pieces, ps...)
+					}
+					if sw != nil {
+						sw.Close()
+					}
+					joined, err := p.Join(pieces)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := p.Finish(joined, store); err != nil {
+						t.Fatal(err)
+					}
+					if store != nil {
+						store.Close()
+					}
+				}
+				res, err := p.Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			want, got := run(1), run(2)
+			if got.Rows != want.Rows || len(got.Curve) != len(want.Curve) {
+				t.Fatalf("%d rows, %d λ; one accumulator: %d, %d", got.Rows, len(got.Curve), want.Rows, len(want.Curve))
+			}
+			for l := range want.Curve {
+				if a, b := got.Curve[l].Value, want.Curve[l].Value; math.Abs(a-b) > 1e-9*math.Abs(b) {
+					t.Errorf("λ = %g: %v, one accumulator %v", want.Curve[l].Lambda, a, b)
+				}
+			}
+		})
+	}
+}
