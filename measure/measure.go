@@ -66,6 +66,8 @@ type Measure struct {
 	// output per class.
 	Multiclass bool
 
+	// fn scores one output; it reads y and p and never writes them (Score
+	// hands it a one-column matrix's data in place).
 	fn func(y, p []float64, q []int) (float64, error)
 	// whole, when set, scores the matrices at once (multi-class measures).
 	whole func(y, p *mat.Dense) (float64, error)
@@ -162,6 +164,15 @@ func (m Measure) Score(Y, P *mat.Dense, q []int) (float64, error) {
 		}
 		return v, nil
 	}
+	if c == 1 { // one output: its column read in place when contiguous
+		if y, p := contiguous(Y), contiguous(P); y != nil && p != nil {
+			v, err := m.fn(y, p, q)
+			if err != nil {
+				return math.NaN(), fmt.Errorf("%s: output 0: %w", m.Name, err)
+			}
+			return v, nil
+		}
+	}
 	y := make([]float64, r)
 	p := make([]float64, r)
 	var sum float64
@@ -175,6 +186,16 @@ func (m Measure) Score(Y, P *mat.Dense, q []int) (float64, error) {
 		sum += v
 	}
 	return sum / float64(c), nil
+}
+
+// contiguous is the data of a one-column matrix whose rows are adjacent
+// (stride 1), else nil.
+func contiguous(a *mat.Dense) []float64 {
+	raw := a.RawMatrix()
+	if raw.Cols != 1 || raw.Stride != 1 {
+		return nil
+	}
+	return raw.Data[:raw.Rows]
 }
 
 // Better reports whether the value a is strictly better than b under the

@@ -3,6 +3,8 @@ package measure
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -466,5 +468,47 @@ func TestQueryDisagreements(t *testing.T) {
 		if math.Abs(got[i]-want[i]) > 1e-15 {
 			t.Errorf("query %d: %v, want %v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestScoreOneColumnInPlace: Score reads a one-column matrix's data in place
+// (no copy) when its rows are adjacent. For every single-output measure, on
+// labels and predictions with ties and query groups, that gives the value
+// of the same column read through a strided view (copied), and leaves both
+// matrices as they were.
+func TestScoreOneColumnInPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 7))
+	const n = 40
+	y, p, q := make([]float64, n), make([]float64, n), make([]int, n)
+	for i := range y {
+		y[i] = float64(rng.IntN(3))     // ties in the labels
+		p[i] = float64(rng.IntN(8)) / 4 // and in the predictions
+		q[i] = i % 4
+	}
+	y[0], y[1] = 1, 0 // both classes present
+	for _, name := range Names() {
+		m, _ := ByName(name)
+		if m.Multiclass {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			Y, P := mat.NewDense(n, 1, slices.Clone(y)), mat.NewDense(n, 1, slices.Clone(p))
+			// the same columns as column 1 of n×2 matrices: stride 2, copied
+			wy, wp := mat.NewDense(n, 2, nil), mat.NewDense(n, 2, nil)
+			wy.SetCol(1, y)
+			wp.SetCol(1, p)
+			sy, sp := wy.Slice(0, n, 1, 2).(*mat.Dense), wp.Slice(0, n, 1, 2).(*mat.Dense)
+			if contiguous(sy) != nil || contiguous(Y) == nil {
+				t.Fatal("contiguous: the view is not strided, or the matrix not contiguous")
+			}
+			got, err := m.Score(Y, P, q)
+			want, err2 := m.Score(sy, sp, q)
+			if err != nil || err2 != nil || got != want {
+				t.Errorf("in place %v (%v), copied %v (%v)", got, err, want, err2)
+			}
+			if !slices.Equal(Y.RawMatrix().Data, y) || !slices.Equal(P.RawMatrix().Data, p) {
+				t.Error("Score changed its inputs")
+			}
+		})
 	}
 }

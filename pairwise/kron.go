@@ -236,12 +236,18 @@ func kronFilterInto(g *mat.Dense, er, ec []float64, lambda float64) error {
 		for j, b := range ec {
 			d := a*b + lambda
 			if !(d > 0) {
-				return fmt.Errorf("pairwise: %w: eigenvalue product %g with lambda %g", learn.ErrIndefinite, a*b, lambda)
+				return indefinite(a, b, lambda)
 			}
 			row[j] = lambda / d
 		}
 	}
 	return nil
+}
+
+// indefinite is the error of a non-positive e_k s_l + λ: an indefinite
+// kernel (learn.ErrIndefinite).
+func indefinite(a, b, lambda float64) error {
+	return fmt.Errorf("pairwise: %w: eigenvalue product %g with lambda %g", learn.ErrIndefinite, a*b, lambda)
 }
 
 // Residuals returns R = Y − F on the m×q training grid (shared; do not

@@ -209,12 +209,24 @@ type labels struct {
 	rowMajor bool
 }
 
-// newLabels checks the pairs and labels and builds the observations. O(n +
+// newLabels checks the pairs and labels and builds the observations and,
+// for complete data, the m×q label matrix (checkLabels, then fill). O(n +
 // m·q) time; memory O(n) besides the m×q label matrix of complete data (the
 // pairs are indexed by a table of m·q int32 when m·q is at most a small
 // multiple of n, else by a map). On two sets of objects the observations are
 // the pairs given (shared, not copied).
 func newLabels(m, q int, pairs []Pair, y []float64, sym Symmetry) (*labels, error) {
+	l, err := checkLabels(m, q, pairs, y, sym)
+	if err != nil {
+		return nil, err
+	}
+	l.fill()
+	return l, nil
+}
+
+// checkLabels is newLabels without the label matrix: the checks, the
+// observations and completeness. O(n + m·q).
+func checkLabels(m, q int, pairs []Pair, y []float64, sym Symmetry) (*labels, error) {
 	if len(pairs) == 0 {
 		return nil, fmt.Errorf("pairwise: %w: no labelled pairs", learnErrShape)
 	}
@@ -292,22 +304,29 @@ func newLabels(m, q int, pairs []Pair, y []float64, sym Symmetry) (*labels, erro
 			}
 		}
 	}
-	if len(l.obs) == m*q {
-		l.complete = true
-		l.full = mat.NewDense(m, q, nil)
-		raw := l.full.RawMatrix().Data
-		for i, p := range l.obs {
-			raw[p.Row*q+p.Col] = l.obsY[i]
-		}
-		l.rowMajor = len(pairs) == m*q
-		for i, p := range pairs {
-			if !l.rowMajor {
-				break
-			}
-			l.rowMajor = p.Row*q+p.Col == i
-		}
-	}
+	l.complete = len(l.obs) == m*q
 	return l, nil
+}
+
+// fill forms the m×q label matrix of complete data and whether the pairs
+// given are the grid in row-major order. O(m·q).
+func (l *labels) fill() {
+	if !l.complete {
+		return
+	}
+	m, q := l.m, l.q
+	l.full = mat.NewDense(m, q, nil)
+	raw := l.full.RawMatrix().Data
+	for i, p := range l.obs {
+		raw[p.Row*q+p.Col] = l.obsY[i]
+	}
+	l.rowMajor = len(l.given) == m*q
+	for i, p := range l.given {
+		if !l.rowMajor {
+			break
+		}
+		l.rowMajor = p.Row*q+p.Col == i
+	}
 }
 
 // cellIndex maps the cells r·q + c of an m×q grid to ints in [0, max): a
@@ -356,9 +375,10 @@ func (c cellIndex) set(key, v int) {
 // learners do — indices in range, no pair twice, finite labels, mirrored
 // pairs of a homogeneous network consistent — and reports whether they are
 // complete (a label for every (row, column) pair, counting mirrors) and how
-// many observations training would use. O(n + m·q).
+// many observations training would use. O(n + m·q) time; memory O(n), or
+// m·q int32 when that is at most a small multiple of n (no label matrix).
 func CheckPairs(m, q int, pairs []Pair, y []float64, sym Symmetry) (complete bool, observations int, err error) {
-	l, err := newLabels(m, q, pairs, y, sym)
+	l, err := checkLabels(m, q, pairs, y, sym)
 	if err != nil {
 		return false, 0, err
 	}

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -289,4 +292,139 @@ func TestProblemWith(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// TestLeavePairOutPathStreams: pairPath in one, two and three streams (and
+// CrossValidate, in the streams the library's threads give), where each
+// stream writes its next λ's filter while visit holds the predictions it
+// handed over. Along a grid out of order with repeats, on objects large
+// enough for the work to overlap, every visit comes in grid order on the
+// caller's goroutine, finds its buffer unchanged from entry to return
+// (visit yields and sleeps in between, so a filter written into it would
+// show) and gets Solve's and LeaveOneOutMatrix's values at its λ bit for
+// bit (one λ at a time, the serial form); a visit's error at λ_i ends the
+// path with that error after i + 1 visits; an indefinite filter at λ_i
+// ends it after i visits, but not before visit's own error at λ_{i−1};
+// no stream outlives the path. Run with -race for the buffers.
+func TestLeavePairOutPathStreams(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 4))
+	rows, cols := randSides(t, rng, 40, 70, kernel.Gaussian{Gamma: 0.5})
+	pairs, y := gridLabels(rng, rows, cols)
+	k, err := FitKron(rows, cols, pairs, y, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	km := mat.NewDense(3, 3, []float64{1, 2, 0, 2, 1, 0, 0, 0, 1}) // eigenvalues −1, 1, 3
+	ind, err := NewSide(km, kernel.Precomputed{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ki, err := FitKron(ind, ind, allPairs(3, 3), []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ki.Solve(1.5); !errors.Is(err, learn.ErrIndefinite) {
+		t.Fatalf("λ = 1.5: %v, want an indefinite filter", err)
+	}
+	// the goroutines before: counted after a first path (the runtime's own,
+	// under -race say, started then)
+	if err := k.pairPath(pathLambdas[:2], 2, func(int, *mat.Dense) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	caller, base := goroutineID(), runtime.NumGoroutine()
+	for _, streams := range []int{1, 2, 3, 0} {
+		name := fmt.Sprintf("%d streams", streams)
+		path := func(k *KronRLS, grid []float64, visit func(int, *mat.Dense) error) error {
+			return k.pairPath(grid, streams, visit)
+		}
+		if streams == 0 {
+			name = "CrossValidate"
+			path = func(k *KronRLS, grid []float64, visit func(int, *mat.Dense) error) error {
+				return k.CrossValidate(Design{Setting: Pairs}, grid, visit)
+			}
+		}
+		visited := 0
+		err = path(k, pathLambdas, func(i int, p *mat.Dense) error {
+			if i != visited {
+				t.Errorf("%s: visit of λ %d, want %d", name, i, visited)
+			}
+			visited++
+			if id := goroutineID(); id != caller {
+				t.Errorf("%s, λ=%g: visit on goroutine %d, the caller's is %d", name, pathLambdas[i], id, caller)
+			}
+			at := mat.DenseCopyOf(p)
+			for range 3 {
+				runtime.Gosched()
+				time.Sleep(time.Millisecond)
+			}
+			if !sameValues(at.RawMatrix().Data, p.RawMatrix().Data) {
+				t.Errorf("%s, λ=%g: the predictions changed during the visit", name, pathLambdas[i])
+			}
+			s, err := k.Solve(pathLambdas[i])
+			if err != nil {
+				return err
+			}
+			want, err := s.LeaveOneOutMatrix()
+			if err != nil {
+				return err
+			}
+			if !sameValues(at.RawMatrix().Data, want.RawMatrix().Data) {
+				t.Errorf("%s, λ=%g: the path differs from Solve and LeaveOneOutMatrix", name, pathLambdas[i])
+			}
+			return nil
+		})
+		if err != nil || visited != len(pathLambdas) {
+			t.Fatalf("%s: %d of %d λ visited, %v", name, visited, len(pathLambdas), err)
+		}
+		stop := errors.New("stop")
+		for _, at := range []int{0, 3, len(pathLambdas) - 1} {
+			visited = 0
+			err := path(k, pathLambdas, func(i int, _ *mat.Dense) error {
+				visited++
+				if i == at {
+					return stop
+				}
+				return nil
+			})
+			if err != stop || visited != at+1 {
+				t.Errorf("%s, stop at λ %d: %d visited, error %v", name, at, visited, err)
+			}
+		}
+		for _, grid := range [][]float64{{1.5}, {5, 1.5, 10}, {5, 10, 1.5, 1.5}} {
+			visited = 0
+			err := path(ki, grid, func(int, *mat.Dense) error { visited++; return nil })
+			want := slices.Index(grid, 1.5)
+			if !errors.Is(err, learn.ErrIndefinite) || visited != want {
+				t.Errorf("%s, %v: %d visited, error %v; want the indefinite filter after %d", name, grid, visited, err, want)
+			}
+			visited = 0
+			err = path(ki, grid, func(i int, _ *mat.Dense) error {
+				visited++
+				if i == want-1 {
+					return stop
+				}
+				return nil
+			})
+			if want > 0 && (err != stop || visited != want) {
+				t.Errorf("%s, %v: %d visited, error %v; want visit's error after %d", name, grid, visited, err, want)
+			}
+		}
+		n := runtime.NumGoroutine()
+		for wait := 0; n > base && wait < 100; wait++ { // a stream that is done may not have exited yet
+			time.Sleep(10 * time.Millisecond)
+			n = runtime.NumGoroutine()
+		}
+		if n > base {
+			t.Errorf("%s: %d goroutines a second after the paths returned, %d before", name, n, base)
+		}
+	}
+}
+
+// goroutineID is the running goroutine's number (from its stack header).
+func goroutineID() int {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	var id int
+	fmt.Sscanf(string(buf), "goroutine %d ", &id)
+	return id
 }

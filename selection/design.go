@@ -88,7 +88,7 @@ func selectDesign(l learn.Learner, grid, colGrid []float64, sc Scheme, meas meas
 		pt.Value, pt.Indistinguishable = v, indistinct
 		res.Curve = append(res.Curve, pt)
 		if res.BestIndex < 0 || meas.Better(v, res.Best.Value) || (v == res.Best.Value && simpler(pt, res.Best)) {
-			res.BestIndex, res.Best, res.Predictions, res.Tolerance = len(res.Curve)-1, pt, mat.DenseCopyOf(p), tol
+			res.BestIndex, res.Best, res.Predictions, res.Tolerance = len(res.Curve)-1, pt, copyInto(res.Predictions, p), tol
 		}
 		opt.Progress.Step("cross-validating λ", len(res.Curve), total)
 		return nil
@@ -209,4 +209,18 @@ func checkDesignFolds(name string, folds [][]int, n int) error {
 		}
 	}
 	return nil
+}
+
+// copyInto copies p into dst when dst has p's shape and returns dst, else
+// returns a copy of p: the best point's predictions kept along a pass in
+// one buffer, not one allocation per improvement.
+func copyInto(dst, p *mat.Dense) *mat.Dense {
+	if dst == nil {
+		return mat.DenseCopyOf(p)
+	}
+	if r, c := dst.Dims(); r != p.RawMatrix().Rows || c != p.RawMatrix().Cols {
+		return mat.DenseCopyOf(p)
+	}
+	dst.Copy(p)
+	return dst
 }

@@ -93,7 +93,7 @@ func selectPath(l learn.Learner, pv, twinPV FoldPathValidator, grid []float64, s
 		}
 		res.Curve = append(res.Curve, pt)
 		if res.BestIndex < 0 || meas.Better(pt.Value, res.Best.Value) || (pt.Value == res.Best.Value && lambda > res.Best.Lambda) {
-			res.BestIndex, res.Best, res.Predictions, res.Tolerance = n, pt, mat.DenseCopyOf(p), c.tol
+			res.BestIndex, res.Best, res.Predictions, res.Tolerance = n, pt, copyInto(res.Predictions, p), c.tol
 		}
 		opt.Progress.Step("cross-validating λ", n+1, len(grid))
 		return nil

@@ -73,6 +73,11 @@ type Settings struct {
 	// learner) and of each point of the search: done of all kernel settings
 	// × λ points, then of the permutation test's.
 	Progress progress.Observer
+	// SolutionOnly leaves SearchResult.Predictor nil, for a caller that uses
+	// the Solution alone (a learner of pairs' PairModel, say): the predictor
+	// is not formed — for a kernel expansion its coefficients, O(m·q·(m + q))
+	// for Kronecker RLS on m × q pairs.
+	SolutionOnly bool
 }
 
 // Curve is the CV curve of one kernel setting.
@@ -100,7 +105,8 @@ type SearchResult struct {
 	// its model at the best λ.
 	Learner  learn.Learner
 	Solution learn.Solution
-	// Predictor is the model at the best point, carrying the scaler.
+	// Predictor is the model at the best point, carrying the scaler (nil
+	// with Settings.SolutionOnly).
 	Predictor *model.Predictor
 	// Scaler is the standardization applied to X (nil without).
 	Scaler *model.Scaler
@@ -192,7 +198,8 @@ func (st setting) String() string {
 // every setting's factorization is relabelled with the permuted labels and
 // each labelling keeps its best value over all settings and λ, so the null
 // distribution includes the whole selection. Then Search solves the best
-// learner at the best point and builds its predictor (with the scaler).
+// learner at the best point and builds its predictor (with the scaler;
+// not with SolutionOnly).
 // Cost: one training per kernel setting plus Select's per λ (and, with P
 // permutations, O(P) times the CV per λ).
 func Search(p Problem, s Settings) (*SearchResult, error) {
@@ -285,7 +292,11 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Solution, out.Predictor = sol, sol.Predictor()
+	out.Solution = sol
+	if s.SolutionOnly {
+		return out, nil
+	}
+	out.Predictor = sol.Predictor()
 	if out.Scaler != nil {
 		out.Predictor.Scaler = out.Scaler
 	}

@@ -255,8 +255,12 @@ func runComplete(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data
 	for i, pr := range pairs {
 		in.Pairs[i] = learn.ObjectPair{Row: pr.Row, Col: pr.Col}
 	}
-	st := selection.Settings{Kernels: p.RowKernels, Lambdas: p.Lambdas, Measure: p.Measure, Progress: prog.observe,
+	// the solution's PairModel is the model written: no Predictor formed
+	st := selection.Settings{Kernels: p.RowKernels, Lambdas: p.Lambdas, Measure: p.Measure, SolutionOnly: true,
 		Scheme: selection.Scheme{Kind: selection.None, Name: "none"}}
+	if !f.Quiet { // quiet shows nothing: no progress events, whose factorization phases time a calibration
+		st.Progress = prog.observe
+	}
 	if p.Homogeneous {
 		in.Symmetry = p.Symmetry.String()
 	} else {

@@ -78,6 +78,44 @@ func SerialBLAS(f func()) {
 	f()
 }
 
+// serialN counts the open serial sections (SerialSection), serialSaved
+// is the thread count the first one found; both guarded by serialMu.
+var serialN, serialSaved int
+
+// SerialSection limits the loaded library to one thread until end is
+// called (once; later calls do nothing): SerialBLAS for a caller that cannot
+// run inside one function call — streams of products that hand each result
+// to a callback, which may itself wait on a section (the tie rule's twin
+// runs the same path in lockstep). Sections overlap and nest: the first
+// saves the thread count, the last to end restores it; a SerialBLAS call
+// made meanwhile runs within the section, and a section begun during a
+// SerialBLAS call waits for that call to return. Other BLAS calls made
+// meanwhile also run single-threaded — slower, never wrong. Pure Go, or a
+// library without thread control, has nothing to restrict.
+func SerialSection() (end func()) {
+	l := load()
+	if l == nil || l.setThreads == nil {
+		return func() {}
+	}
+	serialMu.Lock()
+	if serialN == 0 {
+		serialSaved = int(l.getThreads())
+		l.setThreads(1)
+	}
+	serialN++
+	serialMu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			serialMu.Lock()
+			defer serialMu.Unlock()
+			if serialN--; serialN == 0 {
+				l.setThreads(int32(serialSaved))
+			}
+		})
+	}
+}
+
 // blasThreads is the loaded library's thread count (1 for pure Go).
 func blasThreads() int {
 	if n := threads(load()); n > 0 {

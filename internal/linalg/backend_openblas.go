@@ -132,5 +132,41 @@ func SerialBLAS(f func()) {
 	f()
 }
 
+// serialN counts the open serial sections (SerialSection), serialSaved
+// is the thread count the first one found; both guarded by serialMu.
+var (
+	serialN     int
+	serialSaved C.int
+)
+
+// SerialSection limits OpenBLAS to one thread until end is called (once;
+// later calls do nothing): SerialBLAS for a caller that cannot run inside
+// one function call — streams of products that hand each result to a
+// callback, which may itself wait on a section (the tie rule's twin runs
+// the same path in lockstep). Sections overlap and nest: the first saves
+// the thread count, the last to end restores it; a SerialBLAS call made
+// meanwhile runs within the section, and a section begun during a
+// SerialBLAS call waits for that call to return. Other BLAS calls made
+// meanwhile also run single-threaded — slower, never wrong.
+func SerialSection() (end func()) {
+	serialMu.Lock()
+	if serialN == 0 {
+		serialSaved = C.openblas_get_num_threads()
+		C.openblas_set_num_threads(1)
+	}
+	serialN++
+	serialMu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			serialMu.Lock()
+			defer serialMu.Unlock()
+			if serialN--; serialN == 0 {
+				C.openblas_set_num_threads(serialSaved)
+			}
+		})
+	}
+}
+
 // blasThreads is OpenBLAS's current thread count.
 func blasThreads() int { return int(C.openblas_get_num_threads()) }
