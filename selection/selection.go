@@ -521,54 +521,114 @@ func DefaultPairs(y []float64, meas measure.Measure) []learn.Pair {
 	return cv.DifferentLabelPairs(y)
 }
 
-// ParseGrid parses a grid SPEC: comma-separated numbers ("0.1,1,10"), or a
-// base-2 range "2^a..2^b" (every integer exponent from a to b). Values must be
-// finite; positive is required when positive is set.
+// ParseGrid parses a grid SPEC:
+//
+//   - comma-separated values ("0.1,1,10"), each a number or a power 2^e or
+//     10^e with an integer e;
+//   - a power range "2^a..2^b" or "10^a..10^b": every integer exponent from
+//     a to b (10^e is the float64 nearest to it, as strconv reads "1e<e>");
+//   - N log-spaced points "a..b:N" from a to b inclusive (a, b > 0 as
+//     values or powers, N ≥ 2): a·(b/a)^(i/(N−1)), i = 0 … N−1, as numpy's
+//     geomspace, the end points exactly a and b.
+//
+// Values must be finite; positive is required when positive is set (always
+// for ranges). At most 10,001 values. Time O(len(spec) + N).
 func ParseGrid(spec string, positive bool) ([]float64, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
 		return nil, fmt.Errorf("%w: empty", ErrGrid)
 	}
 	if lo, hi, ok := strings.Cut(spec, ".."); ok {
-		a, err := exponent(lo)
+		if hi, count, ok := strings.Cut(hi, ":"); ok {
+			return logRange(spec, lo, hi, count)
+		}
+		a, base, err := power(lo)
 		if err == nil {
-			var b int
-			if b, err = exponent(hi); err == nil {
-				return powerRange(spec, a, b)
+			var b, base2 int
+			if b, base2, err = power(hi); err == nil && base2 != base {
+				err = fmt.Errorf("%q and %q have different bases", strings.TrimSpace(lo), strings.TrimSpace(hi))
+			}
+			if err == nil {
+				return powerRange(spec, base, a, b)
 			}
 		}
-		return nil, fmt.Errorf("%w: %q: a range is written 2^a..2^b with integers a ≤ b: %w", ErrGrid, spec, err)
+		return nil, fmt.Errorf("%w: %q: %w; %s", ErrGrid, spec, err, gridForms)
 	}
-	return valueList(spec, positive)
+	out, err := valueList(spec, positive)
+	if err != nil && strings.ContainsAny(spec, ":") {
+		return nil, fmt.Errorf("%w; %s", err, gridForms)
+	}
+	return out, err
 }
 
-// powerRange is 2^a, 2^(a+1), …, 2^b.
-func powerRange(spec string, a, b int) ([]float64, error) {
+// gridForms is the hint of a grid error.
+const gridForms = "a grid is a list 0.1,1,10, a range 2^a..2^b or 10^a..10^b (integers a ≤ b), or N log-spaced points a..b:N (e.g. 1e-3..1e3:13)"
+
+// maxGrid bounds the number of values of a range.
+const maxGrid = 10001
+
+// powerRange is base^a, base^(a+1), …, base^b (base 2 or 10).
+func powerRange(spec string, base, a, b int) ([]float64, error) {
 	if a > b {
-		return nil, fmt.Errorf("%w: %q: range from 2^%d down to 2^%d", ErrGrid, spec, a, b)
+		return nil, fmt.Errorf("%w: %q: range from %d^%d down to %d^%d", ErrGrid, spec, base, a, base, b)
 	}
-	if b-a > 10000 {
-		return nil, fmt.Errorf("%w: %q: %d values", ErrGrid, spec, b-a+1)
+	if b-a >= maxGrid {
+		return nil, fmt.Errorf("%w: %q: %d values (at most %d)", ErrGrid, spec, b-a+1, maxGrid)
 	}
 	var out []float64
 	for e := a; e <= b; e++ {
-		out = append(out, math.Ldexp(1, e))
+		out = append(out, powerValue(base, e))
 	}
 	return out, nil
 }
 
-// valueList parses comma-separated numbers or powers 2^e.
+// powerValue is base^e: exact for base 2, the float64 nearest to 10^e
+// for base 10 (e within power's bounds).
+func powerValue(base, e int) float64 {
+	if base == 2 {
+		return math.Ldexp(1, e)
+	}
+	v, _ := strconv.ParseFloat("1e"+strconv.Itoa(e), 64)
+	return v
+}
+
+// logRange parses "a..b:N", N log-spaced points from a to b.
+func logRange(spec, lo, hi, count string) ([]float64, error) {
+	a, err := gridValue(lo)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q: %w; %s", ErrGrid, spec, err, gridForms)
+	}
+	b, err := gridValue(hi)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q: %w; %s", ErrGrid, spec, err, gridForms)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(count))
+	switch {
+	case err != nil || n < 2:
+		return nil, fmt.Errorf("%w: %q: the point count %q is not an integer ≥ 2; %s", ErrGrid, spec, strings.TrimSpace(count), gridForms)
+	case n > maxGrid:
+		return nil, fmt.Errorf("%w: %q: %d values (at most %d)", ErrGrid, spec, n, maxGrid)
+	case !(a > 0 && b > 0):
+		return nil, fmt.Errorf("%w: %q: log-spaced points need a, b > 0", ErrGrid, spec)
+	case a > b:
+		return nil, fmt.Errorf("%w: %q: range from %g down to %g", ErrGrid, spec, a, b)
+	}
+	la, lb := math.Log(a), math.Log(b)
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.Exp(la + (lb-la)*float64(i)/float64(n-1))
+	}
+	out[0], out[n-1] = a, b
+	return out, nil
+}
+
+// valueList parses comma-separated values (gridValue).
 func valueList(spec string, positive bool) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(spec, ",") {
 		f = strings.TrimSpace(f)
-		v, err := strconv.ParseFloat(f, 64)
+		v, err := gridValue(f)
 		if err != nil {
-			if e, err2 := exponent(f); err2 == nil {
-				v, err = math.Ldexp(1, e), nil
-			}
-		}
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("%w: %q in %q is not a finite number", ErrGrid, f, spec)
 		}
 		if positive && v <= 0 {
@@ -579,21 +639,46 @@ func valueList(spec string, positive bool) ([]float64, error) {
 	return out, nil
 }
 
-// exponent parses "2^e" for an integer e.
-func exponent(s string) (int, error) {
+// gridValue parses a finite number or a power 2^e or 10^e.
+func gridValue(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		e, base, err2 := power(s)
+		if err2 != nil {
+			return 0, fmt.Errorf("%q is not a number, 2^e or 10^e", s)
+		}
+		v, err = powerValue(base, e), nil
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not finite", s)
+	}
+	return v, nil
+}
+
+// power parses "2^e" or "10^e" for an integer e, giving e and the base.
+func power(s string) (e, base int, err error) {
 	s = strings.TrimSpace(s)
 	rest, ok := strings.CutPrefix(s, "2^")
+	base = 2
 	if !ok {
-		return 0, fmt.Errorf("not 2^e: %q", s)
+		rest, ok = strings.CutPrefix(s, "10^")
+		base = 10
 	}
-	e, err := strconv.Atoi(strings.TrimSpace(rest))
+	if !ok {
+		return 0, 0, fmt.Errorf("not 2^e or 10^e: %q", s)
+	}
+	e, err = strconv.Atoi(strings.TrimSpace(rest))
 	if err != nil {
-		return 0, fmt.Errorf("%q: the exponent is not an integer", s)
+		return 0, 0, fmt.Errorf("%q: the exponent is not an integer", s)
 	}
-	if e < -1074 || e > 1023 {
-		return 0, fmt.Errorf("%q: 2^%d is not a finite nonzero float64 (exponents from -1074 to 1023)", s, e)
+	if base == 2 && (e < -1074 || e > 1023) {
+		return 0, 0, fmt.Errorf("%q: 2^%d is not a finite nonzero float64 (exponents from -1074 to 1023)", s, e)
 	}
-	return e, nil
+	if base == 10 && (e < -323 || e > 308) {
+		return 0, 0, fmt.Errorf("%q: 10^%d is not a finite nonzero float64 (exponents from -323 to 308)", s, e)
+	}
+	return e, base, nil
 }
 
 // DefaultGrid is 2^-15 … 2^15.

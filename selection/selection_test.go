@@ -289,14 +289,49 @@ func TestParseGrid(t *testing.T) {
 		{"2^3..2^1", nil, true},
 		{"2^a..2^3", nil, true},
 		{"3..5", nil, true},
+		{"10^-3..10^2", []float64{0.001, 0.01, 0.1, 1, 10, 100}, false},
+		{"10^-1, 2^-1, 10^2", []float64{0.1, 0.5, 100}, false},
+		{"10^-330", nil, true},
+		{"2^0..10^2", nil, true},      // two bases
+		{"10^3..10^1", nil, true},     // descending
+		{"10^0..10^20000", nil, true}, // exponent out of range
+		{"1e-3..1e3", nil, true},      // a range of plain numbers needs :N
+		{"2^-5:2^5", nil, true},       // ':' without '..'
+		{"1..100:3", []float64{1, 10, 100}, false},
+		{"2^-2..2^1:4", []float64{0.25, 0.5, 1, 2}, false},
+		{"1e-3..1e-3:2", []float64{1e-3, 1e-3}, false},
+		{"1..10:1", nil, true},
+		{"1..10:x", nil, true},
+		{"0..10:5", nil, true},
+		{"-1..10:5", nil, true},
+		{"10..1:5", nil, true},
+		{"1..10:20000", nil, true},
+		{"1..Inf:3", nil, true},
 	}
 	for _, c := range cases {
 		got, err := ParseGrid(c.spec, true)
-		if (err != nil) != c.err || (!c.err && !reflect.DeepEqual(got, c.want)) {
+		if (err != nil) != c.err || (!c.err && !closeGrid(got, c.want, strings.Contains(c.spec, ":"))) {
 			t.Errorf("ParseGrid(%q) = %v, %v", c.spec, got, err)
 		}
 		if err != nil && !errors.Is(err, ErrGrid) {
 			t.Errorf("ParseGrid(%q): err %v does not wrap ErrGrid", c.spec, err)
+		}
+	}
+	for _, spec := range []string{"2^-5:2^5", "1e-3..1e3", "10^a..10^3"} { // the error shows the range forms
+		if _, err := ParseGrid(spec, true); err == nil || !strings.Contains(err.Error(), "2^a..2^b") || !strings.Contains(err.Error(), "a..b:N") {
+			t.Errorf("ParseGrid(%q): %v, want an error showing the range forms", spec, err)
+		}
+	}
+	// log-spaced points: the end points exact, the ratio of neighbours
+	// constant, each point a·(b/a)^(i/(N−1)) to a few ulp
+	g, err := ParseGrid("1e-3..1e3:13", true)
+	if err != nil || len(g) != 13 || g[0] != 1e-3 || g[12] != 1e3 {
+		t.Fatalf("1e-3..1e3:13 = %v, %v", g, err)
+	}
+	for i, v := range g {
+		want := 1e-3 * math.Pow(1e6, float64(i)/12)
+		if math.Abs(v-want) > 8*math.Abs(want)*0x1p-52 {
+			t.Errorf("point %d: %v, want %v", i, v, want)
 		}
 	}
 	if g := DefaultGrid(); len(g) != 31 || g[0] != math.Ldexp(1, -15) || g[30] != 32768 {
@@ -434,4 +469,18 @@ func TestOverflowingValueIsAnError(t *testing.T) {
 	if v, _, err := ScoreWithin(mustMeasure(t, "cindex"), y, mat.NewDense(3, 1, []float64{1, 2, 3}), nil, nil); err != nil || math.Abs(v-2.0/3) > 1e-15 {
 		t.Errorf("cindex of large labels: %v, %v", v, err)
 	}
+}
+
+// closeGrid reports whether two grids agree: exactly, or with logSpaced
+// the end points exactly and the interior points to 4 ulp (exp∘log rounds).
+func closeGrid(got, want []float64, logSpaced bool) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if got[i] != want[i] && (!logSpaced || i == 0 || i == len(got)-1 || math.Abs(got[i]-want[i]) > 4*math.Abs(want[i])*0x1p-52) {
+			return false
+		}
+	}
+	return true
 }
