@@ -310,6 +310,11 @@ type Options struct {
 	Basis []int
 	// Outputs names the columns of Y (optional; used by predictors).
 	Outputs []string
+	// Intercept fits an unpenalized intercept b per output: the loss is
+	// ‖Y − f(X) − 1bᵀ‖² + λ‖f‖² with b free. Only a learner whose
+	// descriptor takes ParamIntercept (rls) reads it; front ends refuse it
+	// for the others.
+	Intercept bool
 	// Standardize scales every feature to mean 0 and standard deviation 1
 	// (sparse data: root mean square 1, no centring) before training; the
 	// predictor applies the same scaling to new data.

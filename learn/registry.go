@@ -98,6 +98,10 @@ const (
 	ParamColLambda Param = "col-lambda"
 	// ParamBasis is Input.Basis: a subset-of-regressors basis (the sparse form).
 	ParamBasis Param = "basis"
+	// ParamIntercept is Input.Intercept: an unpenalized intercept b, the
+	// model f(x) + b with b free in the loss and absent from the penalty,
+	// refit inside every hold-out of the exact cross-validation.
+	ParamIntercept Param = "intercept"
 )
 
 // Edge is one preference of a graph: row I is preferred over row J by
@@ -138,6 +142,8 @@ type Input struct {
 	Pairs []ObjectPair
 	// Basis lists the training rows that are basis vectors (ParamBasis).
 	Basis []int
+	// Intercept adds an unpenalized intercept to the model (ParamIntercept).
+	Intercept bool
 	// Form is the factorization (Auto by default), or Iterative: conjugate
 	// gradients on the features, stopped by Tol and MaxIter (0: the
 	// solver's defaults).
@@ -168,9 +174,9 @@ type Input struct {
 
 // Options returns the training options of a learner on rows for one kernel:
 // the kernel, form, basis (chosen for the kernel when ChooseBasis is set),
-// output names and observer. Cost: ChooseBasis's.
+// intercept, output names and observer. Cost: ChooseBasis's.
 func (in *Input) Options(k kernel.Kernel) (Options, error) {
-	opt := Options{Kernel: k, Form: in.Form, Basis: in.Basis, Outputs: in.Outputs, Observe: in.Observe}
+	opt := Options{Kernel: k, Form: in.Form, Basis: in.Basis, Intercept: in.Intercept, Outputs: in.Outputs, Observe: in.Observe}
 	if in.ChooseBasis != nil {
 		b, err := in.ChooseBasis(in.X, k)
 		if err != nil {

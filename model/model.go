@@ -1,8 +1,8 @@
 // Package model holds trained predictors — linear weights or a kernel expansion —
 // and their versioned JSON form.
 //
-//	linear:  f(x) = Wᵀx + b,                      O(d·t) per row
-//	kernel:  f(x) = Σ_j a_j k(x, z_j),  z_j ∈ Points, O(n·d·t) per row
+//	linear:  f(x) = Wᵀx + b,                          O(d·t) per row
+//	kernel:  f(x) = Σ_j a_j k(x, z_j) (+ b),  z_j ∈ Points, O(n·d·t) per row
 package model
 
 import (
@@ -19,11 +19,13 @@ import (
 	"github.com/rlskit/rlskit/matrix"
 )
 
-// Version is the model file format version this build writes. It reads
-// every version from 1 to Version (docs/model-format.md: version 2 added
-// "zero_based" and the scaler's "centered"); a file of a newer version is
-// refused, never guessed at.
-const Version = 2
+// Version is the newest model file format version this build writes. It
+// reads every version from 1 to Version (docs/model-format.md: version 2
+// added "zero_based" and the scaler's "centered", version 3 the "intercept"
+// of kernel models); a file of a newer version is refused, never guessed at.
+// Save writes the lowest version that holds the predictor (2 unless a kernel
+// model has an intercept), so that older readers read what they can.
+const Version = 3
 
 var (
 	// ErrWidth is returned when data to predict has another number of features than the model.
@@ -73,9 +75,22 @@ type Predictor struct {
 	B      []float64
 
 	// Kernel expansions: Points (n rows: *mat.Dense, *matrix.CSR or *kernel.UnitRows)
-	// and coefficients A (n×t).
+	// and coefficients A (n×t). B is nil, or the t unpenalized intercepts
+	// added to every prediction (file version 3).
 	Points mat.Matrix
 	A      *mat.Dense
+}
+
+// AddIntercept adds b (one value per output, an unpenalized intercept) to
+// the predictor's constant: to B for a linear predictor, as B (a copy) for a
+// kernel expansion, whose predictions become Σ_j a_j k(x, z_j) + b. O(t).
+func (p *Predictor) AddIntercept(b []float64) {
+	if p.B == nil {
+		p.B = make([]float64, len(b))
+	}
+	for c, v := range b {
+		p.B[c] += v
+	}
 }
 
 // IsLinear reports whether the predictor is a weight vector.
@@ -155,6 +170,14 @@ func (p *Predictor) Predict(x mat.Matrix) (*mat.Dense, error) {
 		}
 		out = mat.NewDense(m, t, nil)
 		out.Mul(kb, p.A)
+		if p.B != nil {
+			for i := 0; i < m; i++ {
+				row := out.RawRowView(i)
+				for c := range row {
+					row[c] += p.B[c]
+				}
+			}
+		}
 	}
 	for i := 0; i < m; i++ {
 		for c, v := range out.RawRowView(i) {
@@ -221,7 +244,7 @@ type file struct {
 
 	W      [][]float64 `json:"weights,omitempty"`      // d rows of t, or one per WIndex entry
 	WIndex *[]int      `json:"weight_index,omitempty"` // the features of the rows of W, when not all
-	B      []float64   `json:"intercept,omitempty"`
+	B      []float64   `json:"intercept,omitempty"`    // linear; kernel from version 3
 
 	Points *points     `json:"points,omitempty"`
 	A      [][]float64 `json:"coefficients,omitempty"` // n rows of t
@@ -239,9 +262,14 @@ type points struct {
 
 const formatName = "rlskit-model"
 
-// Save writes the predictor as JSON: one object, and a newline.
+// Save writes the predictor as JSON: one object, and a newline, of the
+// lowest version that holds it (see Version).
 func (p *Predictor) Save(w io.Writer) error {
-	f := file{Format: formatName, Version: Version, Learner: p.Learner, Kernel: p.Kernel,
+	version := 2
+	if !p.IsLinear() && p.B != nil {
+		version = 3 // a kernel model's intercept
+	}
+	f := file{Format: formatName, Version: version, Learner: p.Learner, Kernel: p.Kernel,
 		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs, Features: p.Features, Scaler: p.Scaler,
 		ZeroBased: &p.ZeroBased, Classes: p.Classes, ClassLabel: p.ClassLabel}
 	if p.IsLinear() {
@@ -254,6 +282,7 @@ func (p *Predictor) Save(w io.Writer) error {
 	} else {
 		f.Type = "kernel"
 		f.A = rows(p.A)
+		f.B = p.B
 		pts := &points{}
 		switch q := p.Points.(type) {
 		case *matrix.CSR:
@@ -400,8 +429,17 @@ func Load(r io.Reader) (*Predictor, error) {
 			return bad("%v", err)
 		}
 	case "kernel":
-		if f.W != nil || f.WIndex != nil || f.B != nil {
-			return bad("weights or intercept in a kernel model")
+		if f.W != nil || f.WIndex != nil {
+			return bad("weights in a kernel model")
+		}
+		if f.B != nil {
+			if f.Version < 3 {
+				return bad("intercept in a version %d kernel model: kernel models have one from version 3", f.Version)
+			}
+			if len(f.B) != t || !allFinite(f.B) {
+				return bad("intercept has %d finite values, want %d", len(f.B), t)
+			}
+			p.B = f.B
 		}
 		if f.Points == nil {
 			return bad("kernel model without points")
@@ -478,8 +516,8 @@ func (p *Predictor) checkLinearBound() error {
 	return nil
 }
 
-// checkKernelBound checks Σ_i |A_ic|·K_i < predictionBound for every output
-// c, with K_i a bound on |k(x, z_i)| for rows x within DomainRadius.
+// checkKernelBound checks Σ_i |A_ic|·K_i + |B_c| < predictionBound for every
+// output c, with K_i a bound on |k(x, z_i)| for rows x within DomainRadius.
 func (p *Predictor) checkKernelBound() error {
 	n, t := p.A.Dims()
 	kmax := make([]float64, n)
@@ -509,6 +547,9 @@ func (p *Predictor) checkKernelBound() error {
 	}
 	for c := 0; c < t; c++ {
 		sum := 0.0
+		if p.B != nil {
+			sum = math.Abs(p.B[c])
+		}
 		for i := 0; i < n; i++ {
 			sum += math.Abs(p.A.At(i, c)) * kmax[i]
 		}

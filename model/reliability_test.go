@@ -94,7 +94,7 @@ func TestLoadRefusesInconsistentModels(t *testing.T) {
 		{"two models, no space", ker + ker, "one model per file"},
 		{"linear type, gaussian kernel", r(`{"name":"linear","bias":1}`, `{"name":"gaussian","gamma":1}`).Replace(lin), "linear model with a gaussian kernel"},
 		{"linear type, precomputed kernel", r(`{"name":"linear","bias":1}`, `{"name":"precomputed"}`).Replace(lin), "linear model with a precomputed kernel"},
-		{"kernel type with weights", r(`"coefficients"`, `"weights":[[1],[1]],"coefficients"`).Replace(ker), "weights or intercept in a kernel model"},
+		{"kernel type with weights", r(`"coefficients"`, `"weights":[[1],[1]],"coefficients"`).Replace(ker), "weights in a kernel model"},
 		{"linear type with points", r(`"intercept"`, `"points":{"kind":"dense","rows":1,"dense":[[1,1]]},"intercept"`).Replace(lin), "points or coefficients in a linear model"},
 		{"subnormal scale", r(`"type"`, `"scaler":{"scale":[1,1e-320]},"type"`).Replace(lin), "scale 1 is 1e-320"},
 		{"zero scale", r(`"type"`, `"scaler":{"scale":[0,1]},"type"`).Replace(lin), "scale 0 is 0"},

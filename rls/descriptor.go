@@ -1,6 +1,8 @@
 package rls
 
 import (
+	"fmt"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/cg"
@@ -13,7 +15,9 @@ import (
 // hold-outs that remove held-out basis vectors), relabels its factorization
 // for permutation tests and gives a perturbed twin for the tie rule; its
 // squared loss also trains by conjugate gradients (Input.Form
-// learn.Iterative: package cg's learner) and from streamed statistics.
+// learn.Iterative: package cg's learner) and from streamed statistics. It
+// takes an unpenalized intercept (learn.ParamIntercept, Input.Intercept),
+// exact under every hold-out above; the conjugate-gradient form refuses it.
 func Descriptor() learn.Descriptor {
 	return learn.Descriptor{
 		Name:    learn.RLS,
@@ -21,7 +25,7 @@ func Descriptor() learn.Descriptor {
 		Needs:   learn.NeedsLabels,
 		Caps: []learn.Capability{learn.CanLeaveOneOut, learn.CanHoldOut, learn.CanLeavePairOut, learn.CanHoldOutBasis,
 			learn.CanRelabel, learn.CanPerturb, learn.CanStream, learn.CanCG},
-		Params: []learn.Param{learn.ParamBasis},
+		Params: []learn.Param{learn.ParamBasis, learn.ParamIntercept},
 		Loss:   learn.Squared,
 		Bias:   1,
 		Measure: func(scheme string) string {
@@ -35,6 +39,9 @@ func Descriptor() learn.Descriptor {
 				return nil, err
 			}
 			if in.Form == learn.Iterative {
+				if in.Intercept {
+					return nil, fmt.Errorf("rls: the conjugate-gradient form has no unpenalized intercept (Input.Intercept); use a factored form")
+				}
 				return cg.Method(in, learn.Squared, learn.RLS), nil
 			}
 			return learn.RowMethod(in, func(x mat.Matrix, opt learn.Options) (learn.Learner, error) {

@@ -26,7 +26,9 @@ import (
 // gemm, plus O(m·L·t) to lay the results out; memory: the solutions'
 // residuals and diagonals, m·L·(t+1) floats, and O(r + L·t) floats per row
 // of a block of about 2¹⁷/r rows. An invalid λ is Solve's error for it (the
-// first in the order given), and no solution is returned.
+// first in the order given), and no solution is returned. With an intercept
+// v(λ_l) = A(λ_l)1 comes from the same product, Uᵀ1 being one more column of
+// UᵀY (t + 1 columns per λ), and each solution is corrected as Solve's.
 func (r *RLS) SolvePath(lambdas []float64) ([]*Solution, error) {
 	c0, gs, err := r.pathGains(lambdas)
 	if err != nil {
@@ -58,31 +60,41 @@ func (r *RLS) solveChunk(lambdas []float64, c0 float64, gs [][]float64) []*Solut
 	f := r.f
 	m, t := r.y.Dims()
 	rk, nl := f.Rank(), len(lambdas)
+	tw := t // columns of W per λ: UᵀY's, and Uᵀ1 with an intercept
+	if r.icpt != nil {
+		tw++
+	}
 	sols := make([]*Solution, nl)
 	for l, lambda := range lambdas {
 		sols[l] = &Solution{r: r, Lambda: lambda, c0: c0, g: gs[l], res: mat.NewDense(m, t, nil), diag: make([]float64, m)}
+		if r.icpt != nil {
+			sols[l].v = make([]float64, m)
+		}
 	}
 	if nl == 0 {
 		return sols
 	}
 	// every factor has r ≥ 1 (package factor refuses an empty one)
-	// G (r×L) and W = [G_{·l} ∘ UᵀY]_l (r×Lt)
-	g, w := mat.NewDense(rk, nl, nil), mat.NewDense(rk, nl*t, nil)
+	// G (r×L) and W = [G_{·l} ∘ [UᵀY, Uᵀ1]]_l (r×L·tw)
+	g, w := mat.NewDense(rk, nl, nil), mat.NewDense(rk, nl*tw, nil)
 	for k := 0; k < rk; k++ {
 		grow, wrow, urow := g.RawRowView(k), w.RawRowView(k), r.uty.RawRowView(k)
 		for l := range gs {
 			grow[l] = gs[l][k]
 			for j, v := range urow {
-				wrow[l*t+j] = gs[l][k] * v
+				wrow[l*tw+j] = gs[l][k] * v
+			}
+			if r.icpt != nil {
+				wrow[l*tw+t] = gs[l][k] * r.icpt.u1[k]
 			}
 		}
 	}
 	rows := min(m, max(1, pathBlockFloats/rk))
-	rb, sq, db := mat.NewDense(rows, nl*t, nil), mat.NewDense(rows, rk, nil), mat.NewDense(rows, nl, nil)
+	rb, sq, db := mat.NewDense(rows, nl*tw, nil), mat.NewDense(rows, rk, nil), mat.NewDense(rows, nl, nil)
 	for i0 := 0; i0 < m; i0 += rows {
 		b := min(rows, m-i0)
 		ub := f.U.Slice(i0, i0+b, 0, rk).(*mat.Dense)
-		rbv := rb.Slice(0, b, 0, nl*t).(*mat.Dense)
+		rbv := rb.Slice(0, b, 0, nl*tw).(*mat.Dense)
 		sqv := sq.Slice(0, b, 0, rk).(*mat.Dense)
 		dbv := db.Slice(0, b, 0, nl).(*mat.Dense)
 		for i := 0; i < b; i++ {
@@ -99,7 +111,10 @@ func (r *RLS) solveChunk(lambdas []float64, c0 float64, gs [][]float64) []*Solut
 			diag := s.diag[i0 : i0+b]
 			for i := range diag {
 				diag[i] = dr.Data[i*dr.Stride+l] + c0
-				src, out := rr.Data[i*rr.Stride+l*t:i*rr.Stride+(l+1)*t], res[i*t:(i+1)*t]
+				if s.v != nil {
+					s.v[i0+i] = rr.Data[i*rr.Stride+l*tw+t] + c0
+				}
+				src, out := rr.Data[i*rr.Stride+l*tw:i*rr.Stride+l*tw+t], res[i*t:(i+1)*t]
 				if c0 == 0 {
 					for j := range out { // t is small: no memmove call
 						out[j] = src[j]
@@ -113,13 +128,19 @@ func (r *RLS) solveChunk(lambdas []float64, c0 float64, gs [][]float64) []*Solut
 			}
 		}
 	}
+	if r.icpt != nil {
+		for _, s := range sols {
+			s.applyIntercept()
+		}
+	}
 	return sols
 }
 
 // AtGrid returns At for a caller that visits the λ of grid in order, as
 // selection's λ loop does: the solutions are computed by SolvePath in
 // chunks of consecutive grid values, each chunk holding at most r/2 floats
-// per row (c·(t+1) ≤ r/2 for c λ per chunk, at least one), so that a chunk
+// per row (c·(t+1) ≤ r/2 for c λ per chunk, at least one; c·(t+2) with an
+// intercept, whose v is one more column), so that a chunk
 // takes at most half the memory of U (or, with many outputs, one λ's
 // solution, as Solve) while U is read once per chunk instead of twice per λ. A λ that is not the next grid value is solved
 // alone (Solve); an invalid one gets Solve's error when it is asked for,
@@ -131,6 +152,9 @@ func (r *RLS) AtGrid(grid []float64) func(lambda float64) (learn.Solution, error
 
 func (r *RLS) newGridPath(grid []float64) *gridPath {
 	_, t := r.y.Dims()
+	if r.icpt != nil {
+		t++
+	}
 	return &gridPath{r: r, grid: grid, per: max(1, r.f.Rank()/(2*(t+1)))}
 }
 
@@ -180,7 +204,8 @@ func (p *gridPath) at(lambda float64) (learn.Solution, error) {
 // leave-one-out and folds): visit(n, P) is called for grid[n] in order with
 // P (m×t) holding, for the rows of every fold, the predictions of the model
 // retrained without that fold — HoldOut's at that λ, to rounding, and
-// LeaveOneOut's (Y_i − R_i/A_ii) where a fold is a single row — and NaN in
+// LeaveOneOut's (Y_i − R_i/A_ii; with an intercept Y_i − R̂_i/Â_ii, the
+// intercept refit) where a fold is a single row — and NaN in
 // the rows of no fold; P is reused once visit returns, and an error from
 // visit ends the pass with it. The solutions come from the batch path in
 // AtGrid's chunks (SolvePath: every λ of a chunk from one pass over U),

@@ -23,7 +23,32 @@
 //	pair {i,j}   the 2×2 case of the hold-out                 O(t) per pair once A is formed
 //
 // All of them equal retraining on the reduced data (held-out rows dropped from the
-// loss; a sparse basis stays as it is). Along a λ grid, SolvePath and AtGrid
+// loss; a sparse basis stays as it is).
+//
+// # Unpenalized intercept
+//
+// With Options.Intercept the model is f(x) + b, b ∈ Rᵗ free in the loss and
+// absent from the penalty: min ‖Y − f(X) − 1bᵀ‖² + λ‖f‖². It is still a
+// penalized least-squares problem, on the design [Φ, 1] with the penalty
+// diag(λI, 0), so its residuals are I − H applied to Y for the augmented hat
+// matrix H, and the hold-out identities above hold with
+//
+//	Â = I − H = A − v vᵀ/s,   v = A1,  s = 1ᵀA1 = 1ᵀv,
+//
+// in place of A (Â = λĜ with Ĝ = G − G11ᵀG/(1ᵀG1), G = (K̃ + λI)⁻¹: the
+// partial minimization over b of λ(Y − 1bᵀ)ᵀG(Y − 1bᵀ)). Then
+//
+//	b = 1ᵀR/s = 1ᵀGY/1ᵀG1,  R̂ = R − v bᵀ,  diag Â = diag A − v∘v/s,
+//	coefficients those of the labels Y − 1bᵀ,
+//
+// and every shortcut — LOO, hold-outs, leave-pair-out, the λ path — reads Â
+// and R̂: each equals refitting f and b on the reduced data. v costs one
+// O(m·r) product per λ (U(g∘Uᵀ1), Uᵀ1 formed once), s is O(r), a hold-out
+// block of Â O(|H|²) more than A's (the Woodbury path takes v_H as one
+// more column). The reduced data must keep a row (b is then determined):
+// learn.CheckHoldOut refuses a hold-out of every row. Adding a constant c
+// to the kernel (the linear kernel's bias) changes nothing but rounding:
+// Ĝ is the same for K̃ and K̃ + c11ᵀ, and the coefficients sum to zero. Along a λ grid, SolvePath and AtGrid
 // compute the residuals and diag(A) of many λ in one level-3 product each,
 // reading U once for all of them instead of twice per λ.
 package rls
@@ -53,11 +78,44 @@ type RLS struct {
 	f    *factor.Factor
 	y    *mat.Dense // m×t
 	uty  *mat.Dense // r×t, UᵀY
+	icpt *intercept // nil without an unpenalized intercept
+}
+
+// intercept is what the unpenalized intercept needs of the factor, formed
+// once by Fit: O(m·r).
+type intercept struct {
+	u1 []float64 // Uᵀ1 (r)
+	// q0 = ‖(I − UUᵀ)1‖², the complement's part of 1ᵀA1 (low-rank
+	// forms; 0 for the dual form), from the residual vector 1 − U(Uᵀ1)
+	// rather than m − ‖Uᵀ1‖², which cancels when 1 is nearly in span U.
+	q0 float64
+}
+
+// newIntercept forms Uᵀ1 and, for a low-rank factor, q0. O(m·r).
+func newIntercept(f *factor.Factor) *intercept {
+	m, rk := f.Rows(), f.Rank()
+	ic := &intercept{u1: make([]float64, rk)}
+	for i := 0; i < m; i++ {
+		for k, u := range f.U.RawRowView(i) {
+			ic.u1[k] += u
+		}
+	}
+	if f.Complement() {
+		for i := 0; i < m; i++ {
+			p := 0.0
+			for k, u := range f.U.RawRowView(i) {
+				p += u * ic.u1[k]
+			}
+			ic.q0 += (1 - p) * (1 - p)
+		}
+	}
+	return ic
 }
 
 // Fit factors the kernel matrix of X (m×d, *mat.Dense or *matrix.CSR) for the
 // labels Y (m×t). Cost: one kernel block and O(m³) (Dual), O(m·d²) (Linear) or
-// O(m·n²) (Sparse), plus O(m·r·t) for UᵀY.
+// O(m·n²) (Sparse), plus O(m·r·t) for UᵀY and, with opt.Intercept, O(m·r)
+// for Uᵀ1 (see the package comment).
 func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
 	if err := matrix.Check(x); err != nil {
 		return nil, fmt.Errorf("rls: %w: %w", learn.ErrShape, err)
@@ -74,11 +132,18 @@ func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rls: %w", err)
 	}
-	return newRLS(learn.Meta{Name: learn.RLS, Data: d, Outputs: outs, Scaler: sc}, y), nil
+	var ic *intercept
+	if opt.Intercept {
+		ic = newIntercept(d.Factor)
+	}
+	return newRLS(learn.Meta{Name: learn.RLS, Data: d, Outputs: outs, Scaler: sc}, y, ic), nil
 }
 
-func newRLS(meta learn.Meta, y *mat.Dense) *RLS {
-	r := &RLS{meta: meta, d: meta.Data, f: meta.Data.Factor, y: mat.DenseCopyOf(y)}
+// newRLS is the model of the labels y on the factor of meta, with the
+// intercept data ic (nil: no intercept; it depends on U only, so models on
+// the same U share it).
+func newRLS(meta learn.Meta, y *mat.Dense, ic *intercept) *RLS {
+	r := &RLS{meta: meta, d: meta.Data, f: meta.Data.Factor, y: mat.DenseCopyOf(y), icpt: ic}
 	r.uty = linalg.Mul(true, false, r.f.U, r.y)
 	return r
 }
@@ -93,7 +158,7 @@ func (r *RLS) WithLabels(y *mat.Dense, outputs []string) (*RLS, error) {
 	}
 	meta := r.meta
 	meta.Outputs = outs
-	return newRLS(meta, y), nil
+	return newRLS(meta, y, r.icpt), nil
 }
 
 // Relabel is WithLabels as the learn.Relabeler capability.
@@ -106,7 +171,7 @@ func (r *RLS) Relabel(y *mat.Dense, outputs []string) (learn.Learner, error) {
 func (r *RLS) Perturbed(s float64) (learn.Learner, error) {
 	var y mat.Dense
 	y.Scale(s, r.y)
-	return newRLS(r.meta.Perturbed(), &y), nil
+	return newRLS(r.meta.Perturbed(), &y, r.icpt), nil
 }
 
 // Name is learn.RLS.
@@ -133,7 +198,12 @@ func (r *RLS) Basis() []int { return r.d.Basis }
 // Factor returns the underlying factor (shared; do not modify).
 func (r *RLS) Factor() *factor.Factor { return r.f }
 
-// Solution is the model at one λ with its cross-validation shortcuts.
+// HasIntercept reports whether the model has an unpenalized intercept
+// (Options.Intercept).
+func (r *RLS) HasIntercept() bool { return r.icpt != nil }
+
+// Solution is the model at one λ with its cross-validation shortcuts. With an
+// intercept, res and diag are those of Â = A − v vᵀ/s (the package comment).
 type Solution struct {
 	r      *RLS
 	Lambda float64
@@ -141,12 +211,16 @@ type Solution struct {
 	g      []float64 // r
 	res    *mat.Dense
 	diag   []float64
+	v      []float64 // A1 (m), with an intercept
+	s      float64   // 1ᵀA1, with an intercept
+	b      []float64 // the intercept (t), with one
 
 	fullOnce sync.Once
 	full     *mat.Dense // A, formed on first need by LeavePairOut
 }
 
-// Solve returns the solution at λ: O(m·r·t) (O(m²t) dual), no refactorization.
+// Solve returns the solution at λ: O(m·r·t) (O(m²t) dual), no refactorization;
+// an intercept adds O(m·r) for v = A1 and O(m·t) for its correction.
 func (r *RLS) Solve(lambda float64) (*Solution, error) {
 	f := r.f
 	s := &Solution{r: r, Lambda: lambda}
@@ -165,8 +239,59 @@ func (r *RLS) Solve(lambda float64) (*Solution, error) {
 	for i := range s.diag {
 		s.diag[i] += s.c0
 	}
+	if r.icpt != nil {
+		// v = A1 = c0·1 + U (g ∘ Uᵀ1)
+		gu1 := make([]float64, f.Rank())
+		for k, g := range s.g {
+			gu1[k] = g * r.icpt.u1[k]
+		}
+		s.v = make([]float64, f.Rows())
+		for i := range s.v {
+			p := s.c0
+			for k, u := range f.U.RawRowView(i) {
+				p += u * gu1[k]
+			}
+			s.v[i] = p
+		}
+		s.applyIntercept()
+	}
 	return s, nil
 }
+
+// applyIntercept turns the residuals R and diag(A) of the solution into
+// those of the model with an unpenalized intercept, given v = A1 (s.v):
+// s = 1ᵀA1 = c0·q0 + Σ_k (c0 + g_k)(Uᵀ1)_k² (every term ≥ 0: c0 + g_k =
+// λ/(e_k+λ) in both forms), b = 1ᵀR/s, R̂ = R − v bᵀ, diag Â = diag A −
+// v∘v/s. O(m·t + r).
+func (s *Solution) applyIntercept() {
+	ic := s.r.icpt
+	s.s = s.c0 * ic.q0
+	for k, g := range s.g {
+		s.s += (s.c0 + g) * ic.u1[k] * ic.u1[k]
+	}
+	m, t := s.res.Dims()
+	s.b = make([]float64, t)
+	for i := 0; i < m; i++ {
+		for c, v := range s.res.RawRowView(i) {
+			s.b[c] += v
+		}
+	}
+	for c := range s.b {
+		s.b[c] /= s.s
+	}
+	for i := 0; i < m; i++ {
+		vi := s.v[i]
+		row := s.res.RawRowView(i)
+		for c := range row {
+			row[c] -= vi * s.b[c]
+		}
+		s.diag[i] -= vi * vi / s.s
+	}
+}
+
+// Intercept returns the unpenalized intercept b (t values; shared, do not
+// modify), or nil for a model without one.
+func (s *Solution) Intercept() []float64 { return s.b }
 
 // gains returns A(λ) = c₀I + U diag(g) Uᵀ's c₀ and g (see the package
 // comment), or an error wrapping learn.ErrLambda for a λ that is not
@@ -204,8 +329,10 @@ func (s *Solution) Fitted() *mat.Dense {
 }
 
 // LeaveOneOut returns the m×t leave-one-out predictions, f_{−i}(x_i) =
-// y_i − R_i/A_ii (Rifkin & Lippert 2007, LOOE: c_i / (G⁻¹)_ii). O(m·t) after Solve; the
-// error is always nil (the signature is shared with the ranking learners).
+// y_i − R_i/A_ii (Rifkin & Lippert 2007, LOOE: c_i / (G⁻¹)_ii); with an
+// intercept y_i − R̂_i/Â_ii, the refit intercept included. O(m·t) after
+// Solve; the error is always nil (the signature is shared with the ranking
+// learners).
 func (s *Solution) LeaveOneOut() (*mat.Dense, error) {
 	m, t := s.r.y.Dims()
 	out := mat.NewDense(m, t, nil)
@@ -238,8 +365,10 @@ func (s *Solution) leaveOneOutRows(rows []int, out *mat.Dense) {
 
 // HoldOut returns the |H|×t predictions for the rows H (in the given order) of
 // the model retrained without them: Y_H − (A_HH)⁻¹ R_H (Pahikkala et al. 2008, Theorem 1;
-// Pahikkala, Suominen & Boberg 2012, sect. 4). Cost O(|H|²r + |H|³); for a low-rank factor with r < |H|
-// O(|H|r² + r³) through Woodbury.
+// Pahikkala, Suominen & Boberg 2012, sect. 4); with an intercept
+// Y_H − (Â_HH)⁻¹ R̂_H, Â_HH = A_HH − v_H v_Hᵀ/s, the intercept refit on the
+// other rows. Cost O(|H|²r + |H|³); for a low-rank factor with r < |H|
+// O(|H|r² + r³) through Woodbury (r + 1 columns with an intercept).
 func (s *Solution) HoldOut(h []int) (*mat.Dense, error) {
 	if err := learn.CheckHoldOut(h, s.r.Rows()); err != nil {
 		return nil, fmt.Errorf("rls: %w", err)
@@ -250,12 +379,20 @@ func (s *Solution) HoldOut(h []int) (*mat.Dense, error) {
 	var z *mat.Dense
 	var err error
 	if s.c0 != 0 && s.r.f.Rank() < len(h) {
-		z, err = s.woodbury(uh, rh)
+		z, err = s.woodbury(uh, rh, h)
 	} else {
 		// A_HH = c0 I + U_H diag(g) U_Hᵀ
 		ahh := linalg.Mul(false, true, linalg.ScaleCols(uh, s.g), uh)
 		for i := range h {
 			ahh.Set(i, i, ahh.At(i, i)+s.c0)
+		}
+		if s.v != nil { // Â_HH = A_HH − v_H v_Hᵀ/s
+			for a, i := range h {
+				row := ahh.RawRowView(a)
+				for c, j := range h {
+					row[c] -= s.v[i] * s.v[j] / s.s
+				}
+			}
 		}
 		z, err = solveSPD(ahh, rh)
 	}
@@ -269,29 +406,41 @@ func (s *Solution) HoldOut(h []int) (*mat.Dense, error) {
 
 // woodbury solves (I + U_H diag(g) U_Hᵀ) Z = R_H with g = −h, h ≥ 0:
 // Z = R_H + U_H (D⁻¹ − U_HᵀU_H)⁻¹ U_HᵀR_H, D = diag(h) over the h > 0.
-func (s *Solution) woodbury(uh, rh *mat.Dense) (*mat.Dense, error) {
+// With an intercept the matrix is Â_HH = I + U_H diag(g) U_Hᵀ − v_H v_Hᵀ/s:
+// v_H (rows h of v) joins U_H as one more column, of gain −1/s < 0.
+func (s *Solution) woodbury(uh, rh *mat.Dense, h []int) (*mat.Dense, error) {
 	var keep []int
 	for k, g := range s.g {
 		if g < 0 {
 			keep = append(keep, k)
 		}
 	}
+	gains := make([]float64, 0, len(keep)+1)
+	for _, k := range keep {
+		gains = append(gains, s.g[k])
+	}
+	if s.v != nil {
+		gains = append(gains, -1/s.s)
+	}
 	z := mat.DenseCopyOf(rh)
-	if len(keep) == 0 {
+	if len(gains) == 0 {
 		return z, nil
 	}
 	nh, _ := uh.Dims()
-	uk := mat.NewDense(nh, len(keep), nil)
+	uk := mat.NewDense(nh, len(gains), nil)
 	for i := 0; i < nh; i++ {
 		src, dst := uh.RawRowView(i), uk.RawRowView(i)
 		for c, k := range keep {
 			dst[c] = src[k]
 		}
+		if s.v != nil {
+			dst[len(keep)] = s.v[h[i]]
+		}
 	}
 	mm := linalg.Syrk(true, uk)
 	mm.Scale(-1, mm)
-	for c, k := range keep {
-		mm.Set(c, c, mm.At(c, c)-1/s.g[k])
+	for c, g := range gains {
+		mm.Set(c, c, mm.At(c, c)-1/g)
 	}
 	w, err := solveSPD(mm, linalg.Mul(true, false, uk, rh))
 	if err != nil {
@@ -315,7 +464,8 @@ func solveSPD(a, b *mat.Dense) (*mat.Dense, error) {
 }
 
 // LeavePairOut returns, for every pair {i, j}, the predictions for x_i and x_j of
-// the model retrained without both (p×t each): the 2×2 case of HoldOut. When the
+// the model retrained without both (p×t each): the 2×2 case of HoldOut (of
+// Â with an intercept: Â_ij = A_ij − v_i v_j/s, O(1) more a pair). When the
 // pairs are many (≥ m²/8) the matrix A is formed once per solution with one gemm,
 // O(m²r), after which each pair costs O(t) (Pahikkala et al. 2008, Theorem 2); otherwise each
 // pair costs O(r + t). The m×m matrix is only formed when the memory available
@@ -349,6 +499,10 @@ func (s *Solution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err erro
 			return v
 		}
 	}
+	if s.v != nil {
+		offA := offDiag
+		offDiag = func(i, j int) float64 { return offA(i, j) - s.v[i]*s.v[j]/s.s }
+	}
 	pi, pj = mat.NewDense(len(pairs), t, nil), mat.NewDense(len(pairs), t, nil)
 	for n, p := range pairs {
 		aii, ajj, aij := s.diag[p.I], s.diag[p.J], offDiag(p.I, p.J)
@@ -366,7 +520,9 @@ func (s *Solution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err erro
 
 // Coefficients returns the model's coefficients at λ: dual a = U diag(1/(e+λ)) UᵀY
 // (m×t); sparse a over the basis (n×t); linear the primal weights with the bias
-// weight last ((d+1)×t). O(m·r·t) (O(m²t) dual).
+// weight last ((d+1)×t). With an intercept they are those of the labels
+// Y − 1bᵀ (UᵀY − (Uᵀ1)bᵀ in place of UᵀY), without b (Intercept).
+// O(m·r·t) (O(m²t) dual).
 func (s *Solution) Coefficients() *mat.Dense {
 	f := s.r.f
 	psi := make([]float64, f.Rank())
@@ -381,11 +537,26 @@ func (s *Solution) Coefficients() *mat.Dense {
 	if t == nil {
 		t = f.U
 	}
-	return linalg.Mul(false, false, t, linalg.ScaleRows(s.r.uty, psi))
+	uty := s.r.uty
+	if s.b != nil {
+		uty = mat.DenseCopyOf(uty)
+		for k, u := range s.r.icpt.u1 {
+			row := uty.RawRowView(k)
+			for c := range row {
+				row[c] -= u * s.b[c]
+			}
+		}
+	}
+	return linalg.Mul(false, false, t, linalg.ScaleRows(uty, psi))
 }
 
 // Predictor returns the trained predictor at λ (with the scaler when the data
-// were standardized). For the linear kernel it is a weight vector whatever the form.
+// were standardized), with the intercept b when the model has one. For the
+// linear kernel it is a weight vector whatever the form.
 func (s *Solution) Predictor() *model.Predictor {
-	return s.r.meta.Predictor(s.Coefficients(), s.Lambda)
+	p := s.r.meta.Predictor(s.Coefficients(), s.Lambda)
+	if s.b != nil {
+		p.AddIntercept(s.b)
+	}
+	return p
 }

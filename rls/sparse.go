@@ -27,6 +27,12 @@ import (
 // A⁻¹ is applied through Woodbury when |H| < n (O(|H|²n)) and by a Cholesky
 // factorization of A otherwise (O(|H|n² + n³)): the cheaper side of Pahikkala, Suominen & Boberg 2012,
 // eq. (36). The constraint adds O(|E|·n·(|E| + |H|)).
+//
+// With an intercept, b is eliminated by centring the rows H̄ on their own
+// means (n̄ = |H̄| rows): with μ = S(Uᵀ1 − U_Hᵀ1)/n̄ and ȳ the labels' means
+// over H̄, the problem is the one above with A − n̄μμᵀ and z − n̄μȳᵀ, solved by
+// Sherman–Morrison on the same A⁻¹ (O(n(|H| + n)) more), and
+// f_H = Xc + 1(ȳ − cᵀμ)ᵀ: b refit on H̄ too.
 func (s *Solution) HoldOutBasis(h []int, p learn.Policy) (*mat.Dense, error) {
 	switch p {
 	case learn.Keep, "":
@@ -64,20 +70,24 @@ func (s *Solution) HoldOutBasis(h []int, p learn.Policy) (*mat.Dense, error) {
 	}
 	f := r.f
 	x := linalg.ScaleCols(kernel.Rows(f.U, h).(*mat.Dense), f.S) // U_H S
-	if 2*len(e) > n {
-		return s.holdOutReducedBasis(h, e, x)
-	}
 	// z = S(UᵀY − U_HᵀY_H)
 	z := mat.DenseCopyOf(r.uty)
 	linalg.Gemm(true, false, -1, kernel.Rows(f.U, h).(*mat.Dense), kernel.Rows(r.y, h).(*mat.Dense), 1, z)
 	z = linalg.ScaleRows(z, f.S)
+	var ic *centring
+	if r.icpt != nil {
+		ic = s.centre(h, z)
+	}
+	if 2*len(e) > n {
+		return s.holdOutReducedBasis(h, e, x, z, ic)
+	}
 	te := kernel.Rows(f.T, e).(*mat.Dense) // |E|×n
 	// one solve with A for [z, T_Eᵀ]
 	_, t := z.Dims()
 	rhs := mat.NewDense(f.Rank(), t+len(e), nil)
 	rhs.Slice(0, f.Rank(), 0, t).(*mat.Dense).Copy(z)
 	rhs.Slice(0, f.Rank(), t, t+len(e)).(*mat.Dense).Copy(te.T())
-	sol, err := s.solveA(x, rhs)
+	sol, err := s.solveACentred(x, rhs, ic)
 	if err != nil {
 		return nil, fmt.Errorf("rls: hold-out of %d rows (%d basis vectors removed) at lambda %g: %w", len(h), len(e), s.Lambda, err)
 	}
@@ -91,14 +101,125 @@ func (s *Solution) HoldOutBasis(h []int, p learn.Policy) (*mat.Dense, error) {
 	}
 	c := mat.DenseCopyOf(q)
 	linalg.Gemm(false, false, -1, mat.DenseCopyOf(p2), lam, 1, c)
-	return linalg.Mul(false, false, x, c), nil
+	return ic.predict(x, c), nil
+}
+
+// centring is the intercept's elimination in a basis-removing hold-out: the
+// rows H̄ centred on their means, A − wwᵀ (w = √n̄·μ) in place of A and
+// z − n̄μȳᵀ (formed by centre) in place of z.
+type centring struct {
+	mu   []float64 // μ = S(Uᵀ1 − U_Hᵀ1)/n̄ (r)
+	w    []float64 // √n̄·μ
+	ybar []float64 // ȳ, the labels' means over H̄ (t)
+}
+
+// centre returns the centring of the hold-out H and subtracts n̄μȳᵀ from z
+// (r×t). O(|H|·(r + t) + r·t).
+func (s *Solution) centre(h []int, z *mat.Dense) *centring {
+	r := s.r
+	f := r.f
+	m, t := r.y.Dims()
+	nb := float64(m - len(h))
+	ic := &centring{mu: append([]float64(nil), r.icpt.u1...), ybar: make([]float64, t)}
+	out := make(map[int]bool, len(h))
+	for _, i := range h {
+		out[i] = true
+		for k, u := range f.U.RawRowView(i) {
+			ic.mu[k] -= u
+		}
+	}
+	for i := 0; i < m; i++ {
+		if !out[i] {
+			for c, v := range r.y.RawRowView(i) {
+				ic.ybar[c] += v
+			}
+		}
+	}
+	for c := range ic.ybar {
+		ic.ybar[c] /= nb
+	}
+	ic.w = make([]float64, len(ic.mu))
+	for k := range ic.mu {
+		ic.mu[k] *= f.S[k] / nb
+		ic.w[k] = math.Sqrt(nb) * ic.mu[k]
+		row := z.RawRowView(k)
+		for c := range row {
+			row[c] -= nb * ic.mu[k] * ic.ybar[c]
+		}
+	}
+	return ic
+}
+
+// predict returns the hold-out's predictions X·c, plus with an intercept
+// the refit b = ȳ − cᵀμ in every row. O(|H|·r·t).
+func (ic *centring) predict(x, c *mat.Dense) *mat.Dense {
+	out := linalg.Mul(false, false, x, c)
+	if ic == nil {
+		return out
+	}
+	_, t := c.Dims()
+	b := append([]float64(nil), ic.ybar...)
+	for k, mu := range ic.mu {
+		for j, v := range c.RawRowView(k)[:t] {
+			b[j] -= mu * v
+		}
+	}
+	nh, _ := out.Dims()
+	for i := 0; i < nh; i++ {
+		row := out.RawRowView(i)
+		for j := range row {
+			row[j] += b[j]
+		}
+	}
+	return out
+}
+
+// solveACentred solves (A − wwᵀ) Z = B (A alone when ic is nil) by one
+// solveA of [B, w] and Sherman–Morrison: Z = P + q(wᵀP)/(1 − wᵀq) for
+// P = A⁻¹B, q = A⁻¹w. A − wwᵀ is the Gram matrix of the centred rows plus
+// λI, positive definite, so 1 − wᵀq > 0.
+func (s *Solution) solveACentred(x, b *mat.Dense, ic *centring) (*mat.Dense, error) {
+	if ic == nil {
+		return s.solveA(x, b)
+	}
+	rk, nb := b.Dims()
+	bw := mat.NewDense(rk, nb+1, nil)
+	bw.Slice(0, rk, 0, nb).(*mat.Dense).Copy(b)
+	bw.SetCol(nb, ic.w)
+	sol, err := s.solveA(x, bw)
+	if err != nil {
+		return nil, err
+	}
+	q := mat.Col(nil, nb, sol)
+	den := 1.0
+	for k, w := range ic.w {
+		den -= w * q[k]
+	}
+	out := mat.DenseCopyOf(sol.Slice(0, rk, 0, nb))
+	coef := make([]float64, nb) // wᵀP/den
+	for k, w := range ic.w {
+		for j, v := range out.RawRowView(k) {
+			coef[j] += w * v
+		}
+	}
+	for j := range coef {
+		coef[j] /= den
+	}
+	for k := 0; k < rk; k++ {
+		row := out.RawRowView(k)
+		for j := range row {
+			row[j] += q[k] * coef[j]
+		}
+	}
+	return out, nil
 }
 
 // holdOutReducedBasis solves the same problem in the coordinates of the
 // remaining basis B' = B∖E, better conditioned when most of the basis leaves:
 // c = G_{B'}a' (G from the factor, so T_E c = 0 holds by construction) and
-// a' = (G_{B'}ᵀ A G_{B'})⁻¹ G_{B'}ᵀ z. O(|H|·n·n' + n·n'²) for n' = |B'|.
-func (s *Solution) holdOutReducedBasis(h, e []int, x *mat.Dense) (*mat.Dense, error) {
+// a' = (G_{B'}ᵀ A G_{B'})⁻¹ G_{B'}ᵀ z (with an intercept A − wwᵀ and z
+// centred, as ic says). O(|H|·n·n' + n·n'²) for n' = |B'|.
+func (s *Solution) holdOutReducedBasis(h, e []int, x, z *mat.Dense, ic *centring) (*mat.Dense, error) {
 	r := s.r
 	f := r.f
 	gone := make(map[int]bool, len(e))
@@ -124,14 +245,16 @@ func (s *Solution) holdOutReducedBasis(h, e []int, x *mat.Dense) (*mat.Dense, er
 	linalg.Gemm(true, false, -1, x, linalg.Mul(false, false, x, g), 1, ag)
 	ar := linalg.Mul(false, false, gt, ag)
 	linalg.Symmetrize(ar)
-	z := mat.DenseCopyOf(r.uty)
-	linalg.Gemm(true, false, -1, kernel.Rows(f.U, h).(*mat.Dense), kernel.Rows(r.y, h).(*mat.Dense), 1, z)
-	z = linalg.ScaleRows(z, f.S)
+	if ic != nil { // G_{B'}ᵀ(A − wwᵀ)G_{B'} = ar − ppᵀ, p = G_{B'}ᵀw
+		pv := mat.NewVecDense(len(rest), nil)
+		pv.MulVec(gt, mat.NewVecDense(len(ic.w), ic.w))
+		ar.RankOne(ar, -1, pv, pv)
+	}
 	a, err := solveSPD(ar, linalg.Mul(false, false, gt, z))
 	if err != nil {
 		return nil, fmt.Errorf("rls: hold-out of %d rows (%d basis vectors removed) at lambda %g: %w", len(h), len(e), s.Lambda, err)
 	}
-	return linalg.Mul(false, false, x, linalg.Mul(false, false, g, a)), nil
+	return ic.predict(x, linalg.Mul(false, false, g, a)), nil
 }
 
 // solveA solves (diag(s²+λ) − XᵀX) Z = B: by Woodbury through
