@@ -1,6 +1,7 @@
 // Package cv generates and checks cross-validation designs for the exact
 // hold-out shortcuts of the learners: folds of rows for HoldOut (k-fold,
-// repeated k-fold, leave-group-out, group k-fold, user-given folds) and pairs
+// stratified k-fold, repeated k-fold, leave-group-out, group k-fold,
+// user-given folds) and pairs
 // of rows for LeavePairOut, together with the pairwise score of leave-pair-out
 // predictions (LPO-AUC, LPO c-index; Pahikkala et al. 2008).
 //
@@ -14,11 +15,13 @@
 package cv
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
@@ -34,9 +37,10 @@ var (
 // Stream selectors (second PCG seed word) keep the generators of the
 // different designs independent for the same user seed.
 const (
-	streamKFold  = 0x9e3779b97f4a7c15
-	streamRepeat = 0xbf58476d1ce4e5b9
-	streamGroups = 0x94d049bb133111eb
+	streamKFold      = 0x9e3779b97f4a7c15
+	streamRepeat     = 0xbf58476d1ce4e5b9
+	streamGroups     = 0x94d049bb133111eb
+	streamStratified = 0xd6e8feb86659fd93
 )
 
 // uintn returns a uniform integer in [0,n), n > 0, from r's 64-bit stream
@@ -162,12 +166,18 @@ func LeaveGroupOut(groups []int) ([][]int, error) {
 }
 
 // GroupKFold assigns whole groups (groups[i] is the group of row i) to k
-// folds, so that no group is split: the distinct groups, in order of first
-// appearance, are shuffled with seed and then each is given to the fold with
-// the fewest rows so far (the first such fold on ties). The folds partition
-// the rows, none is empty, and the rows of each fold are ascending. k < 2 or
-// k greater than the number of groups is an error wrapping ErrFolds.
-// O(m + g·k) time for g groups, O(m) memory.
+// folds, so that no group is split, balancing the folds' sizes as
+// scikit-learn's GroupKFold does: the groups are taken largest first, and
+// each goes to the fold with the fewest rows so far (the first such fold on
+// ties) — the longest-processing-time rule of Graham (1969), whose largest
+// fold is at most (4/3 − 1/(3k)) times the smallest possible largest fold,
+// and whose largest and smallest folds differ by at most the size of one
+// group. The seed orders groups of equal size (a PCG shuffle of the groups
+// in order of first appearance, then a stable sort by size): when all sizes
+// differ, every seed gives the same folds — scikit-learn's. The folds
+// partition the rows, none is empty, and the rows of each fold are
+// ascending. k < 2 or k greater than the number of groups is an error
+// wrapping ErrFolds. O(m + g log g + g·k) time for g groups, O(m) memory.
 func GroupKFold(groups []int, k int, seed uint64) ([][]int, error) {
 	id, n := groupIDs(groups)
 	if k < 2 || k > n {
@@ -182,6 +192,7 @@ func GroupKFold(groups []int, k int, seed uint64) ([][]int, error) {
 		order[g] = g
 	}
 	shuffle(rand.NewPCG(seed, streamGroups), order)
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size[b], size[a]) })
 	foldOf := make([]int, n)
 	load := make([]int, k)
 	for _, g := range order {
@@ -197,6 +208,41 @@ func GroupKFold(groups []int, k int, seed uint64) ([][]int, error) {
 	of := make([]int, len(id))
 	for i, g := range id {
 		of[i] = foldOf[g]
+	}
+	return byLabel(of, k), nil
+}
+
+// StratifiedKFold splits the rows 0..m-1, m = len(classes), into k folds
+// that keep each class's share, as scikit-learn's StratifiedKFold (shuffle
+// on) defines them: classes[i] is the class of row i (any integer code);
+// the classes, in order of first appearance, are laid one after the other
+// and their rows dealt to the folds in turn (fold 0, 1, …, k−1, 0, …) —
+// the round robin over the sorted labels by which scikit-learn allocates
+// its folds — so a class of n_c rows puts ⌊n_c/k⌋ or ⌈n_c/k⌉ rows in every
+// fold, and the fold sizes differ by at most one. Which rows of a class go
+// to which fold is random: each class's rows are shuffled (Fisher–Yates,
+// one PCG stream seeded by seed for all classes) before they are dealt. A
+// class of fewer than k rows is missing from some folds (scikit-learn
+// warns; selection.NewScheme refuses). The folds partition the rows, none
+// is empty, and each is ascending. k < 2 or k > m is an error wrapping
+// ErrFolds. O(m) expected time and memory.
+func StratifiedKFold(classes []int, k int, seed uint64) ([][]int, error) {
+	m := len(classes)
+	if k < 2 || k > m {
+		return nil, fmt.Errorf("%w: k = %d for %d rows", ErrFolds, k, m)
+	}
+	id, n := groupIDs(classes)
+	r := rand.NewPCG(seed, streamStratified)
+	of := make([]int, m)
+	next := 0 // the fold the next row is dealt to
+	for _, rows := range byLabel(id, n) {
+		shuffle(r, rows)
+		for _, i := range rows {
+			of[i] = next
+			if next++; next == k {
+				next = 0
+			}
+		}
 	}
 	return byLabel(of, k), nil
 }

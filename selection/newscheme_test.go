@@ -24,7 +24,7 @@ func TestParseSpec(t *testing.T) {
 			t.Errorf("ParseSpec(%q) = %q, %d, %v", spec, name, k, err)
 		}
 	}
-	for _, word := range []string{"kfold", "rows", "cols", "both", "vertices"} {
+	for _, word := range []string{"kfold", "stratified-kfold", "group-kfold", "rows", "cols", "both", "vertices"} {
 		for _, k := range []int{2, 3, 10} {
 			spec := fmt.Sprintf("%s:%d", word, k)
 			if name, got, err := ParseSpec(spec); name != word || got != k || err != nil {
@@ -33,13 +33,32 @@ func TestParseSpec(t *testing.T) {
 		}
 	}
 	for _, spec := range []string{"kfold:1", "kfold:0", "kfold:-3", "kfold:x", "kfold:", "rows:1", "both:x", "vertices:1",
-		"kfold", "pairs:3", "loo:3", "lgo:2", "bootstrap", "", "kfold:2:3"} {
+		"kfold", "pairs:3", "loo:3", "lgo:2", "bootstrap", "", "kfold:2:3",
+		"stratified-kfold:1", "stratified-kfold", "group-kfold:0", "group-kfold:x", "repeated-kfold:5", "repeated-kfold:5x0",
+		"repeated-kfold:1x3", "repeated-kfold:5x", "repeated-kfold:x3", "repeated-kfold:5x3x2", "repeated-kfold:5X3", "repeated-kfold:5x1001",
+		"repeated-kfold", "stratified-kfold:5x3"} {
 		if name, k, err := ParseSpec(spec); !errors.Is(err, ErrScheme) {
 			t.Errorf("ParseSpec(%q) = %q, %d, %v: want ErrScheme", spec, name, k, err)
 		}
 	}
 	if _, _, err := ParseSpec("kfold:1"); !errors.Is(err, errNoK) {
 		t.Errorf("kfold:1: %v, want the K rule", err)
+	}
+	for _, tc := range []struct {
+		spec    string
+		k, reps int
+	}{{"repeated-kfold:2x1", 2, 1}, {"repeated-kfold:5x3", 5, 3}, {"repeated-kfold:10x1000", 10, 1000}} {
+		if name, k, reps, err := parseSpec(tc.spec); name != "repeated-kfold" || k != tc.k || reps != tc.reps || err != nil {
+			t.Errorf("parseSpec(%q) = %q, %d, %d, %v", tc.spec, name, k, reps, err)
+		}
+	}
+	for spec, rule := range map[string]error{"stratified-kfold:1": errNoK, "group-kfold:1": errNoK, "repeated-kfold:1x3": errNoK, "repeated-kfold:5x0": errNoR, "repeated-kfold:5x-2": errNoR} {
+		if _, _, err := ParseSpec(spec); !errors.Is(err, rule) || !strings.Contains(err.Error(), spec) {
+			t.Errorf("%s: %v, want the rule %q and the spec named", spec, err, rule)
+		}
+	}
+	if _, _, err := ParseSpec("repeated-kfold:5"); err == nil || !strings.Contains(err.Error(), "repeated-kfold:KxR") {
+		t.Errorf("repeated-kfold:5: %v, want the KxR form shown", err)
 	}
 }
 

@@ -51,6 +51,9 @@ func pathValidators(l, tw learn.Learner, sc Scheme) (pv, twinPV FoldPathValidato
 // of both, NoiseTolerance from their difference), scored as Select scores
 // them, with the same curve, best point, predictions and tolerance. The
 // capabilities the scheme needs are checked on the solution at the first λ.
+// A repeated scheme makes one pass per repetition, the later repetitions
+// first (their values at every λ kept, R−1 per λ), then the first, whose
+// pass keeps the predictions at the best λ of the mean value.
 func selectPath(l learn.Learner, pv, twinPV FoldPathValidator, grid []float64, sc Scheme, y *mat.Dense, meas measure.Measure, opt Options) (*Result, error) {
 	s, err := l.At(grid[0])
 	if err != nil {
@@ -60,43 +63,84 @@ func selectPath(l learn.Learner, pv, twinPV FoldPathValidator, grid []float64, s
 		return nil, fmt.Errorf("%w: %s: %w", ErrScheme, sc.Name, err)
 	}
 	m, _ := y.Dims()
-	folds := sc.Folds
+	reps := sc.Repetitions()
+	first := reps[0] // the first repetition's hold-outs
 	if sc.Kind == LOO {
-		folds = make([][]int, m)
-		for i := range folds {
-			folds[i] = []int{i}
+		first = make([][]int, m)
+		for i := range first {
+			first[i] = []int{i}
 		}
 	}
+	passes := len(reps)
+	step := func(pass, n int) { // the share of the passes' work done, in λ points
+		if done := (pass*len(grid) + n + 1) / passes; done > 0 {
+			opt.Progress.Step("cross-validating λ", done, len(grid))
+		}
+	}
+	var scoreErr error                    // a λ's scoring failed: returned as Select's per-λ route returns it
+	later := make([][]float64, len(grid)) // the later repetitions' values at each λ
+	tied := make([]bool, len(grid))       // every later repetition indistinguishable at λ
+	for n := range tied {
+		tied[n] = true
+	}
+	for r := 1; r < len(reps); r++ {
+		err := holdOutPass(pv, twinPV, reps[r], grid, m, func(n int, c *cvPredictions) error {
+			v, ind, err := c.value(meas, y, opt.Queries, sc, reps[r])
+			if err != nil {
+				scoreErr = fmt.Errorf("%s at λ = %g: %w", sc.Name, grid[n], repetitionErr(sc, r, err))
+				return scoreErr
+			}
+			later[n], tied[n] = append(later[n], v), tied[n] && ind
+			step(r-1, n)
+			return nil
+		})
+		if err != nil {
+			if scoreErr != nil {
+				return nil, scoreErr
+			}
+			return nil, fmt.Errorf("%s: %w", sc.Name, repetitionErr(sc, r, err))
+		}
+	}
+	res := &Result{BestIndex: -1}
+	visit := func(n int, c *cvPredictions) error {
+		lambda := grid[n]
+		pt := Point{Lambda: lambda, Value: math.NaN()}
+		var err error
+		if pt.Value, pt.Indistinguishable, err = c.value(meas, y, opt.Queries, sc, reps[0]); err != nil {
+			scoreErr = fmt.Errorf("%s at λ = %g: %w", sc.Name, lambda, repetitionErr(sc, 0, err))
+			return scoreErr
+		}
+		if passes > 1 {
+			pt.Value = repeatMean(append([]float64{pt.Value}, later[n]...))
+			pt.Indistinguishable = pt.Indistinguishable && tied[n]
+		}
+		res.Curve = append(res.Curve, pt)
+		if res.BestIndex < 0 || meas.Better(pt.Value, res.Best.Value) || (pt.Value == res.Best.Value && lambda > res.Best.Lambda) {
+			res.BestIndex, res.Best, res.Predictions, res.Tolerance = n, pt, copyInto(res.Predictions, c.p), c.tol
+		}
+		step(passes-1, n)
+		return nil
+	}
+	if err := holdOutPass(pv, twinPV, first, grid, m, visit); err != nil {
+		if scoreErr != nil {
+			return nil, scoreErr
+		}
+		return nil, fmt.Errorf("%s: %w", sc.Name, repetitionErr(sc, 0, err))
+	}
+	return res, nil
+}
+
+// holdOutPass runs the learner's HoldOutPath over the folds and the grid —
+// and the twin's in lockstep, when there is one — and hands visit each λ's
+// predictions with the rows the folds cover and, with a twin, the tie
+// tolerances measured against its predictions (NoiseTolerance). The
+// predictions may be reused once visit returns.
+func holdOutPass(pv, twinPV FoldPathValidator, folds [][]int, grid []float64, m int, visit func(n int, c *cvPredictions) error) error {
 	covered := make([]bool, m)
 	for _, f := range folds {
 		for _, i := range f {
 			covered[i] = true
 		}
-	}
-	res := &Result{BestIndex: -1}
-	var scoreErr error // a λ's scoring failed: returned as Select's per-λ route returns it
-	visit := func(n, _ int, p, p2 *mat.Dense) error {
-		lambda := grid[n]
-		c := &cvPredictions{p: p, covered: covered}
-		if p2 != nil {
-			c.tol = noiseTolerance(p, p2, covered)
-		}
-		pt := Point{Lambda: lambda, Value: math.NaN()}
-		var err error
-		pt.Value, pt.Indistinguishable, err = c.score(meas, y, opt.Queries)
-		if err == nil && sc.FoldMean {
-			pt.Value, err = c.foldMean(meas, y, opt.Queries, sc.Folds)
-		}
-		if err != nil {
-			scoreErr = fmt.Errorf("%s at λ = %g: %w", sc.Name, lambda, err)
-			return scoreErr
-		}
-		res.Curve = append(res.Curve, pt)
-		if res.BestIndex < 0 || meas.Better(pt.Value, res.Best.Value) || (pt.Value == res.Best.Value && lambda > res.Best.Lambda) {
-			res.BestIndex, res.Best, res.Predictions, res.Tolerance = n, pt, copyInto(res.Predictions, p), c.tol
-		}
-		opt.Progress.Step("cross-validating λ", n+1, len(grid))
-		return nil
 	}
 	run := func(v func(i, j int, p *mat.Dense) error) error {
 		return pv.HoldOutPath(folds, grid, func(n int, p *mat.Dense) error { return v(n, 0, p) })
@@ -107,11 +151,11 @@ func selectPath(l learn.Learner, pv, twinPV FoldPathValidator, grid []float64, s
 			return twinPV.HoldOutPath(folds, grid, func(n int, p *mat.Dense) error { return v(n, 0, p) })
 		}
 	}
-	if err := lockstep(run, runTwin, visit); err != nil {
-		if scoreErr != nil {
-			return nil, scoreErr
+	return lockstep(run, runTwin, func(n, _ int, p, p2 *mat.Dense) error {
+		c := &cvPredictions{p: p, covered: covered}
+		if p2 != nil {
+			c.tol = noiseTolerance(p, p2, covered)
 		}
-		return nil, fmt.Errorf("%s: %w", sc.Name, err)
-	}
-	return res, nil
+		return visit(n, c)
+	})
 }

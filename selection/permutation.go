@@ -120,10 +120,7 @@ func permutationBest(l learn.Learner, grid []float64, sc Scheme, meas measure.Me
 		case LPO:
 			_, values, _, err = lpoPerOutput(s, nil, sc, labels, meas)
 		case LOO, Folds:
-			var cp *cvPredictions
-			if cp, err = predict(s, sc, labels); err == nil {
-				values, err = perOutput(meas, labels, cp, opt.Queries)
-			}
+			values, err = perOutputRepeated(s, sc, labels, meas, opt.Queries)
 		default:
 			err = fmt.Errorf("%w: no permutation test for %s", ErrScheme, sc.Kind)
 		}

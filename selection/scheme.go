@@ -1,7 +1,9 @@
 package selection
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/rlskit/rlskit/cv"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
 )
 
 // SchemeOptions is what NewScheme needs to know of the data.
@@ -47,35 +50,96 @@ type SchemeOptions struct {
 }
 
 // ParseSpec checks a scheme spec — "none", "loo", "lpo", "lgo", "lqo",
-// "folds" or "kfold:K" — and returns its kind word and K (0 unless kfold).
+// "folds", "kfold:K", "stratified-kfold:K", "group-kfold:K" or
+// "repeated-kfold:KxR" — and returns its kind word (the part before the
+// colon) and K (0 for the words without K). R, the repetitions of
+// repeated k-fold, is NewScheme's to read.
 //
 // The object designs of a learner of pairs are "pairs" (each labelled pair
 // left out: setting A) and "rows", "cols", "both" and "vertices", each
 // optionally ":K" for K folds of objects (without K: one object per fold,
 // or the folds given).
 func ParseSpec(spec string) (name string, k int, err error) {
+	name, k, _, err = parseSpec(spec)
+	return name, k, err
+}
+
+// parseSpec is ParseSpec with R, the repetitions of "repeated-kfold:KxR"
+// (0 for every other spec).
+func parseSpec(spec string) (name string, k, reps int, err error) {
 	switch spec {
 	case "none", "loo", "lpo", "lgo", "lqo", "folds", "pairs", "rows", "cols", "both", "vertices":
-		return spec, 0, nil
+		return spec, 0, 0, nil
 	}
 	name, ks, ok := strings.Cut(spec, ":")
-	if ok && (name == "kfold" || name == "rows" || name == "cols" || name == "both" || name == "vertices") {
+	switch {
+	case ok && name == "repeated-kfold":
+		kp, rp, ok := strings.Cut(ks, "x")
+		if !ok {
+			return "", 0, 0, fmt.Errorf("%w: %s: write repeated-kfold:KxR, K folds repeated R times (e.g. repeated-kfold:5x3)", ErrScheme, spec)
+		}
+		v, err := strconv.Atoi(kp)
+		if err != nil || v < 2 {
+			return "", 0, 0, fmt.Errorf("%w: %s: %w", ErrScheme, spec, errNoK)
+		}
+		r, err := strconv.Atoi(rp)
+		if err != nil || r < 1 {
+			return "", 0, 0, fmt.Errorf("%w: %s: %w", ErrScheme, spec, errNoR)
+		}
+		if r > maxRepeats {
+			return "", 0, 0, fmt.Errorf("%w: %s: at most %d repetitions", ErrScheme, spec, maxRepeats)
+		}
+		return name, v, r, nil
+	case ok && (name == "kfold" || name == "stratified-kfold" || name == "group-kfold" ||
+		name == "rows" || name == "cols" || name == "both" || name == "vertices"):
 		v, err := strconv.Atoi(ks)
 		if err != nil || v < 2 {
-			return "", 0, fmt.Errorf("%w: %s: %w", ErrScheme, spec, errNoK)
+			return "", 0, 0, fmt.Errorf("%w: %s: %w", ErrScheme, spec, errNoK)
 		}
-		return name, v, nil
+		return name, v, 0, nil
 	}
-	return "", 0, fmt.Errorf("%w: %q: want none, loo, kfold:K, lgo, lqo, lpo or folds (learners of pairs: pairs, rows, cols, both or vertices, each but pairs with :K)", ErrScheme, spec)
+	return "", 0, 0, fmt.Errorf("%w: %q: want none, loo, kfold:K, stratified-kfold:K, repeated-kfold:KxR, group-kfold:K, lgo, lqo, lpo or folds (learners of pairs: pairs, rows, cols, both or vertices, each but pairs with :K)", ErrScheme, spec)
 }
+
+// errNoR is the rule for R in repeated-kfold:KxR.
+var errNoR = errors.New("R, the number of repetitions, must be an integer ≥ 1")
+
+// maxRepeats bounds R: every repetition is a cross-validation pass and its
+// folds are held in memory (R·m indices).
+const maxRepeats = 1000
 
 // NewScheme builds the scheme of a spec (see ParseSpec) for the data in o:
 // k-fold folds drawn with the seed (or a sparse design), leave-group-out over
 // the groups (lqo: at least two groups of two rows or more), leave-pair-out
 // (within groups when asked), or folds given by the caller. Cost O(m) (O(m²)
 // for within-group pairs).
+//
+// The fold kinds scikit-learn users know, each drawn with o.Seed (package
+// cv's PCG streams: the same seed gives the same folds on every platform):
+//
+//   - "stratified-kfold:K" (cv.StratifiedKFold): K folds that keep every
+//     class's share — a class of n_c rows has ⌊n_c/K⌋ or ⌈n_c/K⌉ rows in
+//     each fold. The classes are the distinct values of a one-column label
+//     (integers, at most 50 of them: a label with more values, or a
+//     non-integer one, looks like regression and is refused, pointing to
+//     kfold:K) or, for several label columns, the column holding the +1 of
+//     one-vs-all ±1 columns (exactly one +1 per row). A class of fewer than
+//     K rows — which could not be in every fold; scikit-learn warns — is an
+//     error: use fewer folds or kfold:K.
+//   - "group-kfold:K" (cv.GroupKFold): whole groups of o.Groups (the CLI's
+//     --qid) to K folds, the largest groups first, each to the fold with the
+//     fewest rows so far (scikit-learn's GroupKFold; the seed orders groups
+//     of equal size). No groups, or fewer than K, is an error.
+//   - "repeated-kfold:KxR" (cv.RepeatedKFold): R independent K-fold splits
+//     (scikit-learn's RepeatedKFold). Every row is held out R times, so the
+//     scheme has Repeats = R and Folds holds the R partitions one after the
+//     other (Repetitions); Select scores each repetition's pooled hold-out
+//     predictions and takes the mean over the R values.
+//
+// All of them are of kind Folds: every learner with hold-outs
+// (learn.CanHoldOut) cross-validates them exactly, by its shortcuts.
 func NewScheme(spec string, o SchemeOptions) (Scheme, error) {
-	name, k, err := ParseSpec(spec)
+	name, k, reps, err := parseSpec(spec)
 	if err != nil {
 		return Scheme{}, err
 	}
@@ -107,7 +171,7 @@ func NewScheme(spec string, o SchemeOptions) (Scheme, error) {
 		}
 	case "lgo", "lqo":
 		if o.Groups == nil {
-			return Scheme{}, fmt.Errorf("%w: %s needs group ids", ErrScheme, spec)
+			return Scheme{}, fmt.Errorf("%w: %s needs group ids (the CLI's --qid column)", ErrScheme, spec)
 		}
 		folds, err := cv.LeaveGroupOut(o.Groups)
 		if err != nil {
@@ -128,6 +192,37 @@ func NewScheme(spec string, o SchemeOptions) (Scheme, error) {
 			return Scheme{}, fmt.Errorf("%w: %w", ErrScheme, err)
 		}
 		sc.Kind, sc.Folds, sc.Name = Folds, o.Folds, "folds:"+o.FoldsName
+	case "stratified-kfold":
+		classes, names, err := classesOf(o.Labels, m)
+		if err != nil {
+			return Scheme{}, fmt.Errorf("%w: %s stratifies by class: %w; for a regression label use kfold:%d", ErrScheme, spec, err, k)
+		}
+		if err := enoughPerClass(classes, names, k); err != nil {
+			return Scheme{}, fmt.Errorf("%w: %s: %w", ErrScheme, spec, err)
+		}
+		sc.Kind = Folds
+		if sc.Folds, err = cv.StratifiedKFold(classes, k, o.Seed); err != nil {
+			return Scheme{}, fmt.Errorf("%w: %s: %w", ErrScheme, spec, err)
+		}
+	case "group-kfold":
+		if o.Groups == nil {
+			return Scheme{}, fmt.Errorf("%w: %s puts whole groups in folds: it needs group ids (the CLI's --qid column)", ErrScheme, spec)
+		}
+		if len(o.Groups) != m {
+			return Scheme{}, fmt.Errorf("%w: %s: %d group ids for %d rows", ErrScheme, spec, len(o.Groups), m)
+		}
+		sc.Kind = Folds
+		if sc.Folds, err = cv.GroupKFold(o.Groups, k, o.Seed); err != nil {
+			return Scheme{}, fmt.Errorf("%w: %s: %d folds of whole groups need at least %d groups: %w", ErrScheme, spec, k, k, err)
+		}
+	case "repeated-kfold":
+		if k > m {
+			return Scheme{}, fmt.Errorf("%w: %s: %d folds of %d rows", ErrScheme, spec, k, m)
+		}
+		sc.Kind, sc.Repeats = Folds, reps
+		if sc.Folds, err = cv.RepeatedKFold(m, k, reps, o.Seed); err != nil {
+			return Scheme{}, fmt.Errorf("%w: %s: %w", ErrScheme, spec, err)
+		}
 	case "kfold":
 		if k > m {
 			return Scheme{}, fmt.Errorf("%w: kfold:%d with %d rows", ErrScheme, k, m)
@@ -208,4 +303,210 @@ func objectScheme(spec, name string, k int, o SchemeOptions) (Scheme, error) {
 		}
 	}
 	return sc, nil
+}
+
+// classesOf returns the class of every row for stratification, as codes in
+// order of first appearance, and each code's name for messages: the
+// distinct values of a one-column label (integers, at most maxClasses of
+// them), or for several columns the column of each row's +1 in one-vs-all
+// ±1 columns (exactly one +1 per row, −1 elsewhere). O(m·t).
+func classesOf(y *mat.Dense, m int) (classes []int, names []string, err error) {
+	if y == nil {
+		return nil, nil, errors.New("no labels")
+	}
+	r, t := y.Dims()
+	if r != m {
+		return nil, nil, fmt.Errorf("%d labels for %d rows", r, m)
+	}
+	classes = make([]int, m)
+	if t > 1 {
+		if t > maxClasses {
+			return nil, nil, fmt.Errorf("%d label columns: more than %d classes", t, maxClasses)
+		}
+		for c := 0; c < t; c++ {
+			names = append(names, fmt.Sprintf("of column %d", c+1))
+		}
+		for i := 0; i < m; i++ {
+			row, plus := y.RawRowView(i), -1
+			for c, v := range row {
+				switch {
+				case v == 1 && plus < 0:
+					plus = c
+				case v != -1:
+					return nil, nil, fmt.Errorf("row %d, column %d is %v: %d label columns are stratified as one-vs-all ±1 columns, one +1 per row", i+1, c+1, v, t)
+				}
+			}
+			if plus < 0 {
+				return nil, nil, fmt.Errorf("row %d has no +1: %d label columns are stratified as one-vs-all ±1 columns, one +1 per row", i+1, t)
+			}
+			classes[i] = plus
+		}
+		return classes, names, nil
+	}
+	code := map[float64]int{}
+	for i := 0; i < m; i++ {
+		v := y.At(i, 0)
+		if v != math.Trunc(v) || math.IsInf(v, 0) {
+			return nil, nil, fmt.Errorf("row %d: the label %v is not an integer class", i+1, v)
+		}
+		c, ok := code[v]
+		if !ok {
+			if len(code) == maxClasses {
+				return nil, nil, fmt.Errorf("the label has more than %d distinct values", maxClasses)
+			}
+			c = len(code)
+			code[v] = c
+			names = append(names, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		classes[i] = c
+	}
+	return classes, names, nil
+}
+
+// maxClasses is the most distinct label values stratification takes as
+// classes: more look like a regression label.
+const maxClasses = 50
+
+// enoughPerClass refuses K folds when a class has fewer than K rows, which
+// stratification could not put in every fold (scikit-learn warns).
+func enoughPerClass(classes []int, names []string, k int) error {
+	count := make([]int, len(names))
+	for _, c := range classes {
+		count[c]++
+	}
+	small := 0
+	for c, n := range count {
+		if n < count[small] {
+			small = c
+		}
+	}
+	switch n := count[small]; {
+	case n < 2:
+		return fmt.Errorf("class %s has %d row: stratification needs at least 2 rows per class; use kfold:%d", names[small], n, k)
+	case n < k:
+		return fmt.Errorf("class %s has %d rows, fewer than the %d folds: it cannot be in every fold; use stratified-kfold:%d (or fewer folds), or kfold:%d", names[small], n, k, n, k)
+	}
+	return nil
+}
+
+// Repetitions returns the folds of each repetition of the scheme: for a
+// repeated k-fold (Repeats = R > 1) the R consecutive runs of len(Folds)/R
+// folds of Folds, each a partition of the rows; otherwise one, Folds
+// itself. The runs share Folds' storage. O(R).
+func (sc Scheme) Repetitions() [][][]int {
+	if sc.Repeats <= 1 {
+		return [][][]int{sc.Folds}
+	}
+	k := len(sc.Folds) / sc.Repeats
+	out := make([][][]int, sc.Repeats)
+	for r := range out {
+		out[r] = sc.Folds[r*k : (r+1)*k : (r+1)*k]
+	}
+	return out
+}
+
+// checkRepetitions checks the folds of every repetition (cv.Check) and that
+// a repeated scheme's folds split into its Repeats runs.
+func checkRepetitions(sc Scheme, m int) error {
+	if sc.Repeats > 1 && len(sc.Folds)%sc.Repeats != 0 {
+		return fmt.Errorf("%w: %s: %d folds do not split into %d repetitions", ErrScheme, sc.Name, len(sc.Folds), sc.Repeats)
+	}
+	for r, folds := range sc.Repetitions() {
+		if err := cv.Check(folds, m); err != nil {
+			if sc.Repeats > 1 {
+				return fmt.Errorf("%w: repetition %d: %w", ErrScheme, r+1, err)
+			}
+			return fmt.Errorf("%w: %w", ErrScheme, err)
+		}
+	}
+	return nil
+}
+
+// repeatMean is the CV value of a repeated scheme: the mean of the
+// repetitions' values, summed in order (one value: itself).
+func repeatMean(values []float64) float64 {
+	sum := values[0]
+	for _, v := range values[1:] {
+		sum += v
+	}
+	return sum / float64(len(values))
+}
+
+// repetitionErr names the repetition of a repeated scheme an error came from.
+func repetitionErr(sc Scheme, r int, err error) error {
+	if sc.Repeats > 1 {
+		return fmt.Errorf("repetition %d: %w", r+1, err)
+	}
+	return err
+}
+
+// value scores the predictions of one repetition whose folds are folds:
+// the pooled value, or with the scheme's FoldMean the mean of the folds'
+// values; indistinct as score reports it.
+func (c *cvPredictions) value(meas measure.Measure, y *mat.Dense, q []int, sc Scheme, folds [][]int) (v float64, indistinct bool, err error) {
+	v, indistinct, err = c.score(meas, y, q)
+	if err == nil && sc.FoldMean {
+		v, err = c.foldMean(meas, y, q, folds)
+	}
+	return v, indistinct, err
+}
+
+// crossValidate is Select's cross-validation at one λ by leave-one-out or
+// folds: the predictions of the solution s — with the tie tolerances
+// measured against the twin's solution s2, when given — and their value.
+// A repeated scheme predicts and scores each repetition on its own: the
+// value is the mean of the R values, indistinct holds when it holds for
+// every repetition, and the predictions returned are the first
+// repetition's. Cost: R times one repetition's.
+func crossValidate(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure, q []int) (cp *cvPredictions, v float64, indistinct bool, err error) {
+	reps := sc.Repetitions()
+	values := make([]float64, len(reps))
+	indistinct = true
+	for r, folds := range reps {
+		one := sc
+		one.Folds, one.Repeats = folds, 0
+		c, err := predictWithNoise(s, s2, one, y)
+		if err != nil {
+			return nil, 0, false, repetitionErr(sc, r, err)
+		}
+		vr, ind, err := c.value(meas, y, q, sc, folds)
+		if err != nil {
+			return nil, 0, false, repetitionErr(sc, r, err)
+		}
+		if r == 0 {
+			cp = c
+		}
+		values[r], indistinct = vr, indistinct && ind
+	}
+	return cp, repeatMean(values), indistinct, nil
+}
+
+// perOutputRepeated is perOutput for the permutation test over the
+// scheme's repetitions: each output's mean over the repetitions of its
+// value on that repetition's predictions.
+func perOutputRepeated(s learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure, q []int) ([]float64, error) {
+	reps := sc.Repetitions()
+	_, t := y.Dims()
+	values := make([][]float64, t) // per output, per repetition
+	for r, folds := range reps {
+		one := sc
+		one.Folds, one.Repeats = folds, 0
+		cp, err := predict(s, one, y)
+		if err == nil {
+			var v []float64
+			if v, err = perOutput(meas, y, cp, q); err == nil {
+				for c := range values {
+					values[c] = append(values[c], v[c])
+				}
+			}
+		}
+		if err != nil {
+			return nil, repetitionErr(sc, r, err)
+		}
+	}
+	out := make([]float64, t)
+	for c := range out {
+		out[c] = repeatMean(values[c])
+	}
+	return out, nil
 }

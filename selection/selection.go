@@ -103,8 +103,16 @@ type Scheme struct {
 	Kind Kind
 	// Name describes the scheme in reports ("loo", "kfold:10", "folds:FILE", "lpo").
 	Name string
-	// Folds lists the hold-out sets (Kind Folds).
+	// Folds lists the hold-out sets (Kind Folds); with Repeats > 1, the
+	// folds of every repetition one after the other (Repetitions).
 	Folds [][]int
+	// Repeats is the number of repetitions R of a repeated k-fold (0 or 1:
+	// the folds are used once). Every repetition is a partition of the rows
+	// cross-validated on its own; the CV value is the mean over the R
+	// repetitions of the measure on each repetition's pooled predictions
+	// (or, with FoldMean, of its fold mean), and the predictions a Result
+	// carries are the first repetition's.
+	Repeats int
 	// Pairs, when set, are the pairs for LPO, shared by every output; otherwise
 	// each output uses its positive–negative pairs (auc) or all pairs with
 	// different labels (cindex).
@@ -161,7 +169,8 @@ type Result struct {
 	Best  Point
 	// BestIndex indexes Curve.
 	BestIndex int
-	// Predictions are the CV predictions at the best λ (LOO, Folds): m×t, NaN for rows in no fold.
+	// Predictions are the CV predictions at the best λ (LOO, Folds): m×t, NaN for rows in no fold;
+	// for a repeated scheme those of its first repetition.
 	Predictions *mat.Dense
 	// PairPredictions are the held-out predictions at the best λ (LPO), one per pair and output.
 	PairPredictions []PairPrediction
@@ -173,15 +182,26 @@ type Result struct {
 // FoldValues scores each fold's CV predictions at the best λ on its own,
 // with the tie tolerance the CV value used (NaN where the measure is
 // undefined on a fold, e.g. AUC on a one-class fold). y are the labels
-// scored against, queries the per-row query ids (nil without). O(Σ|F| log|F|)
-// plus the measure's.
+// scored against, queries the per-row query ids (nil without). A fold
+// holding a row of an earlier fold — a later repetition of a repeated
+// k-fold, whose predictions are not the Result's — is NaN: pass
+// Scheme.Repetitions()[0]. O(Σ|F| log|F|) plus the measure's.
 func (r *Result) FoldValues(y *mat.Dense, folds [][]int, meas measure.Measure, queries []int) []float64 {
 	m, _ := y.Dims()
 	out := make([]float64, len(folds))
+	seen := make([]bool, m)
 	for k, f := range folds {
 		in := make([]bool, m)
+		again := false
 		for _, i := range f {
-			in[i] = true
+			in[i], again = true, again || seen[i]
+		}
+		for _, i := range f {
+			seen[i] = true
+		}
+		if again {
+			out[k] = math.NaN()
+			continue
 		}
 		c := &cvPredictions{p: r.Predictions, covered: in, tol: r.Tolerance}
 		v, _, err := c.score(meas, y, queries)
@@ -277,12 +297,8 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 		switch sc.Kind {
 		case LOO, Folds:
 			var cp *cvPredictions
-			if cp, err = predictWithNoise(s, s2, sc, y); err == nil {
+			if cp, pt.Value, pt.Indistinguishable, err = crossValidate(s, s2, sc, y, meas, opt.Queries); err == nil {
 				pred, tol = cp.p, cp.tol
-				pt.Value, pt.Indistinguishable, err = cp.score(meas, y, opt.Queries)
-				if err == nil && sc.FoldMean {
-					pt.Value, err = cp.foldMean(meas, y, opt.Queries, sc.Folds)
-				}
 			}
 		case LPO:
 			pairs, pt.Value, pt.Indistinguishable, err = lpo(s, s2, sc, y, meas)
@@ -320,8 +336,8 @@ func checkScheme(sc Scheme, y *mat.Dense, meas measure.Measure) error {
 	switch sc.Kind {
 	case LOO:
 	case Folds:
-		if err := cv.Check(sc.Folds, m); err != nil {
-			return fmt.Errorf("%w: %w", ErrScheme, err)
+		if err := checkRepetitions(sc, m); err != nil {
+			return err
 		}
 	case LPO:
 		if !meas.Pairwise {
