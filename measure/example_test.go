@@ -53,10 +53,10 @@ func ExampleMeasure_Score() {
 	fmt.Printf("%s = %.3f (higher is better: %t)\n", m.Name, s, m.HigherIsBetter)
 	fmt.Println(m.Better(0.9, s))
 
-	_, err = measure.ByName("rmse")
+	_, err = measure.ByName("rmsle")
 	fmt.Println(err)
 	// Output:
 	// auc = 0.875 (higher is better: true)
 	// true
-	// measure: unknown measure "rmse" (valid: mse, auc, cindex, cindex-row, disagreement, accuracy, spearman, multiclass-accuracy)
+	// measure: unknown measure "rmsle" (valid: mse, rmse, mae, r2, auc, cindex, cindex-row, disagreement, accuracy, balanced-accuracy, f1, spearman, multiclass-accuracy)
 }

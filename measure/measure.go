@@ -1,7 +1,9 @@
-// Package measure provides performance measures for regression and ranking:
-// mean squared error, area under the ROC curve, concordance index, its
-// average within queries (the per-row c-index of pairwise data), pairwise
-// disagreement over queries, sign accuracy and Spearman's rank correlation.
+// Package measure provides performance measures for regression,
+// classification and ranking: mean squared error, its root, mean absolute
+// error, the coefficient of determination R², area under the ROC curve,
+// concordance index, its average within queries (the per-row c-index of
+// pairwise data), pairwise disagreement over queries, sign accuracy,
+// balanced accuracy, F1 and Spearman's rank correlation.
 //
 // Each measure is available as a plain function of a label vector y and a
 // prediction vector p of equal length, and as a named Measure that scores
@@ -45,8 +47,9 @@ var (
 type Measure struct {
 	// Name is the measure's name as accepted by ByName.
 	Name string
-	// HigherIsBetter is true for measures to maximise (auc, cindex,
-	// accuracy, spearman) and false for errors to minimise (mse,
+	// HigherIsBetter is true for measures to maximise (r2, auc, cindex,
+	// cindex-row, accuracy, balanced-accuracy, f1, spearman,
+	// multiclass-accuracy) and false for errors to minimise (mse, rmse, mae,
 	// disagreement).
 	HigherIsBetter bool
 	// Pairwise is true for measures defined as an average over pairs of
@@ -65,6 +68,11 @@ type Measure struct {
 	// the one-vs-rest scores of classes (multiclass-accuracy): it needs one
 	// output per class.
 	Multiclass bool
+	// Binary is true for measures that read each output's labels as two
+	// classes, y > 0 positive and y ≤ 0 negative (auc, accuracy,
+	// balanced-accuracy, f1): any other label values are collapsed to their
+	// side of 0.
+	Binary bool
 
 	// fn scores one output; it reads y and p and never writes them (Score
 	// hands it a one-column matrix's data in place).
@@ -78,11 +86,16 @@ type Measure struct {
 func all() []Measure {
 	return []Measure{
 		{Name: "mse", fn: noQueries(MSE)},
-		{Name: "auc", HigherIsBetter: true, Pairwise: true, Ordinal: true, fn: noQueries(AUC)},
+		{Name: "rmse", fn: noQueries(RMSE)},
+		{Name: "mae", fn: noQueries(MAE)},
+		{Name: "r2", HigherIsBetter: true, fn: noQueries(R2)},
+		{Name: "auc", HigherIsBetter: true, Pairwise: true, Ordinal: true, Binary: true, fn: noQueries(AUC)},
 		{Name: "cindex", HigherIsBetter: true, Pairwise: true, Ordinal: true, fn: noQueries(CIndex)},
 		{Name: "cindex-row", HigherIsBetter: true, NeedsQueries: true, Ordinal: true, fn: RowAveragedCIndex},
 		{Name: "disagreement", NeedsQueries: true, Ordinal: true, fn: Disagreement},
-		{Name: "accuracy", HigherIsBetter: true, fn: noQueries(Accuracy)},
+		{Name: "accuracy", HigherIsBetter: true, Binary: true, fn: noQueries(Accuracy)},
+		{Name: "balanced-accuracy", HigherIsBetter: true, Binary: true, fn: noQueries(BalancedAccuracy)},
+		{Name: "f1", HigherIsBetter: true, Binary: true, fn: noQueries(F1)},
 		{Name: "spearman", HigherIsBetter: true, Ordinal: true, fn: noQueries(Spearman)},
 		{Name: "multiclass-accuracy", HigherIsBetter: true, Multiclass: true, fn: noQueries(Accuracy), whole: MulticlassAccuracy},
 	}
@@ -94,8 +107,9 @@ func noQueries(f func(y, p []float64) (float64, error)) func(y, p []float64, q [
 }
 
 // Names returns the names of the available measures, in a fixed order:
-// mse, auc, cindex, cindex-row, disagreement, accuracy, spearman,
-// multiclass-accuracy. The caller owns the returned slice. Time O(1).
+// mse, rmse, mae, r2, auc, cindex, cindex-row, disagreement, accuracy,
+// balanced-accuracy, f1, spearman, multiclass-accuracy. The caller owns the
+// returned slice. Time O(1).
 func Names() []string {
 	ms := all()
 	names := make([]string, len(ms))

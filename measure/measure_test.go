@@ -254,17 +254,22 @@ func TestNaNErrorNamesIndex(t *testing.T) {
 
 func TestByName(t *testing.T) {
 	want := []struct {
-		name                               string
-		higher, pairwise, queries, ordinal bool
+		name                                       string
+		higher, pairwise, queries, ordinal, binary bool
 	}{
-		{"mse", false, false, false, false},
-		{"auc", true, true, false, true},
-		{"cindex", true, true, false, true},
-		{"cindex-row", true, false, true, true},
-		{"disagreement", false, false, true, true},
-		{"accuracy", true, false, false, false},
-		{"spearman", true, false, false, true},
-		{"multiclass-accuracy", true, false, false, false},
+		{"mse", false, false, false, false, false},
+		{"rmse", false, false, false, false, false},
+		{"mae", false, false, false, false, false},
+		{"r2", true, false, false, false, false},
+		{"auc", true, true, false, true, true},
+		{"cindex", true, true, false, true, false},
+		{"cindex-row", true, false, true, true, false},
+		{"disagreement", false, false, true, true, false},
+		{"accuracy", true, false, false, false, true},
+		{"balanced-accuracy", true, false, false, false, true},
+		{"f1", true, false, false, false, true},
+		{"spearman", true, false, false, true, false},
+		{"multiclass-accuracy", true, false, false, false, false},
 	}
 	names := Names()
 	if len(names) != len(want) {
@@ -278,9 +283,9 @@ func TestByName(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ByName(%q): %v", w.name, err)
 		}
-		if m.Name != w.name || m.HigherIsBetter != w.higher || m.Pairwise != w.pairwise || m.NeedsQueries != w.queries || m.Ordinal != w.ordinal {
-			t.Errorf("ByName(%q) = %+v, want flags higher=%t pairwise=%t queries=%t ordinal=%t",
-				w.name, m, w.higher, w.pairwise, w.queries, w.ordinal)
+		if m.Name != w.name || m.HigherIsBetter != w.higher || m.Pairwise != w.pairwise || m.NeedsQueries != w.queries || m.Ordinal != w.ordinal || m.Binary != w.binary {
+			t.Errorf("ByName(%q) = %+v, want flags higher=%t pairwise=%t queries=%t ordinal=%t binary=%t",
+				w.name, m, w.higher, w.pairwise, w.queries, w.ordinal, w.binary)
 		}
 		if m.String() != w.name {
 			t.Errorf("String() = %q, want %q", m.String(), w.name)
@@ -296,12 +301,12 @@ func TestByName(t *testing.T) {
 		t.Error("Names shares its backing array")
 	}
 
-	_, err := ByName("rmse")
+	_, err := ByName("rmsle")
 	if !errors.Is(err, ErrUnknown) {
-		t.Fatalf("ByName(rmse) err = %v, want ErrUnknown", err)
+		t.Fatalf("ByName(rmsle) err = %v, want ErrUnknown", err)
 	}
 	msg := err.Error()
-	for _, s := range append([]string{`"rmse"`}, Names()...) {
+	for _, s := range append([]string{`"rmsle"`}, Names()...) {
 		if !strings.Contains(msg, s) {
 			t.Errorf("error %q does not mention %s", msg, s)
 		}
@@ -358,6 +363,14 @@ func TestScore(t *testing.T) {
 		// col 0: (.01+.01+.04+.09)/4 = .0375; col 1: (.04+.36+.36+.04)/4 = .2
 		// mean (.0375+.2)/2 = .11875
 		{"mse", 0.11875},
+		// the root per output, then the mean: (√.0375 + √.2)/2
+		{"rmse", (math.Sqrt(0.0375) + math.Sqrt(0.2)) / 2},
+		// col 0: (.1+.1+.2+.3)/4 = .175; col 1: (.2+.6+.6+.2)/4 = .4
+		// mean (.175+.4)/2 = .2875
+		{"mae", 0.2875},
+		// both columns: ȳ = ½, Σ(y−ȳ)² = 4·¼ = 1; Σ(y−p)² = 4·mse:
+		// col 0: 1 − .15 = .85; col 1: 1 − .8 = .2; mean .525
+		{"r2", 0.525},
 		// col 0: 1 (AUC "perfect"); col 1: 3/4 (AUC "partial"); mean 0.875
 		{"auc", 0.875},
 		// binary labels: same as auc
@@ -365,6 +378,11 @@ func TestScore(t *testing.T) {
 		// all predictions are positive; labels positive in rows 0, 2 (col 0)
 		// and rows 0, 1 (col 1): 2/4 in each column → ½
 		{"accuracy", 0.5},
+		// all predictions positive: recall 1 of the positives, 0 of the
+		// negatives in each column → ½
+		{"balanced-accuracy", 0.5},
+		// each column: TP 2, FP 2, FN 0 → 2·2/(2·2+2+0) = 2/3
+		{"f1", 2.0 / 3},
 		// col 0: y ranks (3.5,1.5,3.5,1.5), p ranks (4,1,3,2), mean 2.5:
 		// dy (1,−1,1,−1), dp (1.5,−1.5,.5,−.5): cov 1.5+1.5+.5+.5 = 4,
 		// Σdy² = 4, Σdp² = 5 → 4/√20 = 2/√5
