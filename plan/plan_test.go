@@ -182,7 +182,7 @@ func TestNew(t *testing.T) {
 		{"bad cv", []string{"--data", "d.csv", "--cv", "bootstrap"}, "bootstrap", nil},
 		{"kfold:1", []string{"--data", "d.csv", "--cv", "kfold:1"}, "kfold:1", nil},
 		{"none with a grid", []string{"--data", "d.csv", "--cv", "none"}, "a grid needs cross-validation", nil},
-		{"bad measure", []string{"--data", "d.csv", "--measure", "rmse"}, "unknown measure", nil},
+		{"bad measure", []string{"--data", "d.csv", "--measure", "rmsle"}, "unknown measure", nil},
 		{"lpo mse", []string{"--data", "d.csv", "--cv", "lpo", "--measure", "mse"}, "--cv lpo needs a pairwise measure", nil},
 		{"cv predictions without cv", []string{"--data", "d.csv", "--cv", "none", "--lambda", "1", "--cv-predictions", "x"}, "--cv-predictions needs cross-validation", nil},
 		{"negative basis", []string{"--data", "d.csv", "--basis", "-1"}, "--basis -1: must be positive", nil},
