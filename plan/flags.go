@@ -144,7 +144,10 @@ func Define(fs FlagSet, f *Flags) {
 	fs.Uint64Var(&f.Seed, "seed", 1, "random seed (folds, basis)")
 	fs.Float64Var(&f.Lambda, "lambda", 0, "regularization parameter λ")
 	fs.StringVar(&f.LambdaGrid, "lambda-grid", "", "grid SPEC of λ values (default 2^-15..2^15)")
-	fs.StringVar(&f.CV, "cv", "", "cross-validation: none, loo, kfold:K, lgo/lqo (leave-group/query-out) or lpo (default loo)")
+	fs.StringVar(&f.CV, "cv", "", "cross-validation: none, loo, kfold:K, stratified-kfold:K (every class's share in every fold; a class label), "+
+		"repeated-kfold:KxR (R reshuffled kfold:K; the value is the mean over the R repetitions, --cv-predictions the first's), "+
+		"group-kfold:K (whole --qid groups per fold), lgo/lqo (leave-group/query-out) or lpo (leave-pair-out); folds drawn with --seed, "+
+		"or given with --folds (default loo; learners of pairs: pairs, rows, cols, both or vertices, each but pairs with :K)")
 	fs.StringVar(&f.Folds, "folds", "", "file of folds, one per line (0-based row indices)")
 	fs.StringVar(&f.Measure, "measure", "", "measure: "+strings.Join(measure.Names(), ", ")+" (default: rls mse, auc with lpo; queryrank disagreement; other rankers cindex)")
 	fs.StringVar(&f.Model, "model", "", "write the model selected to this file (JSON)")
