@@ -6,8 +6,9 @@ load() refuses what `rlskit predict` refuses rather than guess: another
 format or version, a field the version does not have, a kernel it does not
 know, arrays whose sizes disagree, numbers that are not finite. It reads
 linear and kernel models (linear, gaussian and polynomial kernels, dense and
-sparse points, both kinds of scaler, weight_index); precomputed-kernel
-models are refused as not read here.
+sparse points, both kinds of scaler, weight_index, and from version 3 a
+kernel model's intercept); precomputed-kernel models are refused as not
+read here.
 """
 import json, math
 
@@ -68,8 +69,8 @@ def check(m):
     if m.get("format") != "rlskit-model":
         raise ValueError("format %r, want 'rlskit-model'" % m.get("format"))
     version = m.get("version")
-    if isinstance(version, bool) or version not in (1, 2):
-        raise ValueError("version %r: this loader reads versions 1 and 2" % version)
+    if isinstance(version, bool) or version not in (1, 2, 3):
+        raise ValueError("version %r: this loader reads versions 1 to 3" % version)
     if version == 1 and ("zero_based" in m or "centered" in (m.get("scaler") or {})):
         raise ValueError("version 1 has no zero_based and no scaler centered")
     if "zero_based" in m and not isinstance(m["zero_based"], bool):
@@ -148,8 +149,16 @@ def check(m):
         for v in b:
             _num(v, "intercept")
     elif typ == "kernel":
-        if "weights" in m or "weight_index" in m or "intercept" in m:
-            raise ValueError("weights or intercept in a kernel model")
+        if "weights" in m or "weight_index" in m:
+            raise ValueError("weights in a kernel model")
+        if "intercept" in m:
+            if version < 3:
+                raise ValueError("intercept in a version %d kernel model (from version 3)" % version)
+            b = m["intercept"]
+            if not isinstance(b, list) or len(b) != t:
+                raise ValueError("intercept: want %d values" % t)
+            for v in b:
+                _num(v, "intercept")
         p = m.get("points")
         _fields(p, POINTS, "points")
         n = _int(p.get("rows"), "points rows")
@@ -218,7 +227,8 @@ def predict(m, x):
         return dot + k.get("bias", 0.0)  # linear (check refused every other kernel)
 
     ks = [kern(z) for z in pts]
-    return [sum(kv * a[c] for kv, a in zip(ks, m["coefficients"])) for c in range(len(m["outputs"]))]
+    b = m.get("intercept", [0.0] * len(m["outputs"]))  # version 3: fit --intercept
+    return [sum(kv * a[c] for kv, a in zip(ks, m["coefficients"])) + b[c] for c in range(len(m["outputs"]))]
 
 
 if __name__ == "__main__":

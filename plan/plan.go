@@ -42,10 +42,15 @@ type Plan struct {
 
 // New checks every flag of a fit, and their combinations, before any work:
 // changed reports whether a flag was given on the command line. It fills in
-// the defaults of f that depend on the learner (Bias, BasisHoldOut). Every
-// error it returns is a usage error.
+// the defaults of f that depend on the learner (Bias — 0 with --intercept —,
+// BasisHoldOut). Every error it returns is a usage error.
 func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	le, lookupErr := LookupLearner(f.Learner)
+	if lookupErr == nil {
+		if err := checkIntercept(le, changed); err != nil {
+			return nil, err
+		}
+	}
 	if lookupErr == nil && le.Needs.Has(learn.NeedsPairs) {
 		pp, err := planPairwise(f, le, changed)
 		if err != nil {
@@ -64,6 +69,9 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	}
 	if !changed("bias") {
 		f.Bias = le.Bias
+		if f.Intercept { // the bias feature is redundant next to an unpenalized intercept
+			f.Bias = 0
+		}
 	}
 	if err := checkParams(le, changed); err != nil {
 		return nil, err
@@ -221,6 +229,16 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	default:
 		return nil, fmt.Errorf("--fold-score %q: want pooled or mean", f.FoldScore)
 	}
+	if f.Intercept {
+		switch {
+		case f.Stream:
+			return nil, errors.New("--intercept with --stream: the streamed statistics have no unpenalized intercept yet; drop one of them")
+		case f.Solver != "direct":
+			return nil, fmt.Errorf("--intercept with --solver %s: conjugate gradients fit no unpenalized intercept; use --solver direct", f.Solver)
+		case f.BasisDesign == 3:
+			return nil, errors.New("--intercept with --basis-design 3: the retraining per fold fits no intercept; use --basis-design 1 or 2")
+		}
+	}
 	if f.Stream {
 		if err := planStream(f, changed, le, cvName); err != nil {
 			return nil, err
@@ -264,7 +282,23 @@ func LookupLearner(name string) (*learn.Descriptor, error) {
 // learner that does not take its parameter is refused.
 var paramFlags = map[learn.Param]string{
 	learn.ParamCost: "cost", learn.ParamQueryNormalize: "query-normalize", learn.ParamSymmetry: "symmetry",
-	learn.ParamSelect: "select", learn.ParamColLambda: "col-lambda",
+	learn.ParamSelect: "select", learn.ParamColLambda: "col-lambda", learn.ParamIntercept: "intercept",
+}
+
+// checkIntercept refuses --intercept for a learner that does not take
+// learn.ParamIntercept — every learner, those of pairs included — saying why
+// for the rankers, whose pairwise loss cannot see a constant.
+func checkIntercept(le *learn.Descriptor, changed func(string) bool) error {
+	if !changed("intercept") || le.Takes(learn.ParamIntercept) {
+		return nil
+	}
+	why := ""
+	switch le.Loss {
+	case learn.AllPairs, learn.QueryPairs, learn.GraphPairs:
+		why = ": its pairwise loss cancels any constant, so there is no intercept to learn"
+	}
+	return fmt.Errorf("--intercept goes with --learner %s, not %s%s",
+		strings.Join(learnerNames(func(d *learn.Descriptor) bool { return d.Takes(learn.ParamIntercept) }), ", "), le.Name, why)
 }
 
 // checkParams refuses the flags of parameters the learner does not take.

@@ -268,6 +268,9 @@ func trainingInput(f *fitFlags, p *plan.Plan, d *dataset.Data) (*learn.Input, *c
 	if le.Takes(learn.ParamSelect) {
 		in.Select = f.Select
 	}
+	if le.Takes(learn.ParamIntercept) {
+		in.Intercept = f.Intercept
+	}
 	if graph {
 		prefs, err := readFile(f.Preferences, func(r io.Reader) ([]dataset.Preference, error) {
 			return dataset.ReadPreferences(r, f.Preferences, d.Rows())

@@ -19,8 +19,9 @@ const pyLoader = "../../docs/rlskit_model.py"
 // TestPythonModelLoader runs docs/rlskit_model.py (json and math only) on
 // linear and kernel models — linear, gaussian and polynomial kernels, dense
 // and sparse points, centring and sparse scalers, sparse weight_index, a
-// 0-based svmlight model, two outputs — and holds its predictions to
-// rlskit predict's on the same data, to 1e-12 relative.
+// 0-based svmlight model, two outputs, unpenalized intercepts (--intercept:
+// a linear model's and a version-3 kernel model's) — and holds its
+// predictions to rlskit predict's on the same data, to 1e-12 relative.
 func TestPythonModelLoader(t *testing.T) {
 	py := python3(t)
 	dir := t.TempDir()
@@ -81,6 +82,9 @@ func TestPythonModelLoader(t *testing.T) {
 		{"gaussian sparse points, sparse scaler", "sparse.svm", []string{"--kernel", "gaussian", "--gamma", "0.3", "--standardize"}, "sparse.svm", `"index"`},
 		{"polynomial csr points", "sparse.svm", []string{"--kernel", "polynomial", "--gamma", "0.5", "--coef0", "1", "--degree", "3"}, "sparse.svm", `"polynomial"`},
 		{"polynomial dense, two outputs", "dense.csv", []string{"--label", "y1,y2", "--kernel", "polynomial", "--degree", "2", "--gamma", "0.1", "--standardize"}, "dense.svm", `"degree":2`},
+		{"gaussian with an intercept, two outputs", "dense.csv", []string{"--label", "y1,y2", "--kernel", "gaussian", "--gamma", "0.2", "--standardize", "--intercept"}, "dense.svm", `"version":3`},
+		{"gaussian sparse model with an intercept", "sparse.svm", []string{"--kernel", "gaussian", "--gamma", "0.3", "--basis", "12", "--intercept"}, "sparse.svm", `"intercept":[`},
+		{"linear with an intercept", "dense.csv", []string{"--label", "y1", "--intercept"}, "dense.svm", `"intercept":[`},
 	}
 	for n, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -161,6 +165,7 @@ func TestPythonLoaderStrict(t *testing.T) {
 	const poly = `{"format":"rlskit-model","version":2,"learner":"rls","kernel":{"name":"polynomial","gamma":1,"coef0":1,"degree":2},` +
 		`"lambda":1,"width":3,"outputs":["y"],"zero_based":false,"type":"kernel",` +
 		`"points":{"kind":"csr","rows":2,"indptr":[0,2,3],"indices":[0,2,1],"values":[0.5,2,1]},"coefficients":[[0.5],[-0.25]]}`
+	poly3 := strings.Replace(strings.Replace(poly, `"version":2`, `"version":3`, 1), `"coefficients"`, `"intercept":[0.5],"coefficients"`, 1)
 	cases := []struct{ name, base, old, new string }{
 		{"unknown kernel", poly, `"name":"polynomial"`, `"name":"sigmoid"`},
 		{"unknown field", linear, `"lambda":1`, `"lambda":1,"alpha":2`},
@@ -171,7 +176,10 @@ func TestPythonLoaderStrict(t *testing.T) {
 		{"fractional degree", poly, `"degree":2`, `"degree":2.5`},
 		{"degree 0", poly, `"degree":2`, `"degree":0`},
 		{"version true", linear, `"version":2`, `"version":true`},
-		{"version 3", linear, `"version":2`, `"version":3`},
+		{"version 4", linear, `"version":2`, `"version":4`},
+		{"kernel intercept in version 2", poly, `"coefficients"`, `"intercept":[0.5],"coefficients"`},
+		{"kernel intercept of two values for one output", poly3, `"intercept":[0.5]`, `"intercept":[0.5,1]`},
+		{"kernel intercept not finite", poly3, `"intercept":[0.5]`, `"intercept":[1e999]`},
 		{"version as a string", linear, `"version":2`, `"version":"2"`},
 		{"version 1 with zero_based", linear, `"version":2`, `"version":1`},
 		{"other format", linear, `"rlskit-model"`, `"rlskit-pairwise-model"`},
@@ -200,7 +208,7 @@ func TestPythonLoaderStrict(t *testing.T) {
 		}
 		return path
 	}
-	for _, base := range []string{linear, poly} {
+	for _, base := range []string{linear, poly, poly3} {
 		m := write("base", base)
 		if _, stderr, err := run(t, "", "predict", "--model", m, "--data", data); err != nil {
 			t.Fatalf("rlskit predict refuses the untouched model: %v\n%s", err, stderr)
