@@ -33,6 +33,10 @@ type CSVOptions struct {
 	// chooses the labels by the very header the reader parses, whatever its
 	// length or quoting.
 	LabelsFromHeader func(header []string) []string
+	// Columns chooses the feature columns (by default every column that is
+	// not a label or the query column). For an .npz archive it applies to
+	// the columns of the feature array X, by number only.
+	Columns Columns
 }
 
 // Column roles in a CSV file; labels use their index 0..t-1.
@@ -44,8 +48,12 @@ const (
 // ReadCSV reads a CSV data set from r; name is used in error messages. The
 // first record is a header naming the columns; a UTF-8 byte order mark before
 // it is skipped. Columns named in opt.Labels form Y (in that order), the
-// opt.Qid column gives the query ids, and all other columns are features,
-// stored densely in a *mat.Dense X. The delimiter is opt.Comma, or else
+// opt.Qid column gives the query ids, and the other columns are features
+// (all of them, or those opt.Columns chooses: the fields of the others are
+// not parsed), stored densely in a *mat.Dense X. Every column read must
+// have a name — an empty first name is pandas' index, refused with the hint
+// to drop it (--ignore 1) — and no two columns read may share one
+// (ErrUnknownColumn, naming the columns). The delimiter is opt.Comma, or else
 // detected from the header (comma, semicolon or tab). gzip-compressed input is
 // decompressed on the fly. Header names and numeric values may be
 // surrounded by spaces; quoting follows RFC 4180, by the rules of
@@ -104,7 +112,9 @@ type csvParser struct {
 	labels     []string
 	featNames  []string
 	qidCol     int
-	svmHint    bool // the header looks like svmlight data
+	svmHint    bool  // the header looks like svmlight data
+	featCols   []int // the feature columns chosen (Columns), in X's order; nil: all
+	featOrder  []int // when not nil, X's column k is the featOrder[k]-th feature field of a line
 	qcode      map[string]int
 	qnames     []string
 
@@ -162,53 +172,38 @@ func newCSVParser(r io.Reader, name string, opt CSVOptions) (*csvParser, error) 
 	}
 	p.labels = slices.Clone(labels)
 
-	p.roles = make([]int, p.ncol)
-	for j := range p.roles {
-		p.roles[j] = roleFeature
+	roles, feats, err := chooseColumns(table{n: p.ncol, names: header, noun: "the header"}, p.labels, opt.Qid, opt.Columns)
+	if err != nil {
+		pe := &ParseError{File: name, Line: p.headerLine, Err: err}
+		if errors.Is(err, ErrOptions) {
+			return nil, pe
+		}
+		return nil, p.hint(pe)
 	}
-	find := func(col, what string) (int, error) {
-		at := -1
-		for j, h := range header {
-			if h != col {
-				continue
+	p.roles = roles
+	for j, r := range roles {
+		switch {
+		case r == roleQid:
+			p.qidCol = j
+			p.qcode = make(map[string]int)
+		case r == roleFeature:
+			p.featNames = append(p.featNames, header[j])
+		}
+	}
+	if !opt.Columns.IsZero() {
+		p.featCols = feats
+		// the fields are read in file order: X's columns are put in the
+		// order chosen when they differ (take)
+		if !slices.IsSorted(feats) {
+			p.featOrder = make([]int, len(feats))
+			sorted := slices.Sorted(slices.Values(feats))
+			for k, j := range feats {
+				p.featOrder[k], _ = slices.BinarySearch(sorted, j)
 			}
-			if at >= 0 {
-				return 0, perr(name, p.headerLine, 0, "", ErrUnknownColumn,
-					"%s column %q appears more than once in the header (columns %d and %d)", what, col, at+1, j+1)
+			for k, j := range feats {
+				p.featNames[k] = header[j]
 			}
-			at = j
 		}
-		if at < 0 {
-			return 0, p.hint(perr(name, p.headerLine, 0, "", ErrUnknownColumn, "%s column %q not in the header", what, col))
-		}
-		if p.roles[at] != roleFeature {
-			return 0, fmt.Errorf("%w: %s: column %q used twice as label or query column", ErrOptions, name, col)
-		}
-		return at, nil
-	}
-	for k, l := range p.labels {
-		j, err := find(l, "label")
-		if err != nil {
-			return nil, err
-		}
-		p.roles[j] = k
-	}
-	if opt.Qid != "" {
-		j, err := find(opt.Qid, "qid")
-		if err != nil {
-			return nil, err
-		}
-		p.roles[j] = roleQid
-		p.qidCol = j
-		p.qcode = make(map[string]int)
-	}
-	for j, h := range header {
-		if p.roles[j] == roleFeature {
-			p.featNames = append(p.featNames, h)
-		}
-	}
-	if len(p.featNames) == 0 {
-		return nil, perr(name, p.headerLine, 0, "", ErrEmpty, "no feature columns")
 	}
 	p.labRow = make([]float64, len(p.labels))
 	return p, nil
@@ -240,7 +235,10 @@ func (p *csvParser) next() (bool, error) {
 		// f aliases the reader's buffer: what is kept of it is copied
 		f := bytesString(cr.field(j))
 		role := p.roles[j]
-		if role == roleQid {
+		if role < roleFeature { // the query column, or one ignored (not parsed)
+			if role == roleIgnored {
+				continue
+			}
 			q := strings.TrimSpace(f)
 			if q == "" {
 				return false, perr(name, cr.fieldLine(j), j+1, f, ErrQid, "empty qid")
@@ -284,7 +282,19 @@ func (p *csvParser) fastRecord(line []byte) (bool, error) {
 	x0, q0 := len(p.xs), len(p.queries)
 	n, i := len(line), 0
 	for j, role := range p.roles {
-		if role == roleQid {
+		if role >= roleFeature { // a feature or a label
+			v, end, ok := scanDecimal(line, i)
+			if !ok {
+				p.xs, p.queries = p.xs[:x0], p.queries[:q0]
+				return false, nil
+			}
+			if role == roleFeature {
+				p.xs = append(p.xs, v)
+			} else {
+				p.labRow[role] = v
+			}
+			i = end
+		} else if role == roleQid {
 			end := n
 			if k := bytes.IndexByte(line[i:], comma); k >= 0 {
 				end = i + k
@@ -298,18 +308,12 @@ func (p *csvParser) fastRecord(line []byte) (bool, error) {
 			}
 			p.queries = append(p.queries, c)
 			i = end
-		} else {
-			v, end, ok := scanDecimal(line, i)
-			if !ok {
-				p.xs, p.queries = p.xs[:x0], p.queries[:q0]
-				return false, nil
-			}
-			if role == roleFeature {
-				p.xs = append(p.xs, v)
+		} else { // ignored: skipped, not parsed
+			if k := bytes.IndexByte(line[i:], comma); k >= 0 {
+				i += k
 			} else {
-				p.labRow[role] = v
+				i = n
 			}
-			i = end
 		}
 		if j < len(p.roles)-1 && i < n && line[i] == comma {
 			i++
@@ -352,11 +356,23 @@ func (p *csvParser) hint(err *ParseError) *ParseError {
 
 // take returns the pending rows as a data set and starts a new one.
 func (p *csvParser) take() (*Data, error) {
+	nf := len(p.featNames)
+	if p.featOrder != nil {
+		row := make([]float64, nf)
+		for i := 0; i < p.m; i++ {
+			xi := p.xs[i*nf : (i+1)*nf]
+			for k, f := range p.featOrder {
+				row[k] = xi[f]
+			}
+			copy(xi, row)
+		}
+	}
 	d := &Data{
-		X:            mat.NewDense(p.m, len(p.featNames), p.xs),
-		FeatureNames: slices.Clone(p.featNames),
-		Queries:      p.queries,
-		QueryNames:   p.qnames[:len(p.qnames):len(p.qnames)],
+		X:              mat.NewDense(p.m, nf, p.xs),
+		FeatureNames:   slices.Clone(p.featNames),
+		FeatureColumns: slices.Clone(p.featCols),
+		Queries:        p.queries,
+		QueryNames:     p.qnames[:len(p.qnames):len(p.qnames)],
 	}
 	if p.qidCol < 0 {
 		d.QueryNames = nil

@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -172,7 +173,7 @@ func TestReadCSVMessage(t *testing.T) {
 		t.Errorf("error = %v, want %s", err, want)
 	}
 	_, err = ReadCSV(strings.NewReader("a,b\n1,2\n"), "train.csv", CSVOptions{Labels: []string{"y"}})
-	const want2 = `train.csv:1: label column "y" not in the header: dataset: unknown column`
+	const want2 = `train.csv:1: label column "y" not in the header (columns: "a", "b"): dataset: unknown column`
 	if err == nil || err.Error() != want2 {
 		t.Errorf("error = %v, want %s", err, want2)
 	}
@@ -184,7 +185,7 @@ func TestReadCSVLongLine(t *testing.T) {
 	h.WriteString("y")
 	r.WriteString("1")
 	for j := 0; j < n; j++ {
-		h.WriteString(",f")
+		h.WriteString(",f" + strconv.Itoa(j)) // distinct names: duplicates are refused
 		r.WriteString(",0.125")
 	}
 	in := h.String() + "\n" + r.String() + "\n"

@@ -87,6 +87,11 @@ type Data struct {
 	// FeatureNames holds the CSV header names of the feature columns, in
 	// column order. It is nil for svmlight files.
 	FeatureNames []string
+	// FeatureColumns holds, when the feature columns were chosen (Columns),
+	// the 0-based column of the file (CSV, Parquet) or of the array (NumPy)
+	// that each feature column of X is; nil when every column not a label
+	// or the query column is a feature, in order.
+	FeatureColumns []int
 	// Queries is nil, or holds for every row its query code 0..q-1, codes
 	// assigned in order of first appearance.
 	Queries []int
@@ -127,8 +132,9 @@ var (
 	// ErrRagged reports a row with the wrong number of fields (CSV) or of
 	// labels (svmlight multi-output).
 	ErrRagged = errors.New("dataset: wrong number of fields")
-	// ErrUnknownColumn reports a label or query column not found, or found
-	// more than once, in the CSV header.
+	// ErrUnknownColumn reports a label, query or feature column (Columns)
+	// not found, found more than once, out of range or without a name in the
+	// header, or two columns read under one name.
 	ErrUnknownColumn = errors.New("dataset: unknown column")
 	// ErrQid reports query ids given on some rows only, or an empty query id.
 	ErrQid = errors.New("dataset: inconsistent qid")

@@ -544,7 +544,9 @@ func readNpyStream(r io.Reader, name string, size int64) (*mat.Dense, *npyArray,
 // 2-D (one label per column), and opt.Qid optionally names an integer array
 // of query ids, read exactly (an int64 or uint64 id is never rounded through
 // float64; a float id must be an integer, and -0 is 0). Every array must have
-// one entry per row of X. An archive entry's size is checked against the
+// one entry per row of X. opt.Columns chooses columns of X by number and
+// range only (its columns have no names); X is read whole, and the columns
+// chosen kept in place (SelectArrayColumns). An archive entry's size is checked against the
 // bytes it takes in the archive (at most 1100 times, deflate's limit) and its
 // shape against its size before anything is allocated; the arrays of
 // deflated (compressed) entries, at 8 bytes (one float64) an element, are
@@ -693,6 +695,13 @@ func ReadNpz(r io.ReaderAt, size int64, name string, opt CSVOptions) (*Data, err
 		return nil, &ParseError{File: name + "[" + xKey + "]", Err: fmt.Errorf("shape %v: no data: %w", xa.shape, ErrEmpty)}
 	}
 	d := &Data{X: x}
+	if !opt.Columns.IsZero() {
+		_, feats, err := chooseColumns(table{n: xa.cols, noun: "the array " + xKey}, nil, "", opt.Columns)
+		if err != nil {
+			return nil, &ParseError{File: name + "[" + xKey + "]", Err: err}
+		}
+		d.X, d.FeatureColumns = keepColumns(x, feats), feats
+	}
 	for _, l := range labels {
 		y, ya, err := read(l)
 		if err != nil {

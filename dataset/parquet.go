@@ -254,7 +254,9 @@ func checkChunk(r io.ReaderAt, name string, end int64, g int, cc *format.ColumnC
 // columns named in opt.Labels form Y (or those opt.LabelsFromHeader chooses
 // from the column names), the opt.Qid column gives query ids (any type:
 // text or numbers; the floats -0 and 0 are one query), and every other
-// column is a feature; features and
+// column is a feature, or those opt.Columns chooses (the column chunks of
+// the others are not decoded; a column read must not be pandas' index,
+// "__index_level_N__", and no two columns read may share a name); features and
 // labels must be numeric (boolean, 32- and 64-bit integers — decimals scaled
 // —, float and double). opt.Comma is ignored. Null, NaN and infinite values
 // are errors naming the row and column.
@@ -298,55 +300,14 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 	if len(labels) == 0 && opt.LabelsFromHeader != nil {
 		labels = opt.LabelsFromHeader(slices.Clone(names))
 	}
-	roles := make([]int, len(cols))
-	for j := range roles {
-		roles[j] = roleFeature
+	roles, feats, err := chooseColumns(table{n: len(cols), names: names, noun: "the file"}, labels, opt.Qid, opt.Columns)
+	if err != nil {
+		return nil, &ParseError{File: name, Err: err}
 	}
-	find := func(col, what string) (int, error) {
-		at := -1
-		for j, n := range names {
-			if n == col {
-				if at >= 0 {
-					return 0, &ParseError{File: name, Err: fmt.Errorf("%s column %q appears more than once (columns %d and %d): %w", what, col, at+1, j+1, ErrUnknownColumn)}
-				}
-				at = j
-			}
-		}
-		if at < 0 {
-			return 0, &ParseError{File: name, Err: fmt.Errorf("%s column %q not in the file: %w", what, col, ErrUnknownColumn)}
-		}
-		if roles[at] != roleFeature {
-			return 0, fmt.Errorf("%w: %s: column %q used twice as label or query column", ErrOptions, name, col)
-		}
-		return at, nil
-	}
-	for k, l := range labels {
-		j, err := find(l, "label")
-		if err != nil {
-			return nil, err
-		}
-		roles[j] = k
-	}
-	if opt.Qid != "" {
-		j, err := find(opt.Qid, "qid")
-		if err != nil {
-			return nil, err
-		}
-		roles[j] = roleQid
-	}
-	var feats []int
 	for j, c := range cols {
-		if roles[j] == roleFeature || roles[j] >= 0 {
-			if c.text {
-				return nil, &ParseError{File: name, Err: fmt.Errorf("column %q (%d) is not numeric (%v): give it as --qid, or drop it: %w", c.name, j+1, c.kind, ErrSyntax)}
-			}
+		if (roles[j] == roleFeature || roles[j] >= 0) && c.text {
+			return nil, &ParseError{File: name, Err: fmt.Errorf("column %q (%d) is not numeric (%v): give it as --qid, or drop it with --ignore %d: %w", c.name, j+1, c.kind, j+1, ErrSyntax)}
 		}
-		if roles[j] == roleFeature {
-			feats = append(feats, j)
-		}
-	}
-	if len(feats) == 0 {
-		return nil, &ParseError{File: name, Err: fmt.Errorf("no feature columns: %w", ErrEmpty)}
 	}
 	m := int(meta.NumRows)
 	if m == 0 {
@@ -365,6 +326,9 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 		return nil, &ParseError{File: name, Err: fmt.Errorf("%v: %w", err, ErrSyntax)}
 	}
 	d = &Data{FeatureNames: make([]string, len(feats))}
+	if !opt.Columns.IsZero() {
+		d.FeatureColumns = slices.Clone(feats)
+	}
 	for k, j := range feats {
 		d.FeatureNames[k] = names[j]
 	}
@@ -392,6 +356,9 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 	for g, rg := range f.RowGroups() {
 		chunks := rg.ColumnChunks()
 		for j, c := range cols {
+			if roles[j] == roleIgnored {
+				continue // not decoded
+			}
 			pages := chunks[j].Pages()
 			row := row0
 			for p := 0; ; p++ {

@@ -3,8 +3,67 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
+	"io"
 	"strings"
 )
+
+// SniffFormat tells the format of a stream whose name does not (standard
+// input) by its first bytes, and returns a reader of the whole stream (r
+// buffered: nothing is lost). It looks through gzip (decompressing a prefix
+// of what it peeks, apart from the stream). Binary formats go by their magic
+// bytes: "\x93NUMPY" is "npy", "PK\x03\x04" (a zip archive) "npz", "PAR1"
+// "parquet". Text goes by its first line that is not empty (a UTF-8 byte
+// order mark skipped): "svmlight" when it reads as svmlight ("label [qid:Q]
+// i:v …") or is a comment ('#'), "csv" when it splits into two or more
+// fields at commas, semicolons or tabs and has no "index:value" field (a
+// header or a row of CSV), and "svmlight" otherwise, as before. A first line
+// longer than the peek (64 KiB of text) is judged on its start. Read errors
+// are left to the reader. O(64 KiB).
+func SniffFormat(r io.Reader) (string, io.Reader) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(br.Size())
+	if isGzip(br) {
+		if zr, err := gzip.NewReader(bytes.NewReader(head)); err == nil {
+			text := make([]byte, 64<<10)
+			n, _ := io.ReadFull(zr, text)
+			head = text[:n]
+		}
+	}
+	return sniff(head), br
+}
+
+// sniff tells the format of data starting with head (see SniffFormat).
+func sniff(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("\x93NUMPY")):
+		return "npy"
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		return "npz"
+	case bytes.HasPrefix(head, []byte("PAR1")):
+		return "parquet"
+	}
+	head = bytes.TrimPrefix(head, []byte("\ufeff"))
+	for len(head) > 0 {
+		line := head
+		if k := bytes.IndexByte(head, '\n'); k >= 0 {
+			line, head = head[:k], head[k+1:]
+		} else {
+			head = nil
+		}
+		l := strings.TrimSpace(string(line))
+		switch {
+		case l == "":
+			continue
+		case strings.HasPrefix(l, "#") || looksLikeSVMLight(l):
+			return "svmlight"
+		case looksLikeCSV(l):
+			return "csv"
+		}
+		return "svmlight"
+	}
+	return "svmlight"
+}
 
 // Delimiters that CSVOptions.Comma = 0 chooses among, in the order that
 // breaks ties.
