@@ -90,10 +90,14 @@ func Search(fit *summary.Fit, res *selection.SearchResult, d *dataset.Data, sche
 	_, t := d.Y.Dims()
 	r.ValueNote = valueNote(scheme, predictedRows(best.Predictions), t, opt.OneVsAll)
 	if scheme.Kind == selection.Folds && best.Predictions != nil {
-		r.FoldValues = best.FoldValues(d.Y, scheme.Folds, meas, d.Queries)
+		// the predictions are the first repetition's (selection.Result)
+		r.FoldValues = best.FoldValues(d.Y, scheme.Repetitions()[0], meas, d.Queries)
 		r.FoldNote = "the predictions of all folds scored together"
 		if scheme.FoldMean {
 			r.FoldNote = "the mean of the folds' values"
+		}
+		if scheme.Repeats > 1 {
+			r.FoldNote += fmt.Sprintf("; the folds of the first of %d repetitions, the value the mean over all of them", scheme.Repeats)
 		}
 	}
 	switch scheme.Kind {
@@ -198,10 +202,14 @@ func valueNote(scheme selection.Scheme, rows, outputs int, oneVsAll bool) string
 	case selection.LOO:
 		over = fmt.Sprintf("the %d leave-one-out predictions", rows)
 	case selection.Folds:
+		k := len(scheme.Repetitions()[0])
 		if scheme.FoldMean {
-			over = fmt.Sprintf("the %d folds, each fold scored on its own and the folds' values averaged", len(scheme.Folds))
+			over = fmt.Sprintf("the %d folds, each fold scored on its own and the folds' values averaged", k)
 		} else {
-			over = fmt.Sprintf("the %d CV predictions of the %d folds, pooled", rows, len(scheme.Folds))
+			over = fmt.Sprintf("the %d CV predictions of the %d folds, pooled", rows, k)
+		}
+		if scheme.Repeats > 1 {
+			over = fmt.Sprintf("%d repetitions of k-fold, averaged: in each, %s", scheme.Repeats, over)
 		}
 	case selection.LPO:
 		over = "the leave-pair-out predictions of every pair"

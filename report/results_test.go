@@ -161,6 +161,18 @@ func TestSearchFoldsQueries(t *testing.T) {
 	if r.FoldNote != "the predictions of all folds scored together" || r.ValueNote != "computed over the 8 CV predictions of the 2 folds, pooled" {
 		t.Errorf("pooled: notes %q, %q", r.FoldNote, r.ValueNote)
 	}
+	// repeated k-fold: the panel shows the first repetition's folds (whose
+	// predictions the result keeps), the notes say the value is the mean
+	// over the repetitions
+	rep := scheme
+	rep.Name, rep.Repeats = "repeated-kfold:2x2", 2
+	rep.Folds = append(slices.Clone(scheme.Folds), []int{0, 2, 4, 6}, []int{1, 3, 5, 7})
+	r = report.Search(fit, res, d, rep, disagreement, report.Options{})
+	if !reflect.DeepEqual(r.FoldValues, want) ||
+		r.FoldNote != "the predictions of all folds scored together; the folds of the first of 2 repetitions, the value the mean over all of them" ||
+		r.ValueNote != "computed over 2 repetitions of k-fold, averaged: in each, the 8 CV predictions of the 2 folds, pooled" {
+		t.Errorf("repeated: fold values %v (want %v), notes %q, %q", r.FoldValues, want, r.FoldNote, r.ValueNote)
+	}
 	r = report.Search(fit, res, d, selection.Scheme{Kind: selection.LPO, Name: "lpo"}, disagreement, report.Options{})
 	if r.NoFoldNote != "No per-fold panel: leave-pair-out holds out one pair at a time, which has no value of its own to spread." ||
 		r.ValueNote != "computed over the leave-pair-out predictions of every pair" || r.FoldValues != nil {
