@@ -133,8 +133,8 @@ func Define(fs FlagSet, f *Flags) {
 	fs.Float64Var(&f.Bias, "bias", 1, "bias of the linear kernel, k(x,z) = x·z + bias")
 	setDefValue(fs, "bias", "1 for rls and greedy, 0 for the rankers") // one default, stated once
 	fs.BoolVar(&f.Intercept, "intercept", false, "rls: fit an unpenalized intercept b, f(x) + b with b left out of the penalty and refit inside every CV hold-out (exact); "+
-		"with --kernel linear this is scikit-learn's Ridge/RidgeCV(fit_intercept=True) with alpha = λ, and --bias defaults to 0 with it (the bias feature is redundant next to b). "+
-		"Off by default for every learner: rls keeps RLScore's convention, a penalized bias feature (--bias), so its numbers match RLScore's; "+
+		"with --kernel linear this is scikit-learn's Ridge/RidgeCV(fit_intercept=True) with alpha = λ, the bias feature (--bias) then 0 unless given (it is redundant next to b). "+
+		"Off by default for every learner: rls keeps RLScore's convention, a penalized bias feature, so its numbers match RLScore's; "+
 		"the rankers' pairwise losses cancel any constant, so they have no intercept to learn")
 	fs.Float64Var(&f.Coef0, "coef0", 0, "coef0 of the polynomial kernel")
 	fs.IntVar(&f.Degree, "degree", 2, "degree of the polynomial kernel")

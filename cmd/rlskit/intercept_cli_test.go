@@ -395,7 +395,7 @@ func TestInterceptCLIRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"--intercept", "fit_intercept=True", "RLScore", "pairwise losses cancel any constant", "--bias defaults to 0 with it"} {
+	for _, w := range []string{"--intercept", "fit_intercept=True", "RLScore", "pairwise losses cancel any constant", "the bias feature (--bias) then 0 unless given"} {
 		if !strings.Contains(help, w) {
 			t.Errorf("fit --help does not say %q", w)
 		}
