@@ -9,7 +9,11 @@
 #          machine's processors); the best of COUNT runs of each, as a
 #          Markdown table, in wall-clock MB/s and in MB per second of the
 #          process's CPU time (all threads: what a loaded machine does not
-#          change; equal at 1 and N cores when the split costs nothing)
+#          change; equal at 1 and N cores when the split costs nothing);
+#          with it `BenchmarkReadersPairs`, a pairs file of the Kronecker
+#          workload's shape (300 × 1000 lines "row col label", about 5 MB)
+#          read by dataset.ReadPairs from memory (pairs-mem) and from a
+#          file (pairs-file), at the same -cpu values, in the same table
 #   fit    the end-to-end effect: `rlskit fit` (linear, LOO over the 31 λ
 #          2^-15..2^15) on 50,000 × 50 rows as svmlight (about 45 MB), CSV
 #          (about 39 MB) and .npy (20 MB, with the labels in a second file),
@@ -64,15 +68,16 @@ echo "reader-bench.sh: QUICK=$QUICK, $ncpu processors, $(go version | cut -d' ' 
 for c in "${cases[@]}"; do
   case $c in
     bench)
-      echo "== BenchmarkReaders, rows $ROWS, -cpu $cpus, best of $COUNT (go test -benchtime $benchtime)"
-      RLSKIT_READER_BENCH_ROWS=$ROWS go test -run '^$' -bench '^BenchmarkReaders$' -benchtime "$benchtime" \
+      echo "== BenchmarkReaders (rows $ROWS) and BenchmarkReadersPairs, -cpu $cpus, best of $COUNT (go test -benchtime $benchtime)"
+      RLSKIT_READER_BENCH_ROWS=$ROWS go test -run '^$' -bench '^BenchmarkReaders(Pairs)?$' -benchtime "$benchtime" \
         -count "$COUNT" -cpu "$cpus" ./dataset | tee "$tmp/bench.txt" | grep '^Benchmark' || true
       echo
       echo "| format | rows | file | 1 core | 1 core, CPU time | $ncpu cores | $ncpu cores, CPU time |"
       echo "|---|---:|---:|---:|---:|---:|---:|"
-      # Benchmark lines: BenchmarkReaders/FORMAT/rows=R[-N]  iters  ns/op  MB/s  MB/cpu-s
+      # Benchmark lines: BenchmarkReaders/FORMAT/rows=R[-N]  iters  ns/op  MB/s  MB/cpu-s,
+      # BenchmarkReadersPairs/pairs-SOURCE/m=M,q=Q[-N] (rows column: m=M,q=Q)
       awk -v n="$ncpu" '
-        /^BenchmarkReaders\// {
+        /^BenchmarkReaders(Pairs)?\// {
           split($1, p, "/"); fmt = p[2]; r = p[3]; cpu = 1
           if (match(r, /-[0-9]+$/)) { cpu = substr(r, RSTART + 1); r = substr(r, 1, RSTART - 1) }
           sub(/^rows=/, "", r)
