@@ -23,7 +23,9 @@
 //	pair {i,j}   the 2×2 case of the hold-out                 O(t) per pair once A is formed
 //
 // All of them equal retraining on the reduced data (held-out rows dropped from the
-// loss; a sparse basis stays as it is).
+// loss; a sparse basis stays as it is). Along a λ grid, SolvePath and AtGrid
+// compute the residuals and diag(A) of many λ in one level-3 product each,
+// reading U once for all of them instead of twice per λ.
 //
 // # Unpenalized intercept
 //
@@ -36,7 +38,9 @@
 //	Â = I − H = A − v vᵀ/s,   v = A1,  s = 1ᵀA1 = 1ᵀv,
 //
 // in place of A (Â = λĜ with Ĝ = G − G11ᵀG/(1ᵀG1), G = (K̃ + λI)⁻¹: the
-// partial minimization over b of λ(Y − 1bᵀ)ᵀG(Y − 1bᵀ)). Then
+// partial minimization over b of λ(Y − 1bᵀ)ᵀG(Y − 1bᵀ); Ĝ is the block of
+// the inverse of the bordered system [K̃ + λI, 1; 1ᵀ, 0] of least-squares
+// SVMs, whose exact LOO Cawley & Talbot 2004 derive the same way). Then
 //
 //	b = 1ᵀR/s = 1ᵀGY/1ᵀG1,  R̂ = R − v bᵀ,  diag Â = diag A − v∘v/s,
 //	coefficients those of the labels Y − 1bᵀ,
@@ -48,9 +52,7 @@
 // more column). The reduced data must keep a row (b is then determined):
 // learn.CheckHoldOut refuses a hold-out of every row. Adding a constant c
 // to the kernel (the linear kernel's bias) changes nothing but rounding:
-// Ĝ is the same for K̃ and K̃ + c11ᵀ, and the coefficients sum to zero. Along a λ grid, SolvePath and AtGrid
-// compute the residuals and diag(A) of many λ in one level-3 product each,
-// reading U once for all of them instead of twice per λ.
+// Ĝ is the same for K̃ and K̃ + c11ᵀ, and the coefficients sum to zero.
 package rls
 
 import (
