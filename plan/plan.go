@@ -220,8 +220,10 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	switch f.FoldScore {
 	case "pooled":
 	case "mean":
-		if cvKind != "kfold" && cvKind != "lgo" && cvKind != "lqo" && cvKind != "folds" {
-			return nil, fmt.Errorf("--fold-score mean averages over folds: it needs --cv kfold:K, lgo, lqo or --folds, not %s", cvName)
+		switch cvKind {
+		case "kfold", "stratified-kfold", "repeated-kfold", "group-kfold", "lgo", "lqo", "folds":
+		default:
+			return nil, fmt.Errorf("--fold-score mean averages over folds: it needs --cv kfold:K (or its stratified, repeated or group form), lgo, lqo or --folds, not %s", cvName)
 		}
 		if f.BasisDesign == 3 || f.Permutations > 0 {
 			return nil, errors.New("--fold-score mean goes with the exact shortcuts: not with --basis-design 3 or --permutations")
@@ -344,6 +346,8 @@ func planGreedy(f *Flags, isGreedy bool, cvName string, changed func(string) boo
 		return fmt.Errorf("--learner greedy selects features of the linear kernel, not --kernel %s", f.Kernel)
 	case cvName == "lpo" || cvName == "none":
 		return fmt.Errorf("--learner greedy selects by a leave-one-out or hold-out criterion: --cv loo, kfold:K, lgo or --folds, not %s", cvName)
+	case strings.HasPrefix(cvName, "repeated-kfold"):
+		return fmt.Errorf("--learner greedy selects by one partition of the rows: --cv %s repeats k-fold, which its criterion has no form for (use kfold:K or stratified-kfold:K)", cvName)
 	case f.Basis > 0 || f.BasisRows != "" || changed("basis-select") || changed("basis-holdout") || f.BasisDesign != 0:
 		return errors.New("--learner greedy works on the features: the --basis flags do not apply")
 	case f.Solver != "direct":

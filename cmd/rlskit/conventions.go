@@ -2,7 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -48,7 +51,18 @@ func exitCode(err error) int {
 }
 
 // noArgs is cobra.NoArgs returning a usage error.
-func noArgs(cmd *cobra.Command, args []string) error { return usage(cobra.NoArgs(cmd, args)) }
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	hint := ""
+	if cmd.Flags().Lookup("data") != nil {
+		if _, err := os.Stat(args[0]); err == nil || strings.ContainsAny(args[0], "./") {
+			hint = fmt.Sprintf(": files are given by flags — did you mean --data %s?", args[0])
+		}
+	}
+	return usage(fmt.Errorf("%s takes no arguments, got %q%s", cmd.CommandPath(), args[0], hint))
+}
 
 // completeValues registers shell completion of the values of the named
 // flags (cobra's `rlskit completion bash|zsh|fish|powershell` scripts use it).
