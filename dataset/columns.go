@@ -233,7 +233,7 @@ func (tb table) list(want string) string {
 				best, bestD = j, d
 			}
 		}
-		if best >= 0 && bestD <= (len(want)+1)/3 {
+		if best >= 0 && bestD <= len(want)/2 {
 			fmt.Fprintf(&b, "did you mean %q (column %d)? ", tb.names[best], best+1)
 		}
 	}

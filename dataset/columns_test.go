@@ -474,3 +474,26 @@ func TestColumnsDuplicatesDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnsDigitNames: digits are column numbers; a column named by digits
+// (pandas names a bare array's columns 0, 1, …) is chosen by an escaping glob.
+func TestColumnsDigitNames(t *testing.T) {
+	in := ",0,1,y\n0,5,6,7\n1,8,9,10\n"
+	for _, c := range []struct {
+		features []string
+		names    []string
+		x        []float64
+	}{
+		{list(`\1`), list("1"), []float64{6, 9}},
+		{list(`[0]`, `\1`), list("0", "1"), []float64{5, 6, 8, 9}},
+		{list("2"), list("0"), []float64{5, 8}}, // column 2 is the one named 0
+	} {
+		d, err := ReadCSV(strings.NewReader(in), "t.csv", CSVOptions{Labels: []string{"y"}, Columns: Columns{Features: c.features}})
+		if err != nil {
+			t.Fatalf("--features %v: %v", c.features, err)
+		}
+		if !mat.Equal(d.X, mat.NewDense(2, len(c.names), c.x)) || !slices.Equal(d.FeatureNames, c.names) {
+			t.Errorf("--features %v: X %v names %q", c.features, mat.Formatted(d.X), d.FeatureNames)
+		}
+	}
+}

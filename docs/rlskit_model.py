@@ -7,14 +7,15 @@ format or version, a field the version does not have, a kernel it does not
 know, arrays whose sizes disagree, numbers that are not finite. It reads
 linear and kernel models (linear, gaussian and polynomial kernels, dense and
 sparse points, both kinds of scaler, weight_index, and from version 3 a
-kernel model's intercept); precomputed-kernel models are refused as not
-read here.
+kernel model's intercept and feature_columns — which columns of a NumPy
+array the d features were: the rows given here are those d features);
+precomputed-kernel models are refused as not read here.
 """
 import json, math
 
 TOP = {"format", "version", "learner", "kernel", "lambda", "width", "outputs", "features", "scaler",
        "zero_based", "classes", "class_label", "type", "weights", "weight_index", "intercept", "points",
-       "coefficients"}
+       "coefficients", "feature_columns"}
 KERNEL = {"name", "gamma", "bias", "coef0", "degree"}
 SCALER = {"centered", "mean", "scale", "index"}
 POINTS = {"kind", "rows", "dense", "indptr", "indices", "values", "unit"}
@@ -100,6 +101,15 @@ def check(m):
         raise ValueError("kernel %r: want linear, gaussian or polynomial" % name)
     if "features" in m and (not isinstance(m["features"], list) or len(m["features"]) != d):
         raise ValueError("features: want %d names" % d)
+    if "feature_columns" in m:
+        fc = m["feature_columns"]
+        if version < 3:
+            raise ValueError("feature_columns in a version %d model (from version 3)" % version)
+        if "features" in m:
+            raise ValueError("both features (names) and feature_columns (numbers)")
+        _increasing(fc, 0, 2 ** 63, "feature_columns")
+        if len(fc) != d:
+            raise ValueError("feature_columns: want %d" % d)
     if "classes" in m:
         cl = m["classes"]
         if not isinstance(cl, list) or len(cl) != t:

@@ -22,9 +22,10 @@ import (
 // Version is the newest model file format version this build writes. It
 // reads every version from 1 to Version (docs/model-format.md: version 2
 // added "zero_based" and the scaler's "centered", version 3 the "intercept"
-// of kernel models); a file of a newer version is refused, never guessed at.
-// Save writes the lowest version that holds the predictor (2 unless a kernel
-// model has an intercept), so that older readers read what they can.
+// of kernel models and "feature_columns"); a file of a newer version is
+// refused, never guessed at. Save writes the lowest version that holds the
+// predictor (2 unless a kernel model has an intercept or the model records
+// feature columns), so that older readers read what they can.
 const Version = 3
 
 var (
@@ -53,6 +54,11 @@ type Predictor struct {
 	Outputs []string
 	// Features names the d features (CSV header), when known.
 	Features []string
+	// FeatureColumns, when set, are the columns (0-based, increasing) of an
+	// unnamed array (NumPy) that the d features were chosen from
+	// (dataset.Columns); prediction data select them again. Nil: every
+	// column, in order, or the named columns of Features.
+	FeatureColumns []int
 	// Scaler, when set, standardizes data rows before the model sees them.
 	Scaler *Scaler
 	// ZeroBased records that the training data were svmlight with 0-based
@@ -236,6 +242,7 @@ type file struct {
 	Width      int         `json:"width"`
 	Outputs    []string    `json:"outputs"`
 	Features   []string    `json:"features,omitempty"`
+	FeatCols   []int       `json:"feature_columns,omitempty"` // version 3
 	Scaler     *Scaler     `json:"scaler,omitempty"`
 	ZeroBased  *bool       `json:"zero_based,omitempty"` // version 2; Save always writes it
 	Classes    []float64   `json:"classes,omitempty"`
@@ -266,11 +273,11 @@ const formatName = "rlskit-model"
 // lowest version that holds it (see Version).
 func (p *Predictor) Save(w io.Writer) error {
 	version := 2
-	if !p.IsLinear() && p.B != nil {
-		version = 3 // a kernel model's intercept
+	if !p.IsLinear() && p.B != nil || p.FeatureColumns != nil {
+		version = 3 // a kernel model's intercept, feature columns
 	}
 	f := file{Format: formatName, Version: version, Learner: p.Learner, Kernel: p.Kernel,
-		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs, Features: p.Features, Scaler: p.Scaler,
+		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs, Features: p.Features, FeatCols: p.FeatureColumns, Scaler: p.Scaler,
 		ZeroBased: &p.ZeroBased, Classes: p.Classes, ClassLabel: p.ClassLabel}
 	if p.IsLinear() {
 		f.Type = "linear"
@@ -381,6 +388,21 @@ func Load(r io.Reader) (*Predictor, error) {
 	if f.Features != nil && len(f.Features) != f.Width {
 		return bad("%d feature names for %d features", len(f.Features), f.Width)
 	}
+	if f.FeatCols != nil {
+		switch {
+		case f.Version < 3:
+			return bad("feature_columns in a version %d model: they came with version 3", f.Version)
+		case f.Features != nil:
+			return bad("both features (names) and feature_columns (numbers)")
+		case len(f.FeatCols) != f.Width:
+			return bad("%d feature columns for %d features", len(f.FeatCols), f.Width)
+		}
+		for k, j := range f.FeatCols {
+			if j < 0 || (k > 0 && j <= f.FeatCols[k-1]) {
+				return bad("feature_columns: entry %d (%d) is not increasing from 0", k, j)
+			}
+		}
+	}
 	if f.Scaler != nil {
 		if err := f.Scaler.check(f.Width); err != nil {
 			return bad("%v", err)
@@ -397,7 +419,7 @@ func Load(r io.Reader) (*Predictor, error) {
 		}
 	}
 	p := &Predictor{Learner: f.Learner, Kernel: f.Kernel, Lambda: f.Lambda, Width: f.Width, Outputs: f.Outputs,
-		Features: f.Features, Scaler: f.Scaler, ZeroBased: f.ZeroBased != nil && *f.ZeroBased, Classes: f.Classes, ClassLabel: f.ClassLabel}
+		Features: f.Features, FeatureColumns: f.FeatCols, Scaler: f.Scaler, ZeroBased: f.ZeroBased != nil && *f.ZeroBased, Classes: f.Classes, ClassLabel: f.ClassLabel}
 	switch f.Type {
 	case "linear":
 		if f.Kernel.Name != "linear" {

@@ -206,7 +206,7 @@ func setDefValue(fs FlagSet, name, text string) {
 }
 
 // InputFlags are the data-reading flags fit and predict share: --zero-based,
-// --delimiter and --labels.
+// --delimiter, --labels, --features and --ignore.
 type InputFlags struct {
 	// ZeroBased is auto, true or false; "" (predict): as the model records.
 	ZeroBased string
@@ -214,10 +214,33 @@ type InputFlags struct {
 	Delimiter string
 	// Labels is the labels file of .npy data.
 	Labels string
+	// Features and Ignore are --features and --ignore: comma-separated
+	// column names, 1-based numbers, ranges and globs (dataset.Columns).
+	Features, Ignore string
 }
 
-// DefineInput defines --zero-based, --delimiter and --labels on fs; predict
-// reads svmlight indices as the model records by default.
+// Columns returns the feature columns --features and --ignore choose.
+func (in InputFlags) Columns() dataset.Columns {
+	return dataset.Columns{Features: splitColumns(in.Features), Ignore: splitColumns(in.Ignore)}
+}
+
+// splitColumns splits a comma-separated list of columns; nil for "". The
+// items are kept as given (dataset.Columns trims them and refuses empty
+// ones).
+func splitColumns(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// columnsHelp is the help of --features; --ignore's refers to it.
+const columnsHelp = "CSV, Parquet and NumPy data: the only feature columns, comma-separated: names, 1-based numbers, ranges (3-7) or globs (px_*; path.Match syntax); " +
+	"NumPy arrays (.npz X, .npy) by number and range only; the label and --qid columns are never features; the model records the columns for predict"
+
+// DefineInput defines --zero-based, --delimiter, --labels, --features and
+// --ignore on fs; predict reads svmlight indices as the model records by
+// default, and the feature columns the model records.
 func DefineInput(fs FlagSet, in *InputFlags, predict bool) {
 	def, help := "auto", "svmlight feature indices: auto (0-based when the smallest index in the file is 0, as scikit-learn's load_svmlight_file decides; else 1-based), true (0-based, what scikit-learn's dump_svmlight_file writes) or false (1-based); the model records it for predict"
 	if predict {
@@ -226,6 +249,13 @@ func DefineInput(fs FlagSet, in *InputFlags, predict bool) {
 	fs.StringVar(&in.ZeroBased, "zero-based", def, help)
 	fs.StringVar(&in.Delimiter, "delimiter", "auto", "CSV field delimiter: auto (comma, semicolon or tab, whichever splits the header into the most fields), or one character (',', ';', tab)")
 	fs.StringVar(&in.Labels, "labels", "", ".npy data: a .npy file of labels (1-D, or 2-D for several outputs), one per row of --data")
+	features, ignore := columnsHelp, "columns that are not features, in the forms of --features (--ignore 1 drops the index column pandas' to_csv writes); with --features: its columns minus these"
+	if predict {
+		features = "feature columns, as for fit (default: those the model records, by name wherever they stand in the file; given, they must select the same columns)"
+		ignore = "columns that are not features, as for fit (default: every column the model does not record)"
+	}
+	fs.StringVar(&in.Features, "features", "", features)
+	fs.StringVar(&in.Ignore, "ignore", "", ignore)
 }
 
 // Base returns the svmlight index base the flags ask for; model is the base

@@ -82,7 +82,7 @@ func planPairwise(f *Flags, le *learn.Descriptor, changed func(string) bool) (*P
 		return nil, fmt.Errorf("--learner %s reads --rows, --cols and --pairs, not --data", f.Learner)
 	}
 	for _, fl := range []string{"label", "qid", "preferences", "cost", "basis", "basis-rows", "basis-select", "basis-holdout",
-		"basis-design", "greedy-lambda", "permutations", "one-vs-all", "report", "query-normalize", "fold-score"} {
+		"basis-design", "greedy-lambda", "permutations", "one-vs-all", "report", "query-normalize", "fold-score", "features", "ignore"} {
 		if changed(fl) {
 			return nil, fmt.Errorf("--%s does not apply to --learner %s", fl, f.Learner)
 		}

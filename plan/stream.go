@@ -149,8 +149,11 @@ func (p *Plan) StreamSource(files []string) (stream.Source, error) {
 			return src, fmt.Errorf("%s: no labels (name the label column(s) with --label)", f.Data)
 		}
 		src.CSV.Qid = f.Qid
+		src.CSV.Columns = f.In.Columns()
 	} else if f.Label != "" || f.Qid != "" {
 		return src, fmt.Errorf("%s: --label and --qid apply to CSV data; svmlight files carry their labels and qid: fields", f.Data)
+	} else if f.In.Features != "" || f.In.Ignore != "" {
+		return src, fmt.Errorf("%s: --features and --ignore choose CSV columns; svmlight files have no columns to choose", f.Data)
 	}
 	return src, nil
 }

@@ -46,7 +46,7 @@ func runCG(e *env, f *fitFlags, p *plan.Plan, d *dataset.Data, in *learn.Input, 
 		return fmt.Errorf("--solver cg: --learner %s did not train by conjugate gradients", p.Learner.Name)
 	}
 	pred = res.Predictor
-	pred.Features, pred.ZeroBased = d.FeatureNames, d.ZeroBased
+	pred.Features, pred.FeatureColumns, pred.ZeroBased = d.FeatureNames, arrayColumns(d), d.ZeroBased
 	m, width := d.X.Dims()
 	out := summary.Fit{Learner: f.Learner, Kernel: spec, Form: "cg", Lambda: res.Lambda,
 		NTrain: m, NFeatures: width, Outputs: d.LabelNames, Backend: linalg.Backend(),

@@ -406,7 +406,7 @@ func TestPredictErrors(t *testing.T) {
 	}{
 		{[]string{"--model", corrupt, "--data", data}, "corrupt"},
 		{[]string{"--model", filepath.Join(dir, "missing.json"), "--data", data}, "missing.json"},
-		{[]string{"--model", modelPath, "--data", narrow}, "2 feature columns"},
+		{[]string{"--model", modelPath, "--data", narrow}, `feature column "c" of the model not in the header`},
 		{[]string{"--model", modelPath, "--data", renamed}, `"z"`},
 		{[]string{"--model", modelPath, "--data", data, "--measure", "rmse"}, "unknown measure"},
 	}

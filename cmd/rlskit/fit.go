@@ -156,7 +156,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 			res.Kernel, res.Lambda, p.Measure.Name)
 	}
 	pred := res.Predictor
-	pred.Features, pred.ZeroBased = d.FeatureNames, d.ZeroBased
+	pred.Features, pred.FeatureColumns, pred.ZeroBased = d.FeatureNames, arrayColumns(d), d.ZeroBased
 	if classes != nil {
 		pred.Classes, pred.ClassLabel = classes.labels, classes.column
 	}
@@ -206,6 +206,9 @@ func outputColumns(p *model.Predictor) []string {
 
 // labelHint says how to give labels for data in this format.
 func labelHint(path, format string) string {
+	if path == "-" && format == "" { // read as its first bytes showed
+		return "name the label column(s) of CSV, npz or Parquet data with --label; an svmlight line starts with its label"
+	}
 	switch fm, _ := dataFormat(path, format); fm {
 	case "npy":
 		return "give them as a .npy file with --labels y.npy"

@@ -283,7 +283,7 @@ func TestFormatHintsAndFlags(t *testing.T) {
 		want string
 	}{
 		{"csv read as svmlight", []string{"--data", csvTxt}, "data.txt:1: column 1 (token \"a;b;c;d;y\"): not a number: dataset: syntax error (the file looks like CSV: add --format csv)"},
-		{"csv from stdin", []string{"--data", "-"}, "looks like CSV: add --format csv"},
+		{"csv from stdin read as svmlight", []string{"--data", "-", "--format", "svmlight"}, "looks like CSV: add --format csv"},
 		{"svmlight read as csv", []string{"--data", svmCSV, "--label", "y"}, "looks like svmlight: add --format svmlight"},
 		{"0-based read 1-based", []string{"--data", svm0, "--zero-based", "false"}, "zero.svm:4: column 2 (token \"0:"},
 		{"bad zero-based", []string{"--data", svm0, "--zero-based", "maybe"}, `--zero-based "maybe": want auto, true or false`},

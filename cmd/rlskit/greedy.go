@@ -55,7 +55,7 @@ func runGreedy(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	if err != nil {
 		return fmt.Errorf("--learner greedy: %w", err)
 	}
-	res.Predictor.Features, res.Predictor.ZeroBased = d.FeatureNames, d.ZeroBased
+	res.Predictor.Features, res.Predictor.FeatureColumns, res.Predictor.ZeroBased = d.FeatureNames, arrayColumns(d), d.ZeroBased
 	t1 := time.Now()
 	var outer *greedy.OuterResult
 	if f.OuterFolds > 0 {

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/basis"
 	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/plan"
 )
 
@@ -69,10 +71,21 @@ func dataFormat(path, format string) (string, error) {
 	return "", fmt.Errorf("--format %q: want svmlight, csv, npy, npz or parquet", format)
 }
 
+// stdinFormat returns format, or for standard input ("-") without one the
+// format its first bytes show (dataset.SniffFormat: CSV is not taken for
+// svmlight); e.stdin then reads through the buffer that peeked at them.
+func stdinFormat(e *env, path, format string) string {
+	if path != "-" || format != "" || e.stdin == nil {
+		return format
+	}
+	format, e.stdin = dataset.SniffFormat(e.stdin)
+	return format
+}
+
 // readData reads a data file (or standard input for "-"). width > 0 fixes the
 // number of svmlight features (prediction data for a model).
 func readData(e *env, path, format, label, qid string, width int, in plan.InputFlags) (*dataset.Data, error) {
-	format, err := dataFormat(path, format)
+	format, err := dataFormat(path, stdinFormat(e, path, format))
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +97,7 @@ func readData(e *env, path, format, label, qid string, width int, in plan.InputF
 	if err != nil {
 		return nil, err
 	}
-	csvOpt := dataset.CSVOptions{Labels: splitList(label), Qid: qid, Comma: comma}
+	csvOpt := dataset.CSVOptions{Labels: splitList(label), Qid: qid, Comma: comma, Columns: in.Columns()}
 	svmOpt := dataset.SVMLightOptions{Width: width, Base: base}
 	return readFormat(e, path, format, csvOpt, svmOpt, in.Labels)
 }
@@ -106,10 +119,16 @@ func readFormat(e *env, path, format string, csvOpt dataset.CSVOptions, svmOpt d
 		return nil, fmt.Errorf("%s: --label and --qid apply to CSV, npz and Parquet data; give .npy labels with --labels FILE", path)
 	case labels != "" && format != "npy":
 		return nil, fmt.Errorf("--labels %s applies to .npy data (--data X.npy --labels y.npy), not %s data", labels, format)
+	case format == "svmlight" && !csvOpt.Columns.IsZero():
+		return nil, fmt.Errorf("%s: %s choose columns of CSV, Parquet and NumPy data; svmlight files have none to choose (their features are indices)", path, columnFlags(csvOpt.Columns))
 	}
 	if path != "-" {
 		if format == "npy" {
-			return dataset.ReadNpyFiles(path, labels)
+			d, err := dataset.ReadNpyFiles(path, labels)
+			if err != nil {
+				return nil, err
+			}
+			return d, dataset.SelectArrayColumns(d, path, csvOpt.Columns)
 		}
 		return dataset.ReadFile(path, format, csvOpt, svmOpt)
 	}
@@ -142,7 +161,7 @@ func readFormat(e *env, path, format string, csvOpt dataset.CSVOptions, svmOpt d
 				}
 			}
 		}
-		return d, nil
+		return d, dataset.SelectArrayColumns(d, "<stdin>", csvOpt.Columns)
 	}
 	b, err := io.ReadAll(e.stdin) // npz and Parquet need random access
 	if err != nil {
@@ -159,4 +178,55 @@ func readFormat(e *env, path, format string, csvOpt dataset.CSVOptions, svmOpt d
 		return dataset.ReadNpz(bytes.NewReader(b), int64(len(b)), "<stdin>", csvOpt)
 	}
 	return dataset.ReadParquet(bytes.NewReader(b), int64(len(b)), "<stdin>", csvOpt)
+}
+
+// columnFlags names the flags that chose columns: "--features", "--ignore"
+// or both.
+func columnFlags(c dataset.Columns) string {
+	switch {
+	case len(c.Features) > 0 && len(c.Ignore) > 0:
+		return "--features and --ignore"
+	case len(c.Ignore) > 0:
+		return "--ignore"
+	}
+	return "--features"
+}
+
+// arrayColumns returns the columns of an unnamed array (NumPy) the features
+// of d were chosen from, which a model records (named columns are recorded
+// by their names); nil when not chosen.
+func arrayColumns(d *dataset.Data) []int {
+	if d.FeatureNames != nil {
+		return nil
+	}
+	return d.FeatureColumns
+}
+
+// predictColumns returns the columns predict reads the features from: those
+// the model records — by name in CSV and Parquet data (wherever they stand;
+// other columns are not read), by number in NumPy arrays — and --features
+// and --ignore, which must then choose the same columns (dataset.Columns).
+func predictColumns(p *model.Predictor, path, format string, in plan.InputFlags) (dataset.Columns, error) {
+	c := in.Columns()
+	switch format {
+	case "csv", "parquet":
+		if p.FeatureColumns != nil {
+			return c, fmt.Errorf("%s: the model was trained on chosen columns of an unnamed NumPy array (feature_columns %v, 0-based): give the prediction data as .npz or .npy", path, p.FeatureColumns)
+		}
+		if p.Features != nil {
+			c.Names = slices.Clone(p.Features)
+		}
+	case "npz", "npy":
+		if p.FeatureColumns != nil {
+			c.Positions = slices.Clone(p.FeatureColumns)
+		}
+	case "svmlight":
+		if !c.IsZero() {
+			return c, fmt.Errorf("%s: %s choose columns of CSV, Parquet and NumPy data; svmlight files have none to choose (their features are indices)", path, columnFlags(c))
+		}
+		if p.FeatureColumns != nil {
+			return c, fmt.Errorf("%s: the model was trained on chosen columns of a NumPy array (feature_columns %v, 0-based): give the prediction data as .npz or .npy", path, p.FeatureColumns)
+		}
+	}
+	return c, nil
 }

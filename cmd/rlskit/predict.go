@@ -38,7 +38,8 @@ func newPredict(e *env) *cobra.Command {
 With --measure it also scores the predictions against the labels and prints
 {"measure": NAME, "value": V} — to stdout when --out is given, else to stderr.
 CSV labels are the columns named by --label, or else the model's output names
-when the header has them; every other column is a feature. svmlight indices are
+when the header has them; the features are the columns the model records, by
+name wherever they stand (--features and --ignore, given, must agree). svmlight indices are
 read as the model's training data were (0-based for a model trained on 0-based
 data, as scikit-learn writes them) unless --zero-based says otherwise.`,
 		Example: `  rlskit predict --model m.json --data test.csv --out pred.txt
@@ -78,7 +79,7 @@ func runPredict(e *env, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
-	format, err := dataFormat(f.data, f.format)
+	format, err := dataFormat(f.data, stdinFormat(e, f.data, f.format))
 	if err != nil {
 		return usage(err)
 	}
@@ -138,6 +139,9 @@ func runPredict(e *env, f *predictFlags) error {
 		in, name = fh, f.data
 	}
 	csvOpt := dataset.CSVOptions{Labels: splitList(f.label), Qid: f.qid, Comma: comma}
+	if csvOpt.Columns, err = predictColumns(p, f.data, format, f.in); err != nil {
+		return err
+	}
 	if (isCSV || format == "npz" || format == "parquet") && f.label == "" {
 		// The model's outputs are the labels when the header names them all.
 		csvOpt.LabelsFromHeader = func(header []string) []string {
