@@ -359,3 +359,28 @@ func TestStdinCSV(t *testing.T) {
 		t.Errorf("svmlight on stdin: curve\n%s\nwant\n%s", curve, wantCurve)
 	}
 }
+
+// TestStreamColumns: fit --stream takes the flags on CSV shards (the curve
+// of the shards without the pandas index) and refuses them on svmlight.
+func TestStreamColumns(t *testing.T) {
+	dir := t.TempDir()
+	r := newFormatRows(40, 13, false)
+	col := rowColumn(r)
+	clean := columnsCSV(t, filepath.Join(dir, "clean.csv"), r, []string{"a", "b", "c", "d", "y"}, col)
+	pandas := columnsCSV(t, filepath.Join(dir, "pandas.csv"), r, []string{"", "a", "b", "c", "d", "y"}, col)
+	wantCurve, wantModel := fitCurve(t, "", "--stream", "--data", clean, "--label", "y")
+	curve, m := fitCurve(t, "", "--stream", "--data", pandas, "--label", "y", "--ignore", "1")
+	if curve != wantCurve || m != wantModel {
+		t.Errorf("stream --ignore 1: curve\n%s\nwant\n%s", curve, wantCurve)
+	}
+	_, _, err := run(t, "", "fit", "--quiet", "--stream", "--data", pandas, "--label", "y")
+	if err == nil || !strings.Contains(err.Error(), "column 1 has no name: pandas writes its index there") {
+		t.Errorf("stream pandas CSV: %v", err)
+	}
+	svm := filepath.Join(dir, "d.svm")
+	os.WriteFile(svm, r.svmlight(false), 0o644)
+	_, _, err = run(t, "", "fit", "--quiet", "--stream", "--data", svm, "--ignore", "1")
+	if err == nil || !strings.Contains(err.Error(), "--features and --ignore choose CSV columns; svmlight files have no columns to choose") {
+		t.Errorf("stream svmlight --ignore: %v", err)
+	}
+}
