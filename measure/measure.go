@@ -262,3 +262,44 @@ func Argmax(v []float64) int {
 	}
 	return best
 }
+
+// CheckLabels refuses labels the measure cannot score, before anything is
+// trained: for auc and balanced-accuracy (Binary measures undefined on one
+// class), an output whose labels lie all on one side of 0 — such as a
+// continuous positive target; for r2, an output whose labels are all equal.
+// outputs names the columns of y (nil: by number). The error wraps
+// ErrUndefined and names the measure and the output. Time O(m·t).
+func (m Measure) CheckLabels(y *mat.Dense, outputs []string) error {
+	oneClass := m.Name == "auc" || m.Name == "balanced-accuracy"
+	if y == nil || (!oneClass && m.Name != "r2") {
+		return nil
+	}
+	r, t := y.Dims()
+	for j := range t {
+		name := fmt.Sprintf("output %d", j)
+		if j < len(outputs) {
+			name = fmt.Sprintf("label %q", outputs[j])
+		}
+		pos, neg, constant := false, false, true
+		for i := range r {
+			v := y.At(i, j)
+			pos, neg = pos || v > 0, neg || !(v > 0)
+			constant = constant && v == y.At(0, j)
+		}
+		switch {
+		case m.Name == "r2" && constant && r > 0:
+			return fmt.Errorf("%w: %s: %s has constant labels (%g): R² compares with the labels' variance, which is 0", ErrUndefined, m.Name, name, y.At(0, j))
+		case oneClass && !(pos && neg):
+			side := "> 0 (a continuous target?)"
+			if neg {
+				side = "≤ 0"
+			}
+			shown := m.Name
+			if shown == "auc" {
+				shown = "AUC"
+			}
+			return fmt.Errorf("%w: %s needs two classes (y > 0 positive, y ≤ 0 negative) and needs both classes present, but every value of %s is %s; for a continuous label use mse, rmse, mae, r2 or cindex", ErrUndefined, shown, name, side)
+		}
+	}
+	return nil
+}

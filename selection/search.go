@@ -218,6 +218,11 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 	if s.Scheme.Kind == None && len(settings) > 1 {
 		return nil, fmt.Errorf("%w: no cross-validation to choose among %d kernel settings", ErrScheme, len(settings))
 	}
+	if s.Scheme.Kind != None && p.Input != nil { // labels the measure cannot score: refused before training
+		if err := s.Measure.CheckLabels(p.Input.Y, p.Input.Outputs); err != nil {
+			return nil, err
+		}
+	}
 	out := &SearchResult{Best: -1}
 	method, err := p.method(&s, out)
 	if err != nil {
