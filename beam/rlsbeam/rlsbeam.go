@@ -227,7 +227,7 @@ func Fit(ctx context.Context, opt stream.Options, src Source, cfg Config) (res *
 		}
 		release()
 	}()
-	ws := workerSource{Format: src.Format, Labels: src.CSV.Labels, Qid: src.CSV.Qid, Comma: src.CSV.Comma, ChunkRows: cfg.ChunkRows,
+	ws := workerSource{Format: src.Format, Labels: src.CSV.Labels, Qid: src.CSV.Qid, Comma: src.CSV.Comma, Columns: src.CSV.Columns, ChunkRows: cfg.ChunkRows,
 		ZeroBased: src.SVM.Base == dataset.ZeroBased}
 	if src.Format == "csv" {
 		ws.Header, ws.HasHeader = header, true
@@ -363,6 +363,7 @@ type workerSource struct {
 	Labels    []string
 	Qid       string
 	Comma     rune
+	Columns   dataset.Columns // the feature columns chosen (--features, --ignore)
 	Header    []string
 	HasHeader bool
 	ChunkRows int
@@ -370,7 +371,7 @@ type workerSource struct {
 }
 
 func (w workerSource) source() stream.Source {
-	s := stream.Source{Format: w.Format, CSV: dataset.CSVOptions{Labels: w.Labels, Qid: w.Qid, Comma: w.Comma}, Open: open}
+	s := stream.Source{Format: w.Format, CSV: dataset.CSVOptions{Labels: w.Labels, Qid: w.Qid, Comma: w.Comma, Columns: w.Columns}, Open: open}
 	if w.ZeroBased {
 		s.SVM.Base = dataset.ZeroBased
 	}
