@@ -165,7 +165,7 @@ func Define(fs FlagSet, f *Flags) {
 	fs.IntVar(&f.Permutations, "permutations", 0, "permutation test: learn P label permutations as extra outputs of the same model and cross-validate them in the same pass (seeded by --seed)")
 	fs.BoolVar(&f.OneVsAll, "one-vs-all", false, "multi-class: turn the class-label column into one ±1 output per class, learned together (default measure multiclass-accuracy)")
 	fs.StringVar(&f.Report, "report", "", "write an HTML report (CV curve, predictions or ROC, per-query disagreement, summary) to this file")
-	fs.BoolVar(&f.Quiet, "quiet", false, "no progress on stderr")
+	fs.BoolVar(&f.Quiet, "quiet", false, "no progress or notices on stderr (warnings and errors still print)")
 	fs.BoolVar(&f.QueryNormalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/(its size), RLScore's convention (default: every pair weighs 1)")
 	fs.IntVar(&f.Select, "select", 0, "greedy: the number K of features to select forward (the model keeps the best k ≤ K by the CV criterion)")
 	fs.IntVar(&f.OuterFolds, "outer-folds", 0, "greedy: estimate the whole selection by an outer K-fold cross-validation (seeded by --seed)")
@@ -304,7 +304,7 @@ var (
 func Completions() map[string][]string {
 	return map[string][]string{
 		"learner": learnerValues(), "kernel": kernel.Names(), "col-kernel": kernel.Names(), "measure": measure.Names(),
-		"cv":     {"none", "loo", "kfold:5", "kfold:10", "lgo", "lqo", "lpo", "rows", "cols", "both", "vertices"},
+		"cv":     {"none", "loo", "kfold:5", "kfold:10", "stratified-kfold:5", "repeated-kfold:5x3", "group-kfold:5", "lgo", "lqo", "lpo", "rows", "cols", "both", "vertices"},
 		"format": FormatValues, "zero-based": ZeroBasedValues, "delimiter": DelimiterValues,
 		"cost": {"unit", "magnitude", "inverse"}, "solver": {"direct", "cg"},
 		"basis-select": {"random", "greedy", "per-group"}, "basis-holdout": {"remove", "keep", "skip"},

@@ -350,7 +350,7 @@ func TestFitErrors(t *testing.T) {
 		{[]string{"--lambda", "NaN"}, "--lambda"},
 		{[]string{"--lambda-grid", "1,x"}, "--lambda-grid"},
 		{[]string{"--kernel", "rbf"}, "unknown kernel"},
-		{[]string{"--measure", "rmse"}, "unknown measure"},
+		{[]string{"--measure", "rmsle"}, "unknown measure"},
 		{[]string{"--cv", "lpo", "--measure", "mse"}, "pairwise"},
 		{[]string{"--cv", "kfold:1"}, "kfold:1"},
 		{[]string{"--cv", "bootstrap"}, "bootstrap"},
@@ -408,7 +408,7 @@ func TestPredictErrors(t *testing.T) {
 		{[]string{"--model", filepath.Join(dir, "missing.json"), "--data", data}, "missing.json"},
 		{[]string{"--model", modelPath, "--data", narrow}, `feature column "c" of the model not in the header`},
 		{[]string{"--model", modelPath, "--data", renamed}, `"z"`},
-		{[]string{"--model", modelPath, "--data", data, "--measure", "rmse"}, "unknown measure"},
+		{[]string{"--model", modelPath, "--data", data, "--measure", "rmsle"}, "unknown measure"},
 	}
 	for _, c := range cases {
 		_, _, err := run(t, "", append(append([]string{"predict"}, c.args...), "--out", out)...)

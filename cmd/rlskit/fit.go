@@ -49,10 +49,14 @@ cv: {strategy, measure, curve: [{lambda, value}], best: {lambda, value, on_edge}
 terminal. Progress goes to stderr by phases (kernel matrix, eigendecomposition,
 λ path and CV) with an ETA. Exit status 2 for a usage error, 1 for a failure.
 
-SPEC is comma-separated values (0.1,1,10) or a base-2 range 2^a..2^b.
---cv is none, loo, kfold:K (seeded by --seed), lgo (leave-group-out over the
-query/group ids) or lpo (leave-pair-out: positive–negative pairs for auc, all
-pairs with different labels for cindex); --folds FILE reads one fold per line.`,
+SPEC is comma-separated values (0.1,1,10, powers 2^e and 10^e allowed), a
+power range 2^a..2^b or 10^a..10^b, or N log-spaced points a..b:N.
+--cv is none, loo, kfold:K, stratified-kfold:K, repeated-kfold:KxR,
+group-kfold:K (the k-fold kinds seeded by --seed; groups from --qid), lgo or
+lqo (leave-group-out over the --qid groups), lpo (leave-pair-out:
+positive–negative pairs for auc, all pairs with different labels for cindex),
+or for learners of pairs rows, cols, both, pairs (settings A–D) and vertices;
+--folds FILE reads one fold per line.`,
 		Example: `  # gaussian kernel ridge regression: γ and λ by exact leave-one-out, model and report
   rlskit fit --data train.csv --label y --kernel gaussian --gamma-grid 2^-12..2^-2 \
       --lambda-grid 2^-10..2^10 --cv loo --standardize --model m.json --report r.html
@@ -151,7 +155,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		return err
 	}
 	best := res.Curves[res.Best].Result
-	if best.Best.Indistinguishable && !f.Quiet {
+	if best.Best.Indistinguishable { // warnings print with --quiet too
 		fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point (%s, λ = %g) the CV predictions are numerically indistinguishable — the kernel tells the rows apart by rounding noise only; %s counts them as ties\n",
 			res.Kernel, res.Lambda, p.Measure.Name)
 	}
@@ -162,7 +166,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 
 	out := summary.Search(string(p.Learner.Name), d, res, scheme, p.Measure, f.BasisHoldOut)
-	if out.CV != nil && !f.Quiet {
+	if out.CV != nil { // warnings print with --quiet too
 		edgeWarnings(e, res.OnEdge)
 	}
 	out.Timing = summary.Timing{Load: loaded.Sub(start).Seconds(), Train: res.Train.Seconds(), CV: res.CV.Seconds(),

@@ -69,9 +69,7 @@ func runGreedy(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	}
 
 	out := summary.Greedy(string(p.Learner.Name), d, res, opt, scheme.Name, outer)
-	if !f.Quiet {
-		greedyWarnings(e, res, p)
-	}
+	greedyWarnings(e, res, p) // with --quiet too
 	out.Timing = summary.Timing{Load: loaded.Sub(start).Seconds(), Train: t1.Sub(loaded).Seconds(), CV: time.Since(t1).Seconds(),
 		Total: time.Since(start).Seconds()}
 	if f.Report != "" {

@@ -129,7 +129,13 @@ func TestModelToStdout(t *testing.T) {
 	if !strings.HasPrefix(stdout, `{"format":"rlskit-model"`) || strings.Count(stdout, "\n{") > 0 {
 		t.Errorf("stdout is not the model alone: %.200s", stdout)
 	}
-	decodeFit(t, stderr)
+	// the warnings print with --quiet too, each on its own line before the
+	// summary (this λ is at the grid's lower end)
+	warning, summary, _ := strings.Cut(stderr, "\n")
+	if !strings.HasPrefix(warning, "rlskit: warning: the chosen lambda is the lower end of its grid") {
+		t.Errorf("stderr does not start with the grid-edge warning: %.200s", stderr)
+	}
+	decodeFit(t, summary)
 }
 
 // Flags with empty or misleading values get messages that name them.

@@ -165,7 +165,7 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 			col = &p.ColKernels[0]
 		}
 		summary.PairConjugateGradients(&out, res, p.RowKernels[0], col, f.ValidationPairs != "")
-		if !res.Converged && !res.EarlyStopped && !f.Quiet {
+		if !res.Converged && !res.EarlyStopped {
 			fmt.Fprintf(e.stderr, "rlskit: warning: conjugate gradients stopped after %d iterations at relative residual %.3g (--tol %g): raise --max-iter\n",
 				res.Iterations, res.Residual, p.Tol)
 		}
@@ -296,7 +296,7 @@ func runComplete(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data
 	}
 	summary.PairSearch(out, res, strategy, p.Measure)
 	best := res.Curves[res.Best].Result
-	if out.CV != nil && !f.Quiet {
+	if out.CV != nil { // warnings print with --quiet too
 		edgeWarnings(e, res.OnEdge)
 		if best.Best.Indistinguishable {
 			fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point the CV predictions are numerically indistinguishable — the kernels tell the pairs apart by rounding noise only; %s counts them as ties\n", p.Measure.Name)

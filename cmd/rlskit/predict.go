@@ -23,7 +23,7 @@ import (
 type predictFlags struct {
 	modelPath, data, format, out string
 	measure, label, qid          string
-	scores                       bool
+	scores, quiet                bool
 	pairs, rows, cols            string          // pairwise models (pairwise.go)
 	in                           plan.InputFlags // --zero-based, --delimiter, --labels
 	inputs                       []string        // every input file flag's value (inputFiles)
@@ -59,6 +59,7 @@ data, as scikit-learn writes them) unless --zero-based says otherwise.`,
 	fl.StringVar(&f.label, "label", "", "CSV label column(s) (default: the model's outputs, when present)")
 	fl.StringVar(&f.qid, "qid", "", "CSV query column (for --measure disagreement)")
 	fl.BoolVar(&f.scores, "scores", false, "one-vs-all models: print the per-class outputs after the predicted class")
+	fl.BoolVar(&f.quiet, "quiet", false, "no notices on stderr (as fit --quiet: warnings and errors still print)")
 	fl.StringVar(&f.pairs, "pairs", "", "pairwise models: the pairs to predict, \"row col [label]\" per line (0-based; the training objects, or those of --rows and --cols)")
 	fl.StringVar(&f.rows, "rows", "", "pairwise models: new row objects the pairs index (default: the training rows)")
 	fl.StringVar(&f.cols, "cols", "", "pairwise models: new column objects the pairs index (default: the training columns)")

@@ -54,7 +54,7 @@ func runStream(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	res.Predictor.Features = res.FeatureNames
 	res.Predictor.ZeroBased = src.SVM.Base == dataset.ZeroBased
 	out := summary.StreamRun(opt, res, runtime.GOMAXPROCS(0), time.Since(start).Seconds())
-	if out.CV != nil && !f.Quiet {
+	if out.CV != nil { // warnings print with --quiet too
 		edgeWarnings(e, res.OnEdge) // selection.GridEdge: the grid in any order
 	}
 	return finish(e, f, &outs, bar, out)
