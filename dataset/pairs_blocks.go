@@ -87,7 +87,10 @@ func (pb *pairsBlocks) parse(block []byte, first bool) *pairBlock {
 		c := len(block)/12 + 1
 		res = &pairBlock{rows: make([]int32, 0, c), cols: make([]int32, 0, c), labels: make([]float64, 0, c)}
 	}
-	*res = pairBlock{has: -1, nbytes: len(block), rows: res.rows[:0], cols: res.cols[:0], labels: res.labels[:0], lines: res.lines[:0]}
+	// the arrays in locals while the block is parsed, stored in res at the end
+	rs, cs, labels, lines := res.rows[:0], res.cols[:0], res.labels[:0], res.lines[:0]
+	*res = pairBlock{has: -1, nbytes: len(block)}
+	defer func() { res.rows, res.cols, res.labels, res.lines = rs, cs, labels, lines }()
 	rows, cols := uint64(min(max(p.opt.Rows, 0), math.MaxInt32)), uint64(min(max(p.opt.Cols, 0), math.MaxInt32))
 	maxLine := p.lim.line
 	n, line := len(block), 0
@@ -130,7 +133,7 @@ func (pb *pairsBlocks) parse(block []byte, first bool) *pairBlock {
 		h := 0
 		if has {
 			h = 1
-			res.labels = append(res.labels, v)
+			labels = append(labels, v)
 		}
 		if res.has != h {
 			if res.has >= 0 {
@@ -139,16 +142,16 @@ func (pb *pairsBlocks) parse(block []byte, first bool) *pairBlock {
 			}
 			res.has = h
 		}
-		if !res.gaps && line != len(res.rows)+1 {
+		if !res.gaps && line != len(rs)+1 {
 			res.gaps = true
-			for k := range res.rows {
-				res.lines = append(res.lines, int32(k+1))
+			for k := range rs {
+				lines = append(lines, int32(k+1))
 			}
 		}
 		if res.gaps {
-			res.lines = append(res.lines, int32(line))
+			lines = append(lines, int32(line))
 		}
-		res.rows, res.cols = append(res.rows, int32(row)), append(res.cols, int32(col))
+		rs, cs = append(rs, int32(row)), append(cs, int32(col))
 	}
 	res.nlines = line
 	return res
