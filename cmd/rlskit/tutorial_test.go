@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,14 +13,16 @@ import (
 // The tutorial's conventions, which tutorialSteps enforces:
 //
 //   - a ```sh block holds exactly one line starting with "rlskit " (the command,
-//     run without a shell: arguments split on spaces, so no quotes, pipes or
-//     redirections); its other lines may only be blank or # comments;
+//     run by bash as the reader would paste it: quotes, globs, pipes and
+//     redirections mean what they mean in a shell); its other lines may only be
+//     blank or # comments;
 //   - the next fenced block is a ```text block: an excerpt of the output, every
 //     non-blank line of which must occur in the command's stdout+stderr;
 //   - a ```text block anywhere else is an error; other fences (```bash, …) are
 //     prose and not run;
-//   - paths start with docs/ (read, relative to the repository root) or out/
-//     (written: the test redirects them to a temporary directory).
+//   - paths start with docs/data/ (read) or out/ (written): the commands run
+//     from a temporary directory holding docs/data (a link to the repository's)
+//     and an empty out/, as after the tutorial's "mkdir -p out".
 const (
 	tutorialPath   = "../../docs/tutorial.md"
 	tutorialMinRun = 10
@@ -85,9 +89,6 @@ func tutorialSteps(src string) ([]tutorialStep, error) {
 		if step.cmd == "" {
 			return nil, fmt.Errorf("line %d: ```sh block without an rlskit command", bl.start)
 		}
-		if strings.ContainsAny(step.cmd, "'\"\\|<>;&$`*") {
-			return nil, fmt.Errorf("line %d: %q needs a shell; tutorial commands are split on spaces", step.line, step.cmd)
-		}
 		if b+1 >= len(blocks) || blocks[b+1].lang != "text" {
 			return nil, fmt.Errorf("line %d: command without a ```text block of expected output after it", step.line)
 		}
@@ -105,32 +106,65 @@ func tutorialSteps(src string) ([]tutorialStep, error) {
 	return steps, nil
 }
 
-// tutorialArgs splits a command into rlskit's arguments, resolving docs/ paths
-// against root and sending out/ paths to outDir.
-func tutorialArgs(cmd, root, outDir string) []string {
-	fields := strings.Fields(cmd)[1:]
-	args := make([]string, len(fields))
-	for i, a := range fields {
-		prefix, value := "", a
-		if strings.HasPrefix(a, "--") {
-			if k := strings.IndexByte(a, '='); k >= 0 {
-				prefix, value = a[:k+1], a[k+1:]
-			}
-		}
-		switch {
-		case strings.HasPrefix(value, "out/"):
-			value = filepath.Join(outDir, filepath.FromSlash(strings.TrimPrefix(value, "out/")))
-		case strings.HasPrefix(value, "docs/"):
-			value = filepath.Join(root, filepath.FromSlash(value))
-		}
-		args[i] = prefix + value
+// tutorialBash is how a tutorial command runs: bash with errors, unset
+// variables and failing pipelines fatal, and failglob, so that an unquoted
+// pattern which matches nothing fails as it does in zsh instead of reaching
+// rlskit verbatim (one which matches is expanded, as by the reader's shell).
+var tutorialBash = []string{"-euo", "pipefail", "-O", "failglob", "-c"}
+
+// tutorialBinary builds cmd/rlskit into dir and returns dir, for PATH.
+func tutorialBinary(t *testing.T, dir string) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the tutorial test builds rlskit with the go command: %v", err)
 	}
-	return args
+	build := exec.Command(goTool, "build", "-o", filepath.Join(dir, "rlskit"), ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// tutorialWorkdir makes the directory the commands run in: docs/data links to
+// the repository's data, out/ is empty.
+func tutorialWorkdir(t *testing.T, root string) string {
+	t.Helper()
+	work := t.TempDir()
+	data, err := filepath.Abs(filepath.Join(root, "docs", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(work, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(data, filepath.Join(work, "docs", "data")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(work, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return work
+}
+
+// tutorialRun runs one command line with bash in work, with bin first on PATH.
+func tutorialRun(work, bin, cmd string) (string, error) {
+	c := exec.Command("bash", append(tutorialBash, cmd)...)
+	c.Dir = work
+	c.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	err := c.Run()
+	return out.String(), err
 }
 
 // TestTutorial runs every command of docs/tutorial.md in order (later commands
-// use the files earlier ones write) and checks its output excerpt.
+// use the files earlier ones write) with bash and a built rlskit, and checks
+// its output excerpt.
 func TestTutorial(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Fatalf("the tutorial test runs its commands with bash: %v", err)
+	}
 	src, err := os.ReadFile(tutorialPath)
 	if err != nil {
 		t.Fatal(err)
@@ -142,15 +176,14 @@ func TestTutorial(t *testing.T) {
 	if len(steps) < tutorialMinRun {
 		t.Fatalf("%s: found %d commands, want at least %d (is the parser still finding them?)", tutorialPath, len(steps), tutorialMinRun)
 	}
-	outDir := t.TempDir()
+	bin := tutorialBinary(t, t.TempDir())
+	work := tutorialWorkdir(t, filepath.Join("..", ".."))
 	for _, s := range steps {
-		args := tutorialArgs(s.cmd, filepath.Join("..", ".."), outDir)
-		stdout, stderr, err := run(t, "", args...)
+		got, err := tutorialRun(work, bin, s.cmd)
 		if err != nil {
-			t.Errorf("tutorial line %d: %s\nfailed: %v\nstderr: %s", s.line, s.cmd, err, stderr)
+			t.Errorf("tutorial line %d: %s\nfailed in bash: %v\noutput: %s", s.line, s.cmd, err, tutorialClip(got, 4000))
 			continue
 		}
-		got := stdout + stderr
 		for _, want := range s.expect {
 			if !strings.Contains(got, want) {
 				t.Errorf("tutorial line %d: %s\noutput lacks %q\noutput:\n%s", s.line, s.cmd, want, tutorialClip(got, 4000))
@@ -185,18 +218,51 @@ func TestTutorialParser(t *testing.T) {
 		"no command":     "```sh\n# nothing\n```\n```text\nrlskit\n```\n",
 		"other command":  "```sh\nrlskit version\nls out\n```\n```text\nrlskit\n```\n",
 		"typo":           "```sh\nrlskt version\n```\n```text\nrlskit\n```\n",
-		"needs a shell":  "```sh\nrlskit fit --data x.csv | head\n```\n```text\nrlskit\n```\n",
-		"quoted":         "```sh\nrlskit fit --label \"a b\"\n```\n```text\nrlskit\n```\n",
 		"text after sh2": "```sh\nrlskit version\n```\n```text\nx\n```\n```text\ny\n```\n",
 	} {
 		if steps, err := tutorialSteps(doc); err == nil {
 			t.Errorf("%s: no error, steps %+v", name, steps)
 		}
 	}
-	args := tutorialArgs("rlskit fit --data docs/data/a.csv --model out/m.json --cv-predictions=out/sub/cv.tsv --label y", "R", "O")
-	want := []string{"fit", "--data", filepath.Join("R", "docs", "data", "a.csv"), "--model", filepath.Join("O", "m.json"),
-		"--cv-predictions=" + filepath.Join("O", "sub", "cv.tsv"), "--label", "y"}
-	if strings.Join(args, " ") != strings.Join(want, " ") {
-		t.Errorf("args %q, want %q", args, want)
+	// Shell syntax is the shell's: the line is kept whole for bash.
+	const shell = "```sh\nrlskit fit --data 'shards/part-*.svm.gz' --label \"a b\" | head -c 100\n```\n```text\nx\n```\n"
+	if steps, err := tutorialSteps(shell); err != nil || len(steps) != 1 ||
+		steps[0].cmd != `rlskit fit --data 'shards/part-*.svm.gz' --label "a b" | head -c 100` {
+		t.Errorf("shell syntax: %+v, %v", steps, err)
+	}
+}
+
+// The commands run as pasted into bash: an unquoted pattern the shell expands
+// fails (rlskit takes no positional arguments), one that matches nothing fails
+// (failglob), the quoted pattern reaches rlskit, and a failing command in a
+// pipeline is a failure.
+func TestTutorialBash(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Fatalf("the tutorial test runs its commands with bash: %v", err)
+	}
+	bin := t.TempDir()
+	// A stand-in rlskit that prints its arguments one per line.
+	if err := os.WriteFile(filepath.Join(bin, "rlskit"), []byte("#!/bin/sh\nfor a in \"$@\"; do echo \"arg:$a\"; done\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	for _, f := range []string{"part-1.svm", "part-2.svm"} {
+		if err := os.WriteFile(filepath.Join(work, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := tutorialRun(work, bin, "rlskit fit --data 'part-*.svm'")
+	if err != nil || out != "arg:fit\narg:--data\narg:part-*.svm\n" {
+		t.Errorf("quoted pattern: %q, %v", out, err)
+	}
+	out, err = tutorialRun(work, bin, "rlskit fit --data part-*.svm")
+	if err != nil || out != "arg:fit\narg:--data\narg:part-1.svm\narg:part-2.svm\n" {
+		t.Errorf("unquoted pattern is expanded by the shell: %q, %v", out, err)
+	}
+	if out, err := tutorialRun(work, bin, "rlskit fit --data nothing-*.svm"); err == nil {
+		t.Errorf("unquoted pattern matching nothing ran: %q", out)
+	}
+	if out, err := tutorialRun(work, bin, "false | rlskit version"); err == nil {
+		t.Errorf("failing pipeline ran: %q", out)
 	}
 }
