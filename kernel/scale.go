@@ -102,24 +102,34 @@ const DegenerateRows = 200
 // Degenerate checks whether the kernel matrix of k on the rows of X is
 // numerically the identity or a constant (see Identity, Constant). It
 // evaluates K on a sample of s = min(m, DegenerateRows) rows spread evenly
-// over X (rows ⌊i·m/s⌋) — so the check costs O(s²·d) time and O(s² + s·d)
-// memory (O(s² + nnz of the sample) for CSR), whatever m — and reports a
+// over X (rows i·⌊m/s⌋) — so the check costs O(s²·d) time and O(s² + s·d)
+// memory (O(s² + nnz of the sample) for CSR; a dense X is viewed, not
+// copied, though the gaussian kernel centres a copy), whatever m — and reports a
 // degeneracy only when the whole sample has it: a warning, not a proof about
-// the rows it did not see. One row is never degenerate.
+// the rows it did not see. One row is never degenerate, and the
+// precomputed kernel is not checked (its data are the kernel values).
 func Degenerate(k Kernel, x mat.Matrix) (Degeneracy, error) {
 	m, d := x.Dims()
 	s := min(m, DegenerateRows)
-	if s < 2 || k.Spec().Name == "precomputed" { // precomputed: the data are kernel values already seen
+	if s < 2 || d == 0 || k.Spec().Name == "precomputed" { // precomputed: the data are kernel values already seen
 		return NotDegenerate, nil
 	}
+	step := m / s // rows 0, step, 2·step, …: (s−1)·step < m
 	rows := make([]int, s)
 	for i := range rows {
-		rows[i] = i * m / s
+		rows[i] = i * step
 	}
 	var sample mat.Matrix
 	switch x := x.(type) {
 	case *matrix.CSR:
 		sample = x.RowSubset(rows)
+	case *mat.Dense: // a strided view, no copy
+		raw := x.RawMatrix()
+		raw.Rows, raw.Stride = s, raw.Stride*step
+		raw.Data = raw.Data[:(s-1)*raw.Stride+d]
+		var view mat.Dense
+		view.SetRawMatrix(raw)
+		sample = &view
 	default:
 		ds := mat.NewDense(s, d, nil)
 		for i, r := range rows {

@@ -136,7 +136,7 @@ func TestScaleGammaSklearn(t *testing.T) {
 // TestDegenerate checks the K ≈ I and K ≈ c·11ᵀ warnings of a gaussian
 // kernel: γ far too large for unscaled data, far too small, and γ = scale.
 func TestDegenerate(t *testing.T) {
-	x := scaleData(300, 6, 5) // more rows than the sample
+	x := scaleData(650, 6, 5) // more rows than the sample: every third row
 	for _, c := range []struct {
 		gamma float64
 		want  Degeneracy

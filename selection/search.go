@@ -48,6 +48,12 @@ type Settings struct {
 	// Kernels are the kernel settings searched (at least one); for a
 	// learner of pairs, the row objects' kernel.
 	Kernels []kernel.Spec
+	// GammaScale says the Gamma of every kernel setting that has one
+	// (gaussian, polynomial) is a multiple of scikit-learn's gamma="scale",
+	// kernel.ScaleGamma of the training rows after standardization: Search
+	// multiplies them by it before training (SearchResult.GammaScale), so
+	// Gamma 1 is γ = 1/(d·Var X). Not for a learner of pairs.
+	GammaScale bool
 	// ColKernels are the column objects' kernel settings of a learner of
 	// pairs with two sets of objects, searched with every row setting
 	// (nil: the learner has one kernel).
@@ -110,6 +116,15 @@ type SearchResult struct {
 	Predictor *model.Predictor
 	// Scaler is the standardization applied to X (nil without).
 	Scaler *model.Scaler
+	// GammaScale is the γ = 1/(d·Var X) the kernel settings' Gamma were
+	// multiplied by (Settings.GammaScale; 0 without): Kernel and Curves
+	// hold the resolved γ.
+	GammaScale float64
+	// Degenerate says whether the chosen kernel's matrix on the training
+	// rows is numerically the identity or a constant (kernel.Degenerate,
+	// on a sample of rows): the kernel then cannot tell the rows apart and
+	// its parameters, not λ, need changing.
+	Degenerate kernel.Degeneracy
 	// OnEdge lists the searched parameters whose chosen value is the smallest
 	// or largest of its grid: the optimum may lie beyond it, and the grid
 	// should be widened that way.
@@ -206,17 +221,8 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 	if len(s.Kernels) == 0 {
 		return nil, fmt.Errorf("%w: no kernel settings", ErrGrid)
 	}
-	settings := []setting{}
-	for _, r := range s.Kernels {
-		if len(s.ColKernels) == 0 {
-			settings = append(settings, setting{row: r})
-		}
-		for _, c := range s.ColKernels {
-			settings = append(settings, setting{row: r, col: &c})
-		}
-	}
-	if s.Scheme.Kind == None && len(settings) > 1 {
-		return nil, fmt.Errorf("%w: no cross-validation to choose among %d kernel settings", ErrScheme, len(settings))
+	if n := len(s.Kernels) * max(1, len(s.ColKernels)); s.Scheme.Kind == None && n > 1 {
+		return nil, fmt.Errorf("%w: no cross-validation to choose among %d kernel settings", ErrScheme, n)
 	}
 	if s.Scheme.Kind != None && p.Input != nil { // labels the measure cannot score: refused before training
 		if err := s.Measure.CheckLabels(p.Input.Y, p.Input.Outputs); err != nil {
@@ -227,6 +233,15 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 	method, err := p.method(&s, out)
 	if err != nil {
 		return nil, err
+	}
+	settings := []setting{} // after method: γ = scale is resolved on the rows it trains on
+	for _, r := range s.Kernels {
+		if len(s.ColKernels) == 0 {
+			settings = append(settings, setting{row: r})
+		}
+		for _, c := range s.ColKernels {
+			settings = append(settings, setting{row: r, col: &c})
+		}
 	}
 	opt := s.Options
 	colGrid := s.ColLambdas
@@ -287,6 +302,12 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 	}
 	if s.Scheme.Kind != None {
 		out.OnEdge = onEdge(s, out)
+	}
+	if p.X != nil && out.ColKernel == nil && !(p.Learner != nil && p.Learner.SelfScaling) {
+		k, _ := kernel.New(out.Kernel)
+		if out.Degenerate, err = kernel.Degenerate(k, p.X); err != nil {
+			return nil, fmt.Errorf("checking the kernel matrix of %s: %w", out.Kernel, err)
+		}
 	}
 	var sol learn.Solution
 	if c, ok := out.Learner.(learn.ColLambdaLearner); ok && len(colGrid) > 0 {
@@ -350,6 +371,20 @@ func (p *Problem) method(s *Settings, out *SearchResult) (func(setting) (learn.L
 		if in != nil {
 			in.X = x
 		}
+	}
+	if s.GammaScale {
+		if selfScaling || len(s.ColKernels) > 0 {
+			return nil, fmt.Errorf("%w: gamma = scale is for a learner on rows, not a learner of pairs", ErrScheme)
+		}
+		out.GammaScale = kernel.ScaleGamma(x)
+		specs := make([]kernel.Spec, len(s.Kernels))
+		for i, spec := range s.Kernels {
+			if spec.Name == "gaussian" || spec.Name == "polynomial" {
+				spec.Gamma *= out.GammaScale
+			}
+			specs[i] = spec
+		}
+		s.Kernels = specs
 	}
 	// a value whose square overflows is named here, not met later as NaN
 	for _, spec := range s.Kernels {
