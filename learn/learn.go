@@ -315,6 +315,11 @@ type Options struct {
 	// descriptor takes ParamIntercept (rls) reads it; front ends refuse it
 	// for the others.
 	Intercept bool
+	// Weights, when not nil, holds a sample weight w_i > 0 per training
+	// row: the loss is Σ_i w_i‖y_i − f(x_i)‖² + λ‖f‖² (one weight per
+	// row, shared by the outputs). Only a learner whose descriptor takes
+	// ParamWeights (rls) reads it; front ends refuse it for the others.
+	Weights []float64
 	// Standardize scales every feature to mean 0 and standard deviation 1
 	// (sparse data: root mean square 1, no centring) before training; the
 	// predictor applies the same scaling to new data.
@@ -423,6 +428,21 @@ func CheckLabels(y *mat.Dense, m int, names []string) ([]string, error) {
 		return nil, fmt.Errorf("%w: %d output names for %d outputs", ErrShape, len(names), t)
 	}
 	return names, nil
+}
+
+// CheckWeights returns an error wrapping ErrShape unless w holds m sample
+// weights, each finite and > 0 (a zero weight would drop the row from the
+// loss but not from the kernel: leave the row out instead). O(m).
+func CheckWeights(w []float64, m int) error {
+	if len(w) != m {
+		return fmt.Errorf("%w: %d sample weights for %d rows", ErrShape, len(w), m)
+	}
+	for i, v := range w {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("%w: sample weight of row %d is %v, want a finite number > 0", ErrShape, i, v)
+		}
+	}
+	return nil
 }
 
 // CheckHoldOut returns an error wrapping ErrHoldOut unless h is a non-empty set

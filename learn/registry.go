@@ -102,6 +102,10 @@ const (
 	// model f(x) + b with b free in the loss and absent from the penalty,
 	// refit inside every hold-out of the exact cross-validation.
 	ParamIntercept Param = "intercept"
+	// ParamWeights is Input.Weights: a sample weight per training row, the
+	// loss Σ_i w_i‖y_i − f(x_i)‖² + λ‖f‖², every hold-out of the exact
+	// cross-validation refit with the weights of the rows it keeps.
+	ParamWeights Param = "weights"
 )
 
 // Edge is one preference of a graph: row I is preferred over row J by
@@ -144,6 +148,9 @@ type Input struct {
 	Basis []int
 	// Intercept adds an unpenalized intercept to the model (ParamIntercept).
 	Intercept bool
+	// Weights holds a sample weight > 0 per row of X (ParamWeights); nil
+	// weighs every row 1.
+	Weights []float64
 	// Form is the factorization (Auto by default), or Iterative: conjugate
 	// gradients on the features, stopped by Tol and MaxIter (0: the
 	// solver's defaults).
@@ -176,7 +183,7 @@ type Input struct {
 // the kernel, form, basis (chosen for the kernel when ChooseBasis is set),
 // intercept, output names and observer. Cost: ChooseBasis's.
 func (in *Input) Options(k kernel.Kernel) (Options, error) {
-	opt := Options{Kernel: k, Form: in.Form, Basis: in.Basis, Intercept: in.Intercept, Outputs: in.Outputs, Observe: in.Observe}
+	opt := Options{Kernel: k, Form: in.Form, Basis: in.Basis, Intercept: in.Intercept, Weights: in.Weights, Outputs: in.Outputs, Observe: in.Observe}
 	if in.ChooseBasis != nil {
 		b, err := in.ChooseBasis(in.X, k)
 		if err != nil {

@@ -18,6 +18,8 @@ import (
 // learn.Iterative: package cg's learner) and from streamed statistics. It
 // takes an unpenalized intercept (learn.ParamIntercept, Input.Intercept),
 // exact under every hold-out above; the conjugate-gradient form refuses it.
+// It takes sample weights (learn.ParamWeights, Input.Weights) in the dual
+// and linear forms, exact under the same hold-outs.
 func Descriptor() learn.Descriptor {
 	return learn.Descriptor{
 		Name:    learn.RLS,
@@ -25,7 +27,7 @@ func Descriptor() learn.Descriptor {
 		Needs:   learn.NeedsLabels,
 		Caps: []learn.Capability{learn.CanLeaveOneOut, learn.CanHoldOut, learn.CanLeavePairOut, learn.CanHoldOutBasis,
 			learn.CanRelabel, learn.CanPerturb, learn.CanStream, learn.CanCG},
-		Params: []learn.Param{learn.ParamBasis, learn.ParamIntercept},
+		Params: []learn.Param{learn.ParamBasis, learn.ParamIntercept, learn.ParamWeights},
 		Loss:   learn.Squared,
 		Bias:   1,
 		Measure: func(scheme string) string {
@@ -41,6 +43,9 @@ func Descriptor() learn.Descriptor {
 			if in.Form == learn.Iterative {
 				if in.Intercept {
 					return nil, fmt.Errorf("rls: the conjugate-gradient form has no unpenalized intercept (Input.Intercept); use a factored form")
+				}
+				if in.Weights != nil {
+					return nil, fmt.Errorf("rls: the conjugate-gradient form takes no sample weights (Input.Weights); use the dual or linear form")
 				}
 				return cg.Method(in, learn.Squared, learn.RLS), nil
 			}

@@ -112,7 +112,7 @@ func (r *RLS) solveChunk(lambdas []float64, c0 float64, gs [][]float64) []*Solut
 			for i := range diag {
 				diag[i] = dr.Data[i*dr.Stride+l] + c0
 				if s.v != nil {
-					s.v[i0+i] = rr.Data[i*rr.Stride+l*tw+t] + c0
+					s.v[i0+i] = rr.Data[i*rr.Stride+l*tw+t] + c0*r.icpt.zi(i0+i)
 				}
 				src, out := rr.Data[i*rr.Stride+l*tw:i*rr.Stride+l*tw+t], res[i*t:(i+1)*t]
 				if c0 == 0 {

@@ -53,6 +53,24 @@
 // learn.CheckHoldOut refuses a hold-out of every row. Adding a constant c
 // to the kernel (the linear kernel's bias) changes nothing but rounding:
 // Ĝ is the same for K̃ and K̃ + c11ᵀ, and the coefficients sum to zero.
+//
+// # Sample weights
+//
+// With Options.Weights w (w_i > 0) Fit minimizes Σ_i w_i‖y_i − f(x_i)‖² +
+// λ‖f‖². With S = diag(√w) that is ‖SY − S f(X)‖² + λ‖f‖²: ordinary RLS
+// on the kernel matrix S K S (the features S[X, √bias·1] in the linear
+// form) and the labels SY, whose dual coefficients c give f's as a = S c
+// (the primal weights are f's as they are). Fit factors S K S once; every
+// formula above then applies to the scaled problem. Dropping rows H from
+// the weighted loss drops them from the scaled one, the other rows keeping
+// their weights, so the scaled problem's hold-out prediction of row h is
+// s_h f^{−H}(x_h): HoldOut, LeaveOneOut, LeavePairOut and HoldOutPath
+// divide it by s_h, and Residuals by s_i, so that everything returned is
+// on the data's scale (Labels returns Y unweighted). With an intercept the
+// intercept's column of the scaled problem is S1 in place of 1 (1 reads z
+// = S1 in the section above: v = Az, s = zᵀAz, b = zᵀR/s, q0 = ‖(I −
+// UUᵀ)z‖²): the weighted intercept, refit inside every hold-out. The sparse
+// form and the conjugate-gradient solver take no weights yet.
 package rls
 
 import (
@@ -78,7 +96,9 @@ type RLS struct {
 	meta learn.Meta
 	d    *factor.Data
 	f    *factor.Factor
-	y    *mat.Dense // m×t
+	y    *mat.Dense // m×t, the labels of the factored problem: SY with sample weights
+	y0   *mat.Dense // m×t, the labels as given (y itself without weights)
+	sw   []float64  // s_i = √w_i, nil without sample weights
 	uty  *mat.Dense // r×t, UᵀY
 	icpt *intercept // nil without an unpenalized intercept
 }
@@ -86,6 +106,9 @@ type RLS struct {
 // intercept is what the unpenalized intercept needs of the factor, formed
 // once by Fit: O(m·r).
 type intercept struct {
+	// z is the intercept's column of the factored problem: 1, or S1 = s
+	// with sample weights (nil stands for 1). Below, 1 is z.
+	z  []float64
 	u1 []float64 // Uᵀ1 (r)
 	// q0 = ‖(I − UUᵀ)1‖², the complement's part of 1ᵀA1 (low-rank
 	// forms; 0 for the dual form), from the residual vector 1 − U(Uᵀ1)
@@ -93,13 +116,15 @@ type intercept struct {
 	q0 float64
 }
 
-// newIntercept forms Uᵀ1 and, for a low-rank factor, q0. O(m·r).
-func newIntercept(f *factor.Factor) *intercept {
+// newIntercept forms Uᵀz and, for a low-rank factor, q0, for the
+// intercept column z (nil: 1). O(m·r).
+func newIntercept(f *factor.Factor, z []float64) *intercept {
 	m, rk := f.Rows(), f.Rank()
-	ic := &intercept{u1: make([]float64, rk)}
+	ic := &intercept{z: z, u1: make([]float64, rk)}
 	for i := 0; i < m; i++ {
+		zi := ic.zi(i)
 		for k, u := range f.U.RawRowView(i) {
-			ic.u1[k] += u
+			ic.u1[k] += u * zi
 		}
 	}
 	if f.Complement() {
@@ -108,16 +133,26 @@ func newIntercept(f *factor.Factor) *intercept {
 			for k, u := range f.U.RawRowView(i) {
 				p += u * ic.u1[k]
 			}
-			ic.q0 += (1 - p) * (1 - p)
+			ic.q0 += (ic.zi(i) - p) * (ic.zi(i) - p)
 		}
 	}
 	return ic
 }
 
+// zi is z_i, 1 when z is nil.
+func (ic *intercept) zi(i int) float64 {
+	if ic.z == nil {
+		return 1
+	}
+	return ic.z[i]
+}
+
 // Fit factors the kernel matrix of X (m×d, *mat.Dense or *matrix.CSR) for the
 // labels Y (m×t). Cost: one kernel block and O(m³) (Dual), O(m·d²) (Linear) or
 // O(m·n²) (Sparse), plus O(m·r·t) for UᵀY and, with opt.Intercept, O(m·r)
-// for Uᵀ1 (see the package comment).
+// for Uᵀ1 (see the package comment). With opt.Weights it factors S K S
+// instead (dual and linear forms; see "Sample weights" in the package
+// comment), plus O(m·t) to scale Y.
 func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
 	if err := matrix.Check(x); err != nil {
 		return nil, fmt.Errorf("rls: %w: %w", learn.ErrShape, err)
@@ -130,22 +165,45 @@ func Fit(x mat.Matrix, y *mat.Dense, opt Options) (*RLS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rls: %w", err)
 	}
-	d, sc, err := opt.Build(x)
+	var sw []float64
+	if opt.Weights != nil {
+		if sw, err = sqrtWeights(opt.Weights, m); err != nil {
+			return nil, fmt.Errorf("rls: %w", err)
+		}
+	}
+	var d *factor.Data
+	var sc *model.Scaler
+	if sw == nil {
+		d, sc, err = opt.Build(x)
+	} else {
+		d, sc, err = buildWeighted(x, opt, sw)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("rls: %w", err)
 	}
 	var ic *intercept
 	if opt.Intercept {
-		ic = newIntercept(d.Factor)
+		ic = newIntercept(d.Factor, sw)
 	}
-	return newRLS(learn.Meta{Name: learn.RLS, Data: d, Outputs: outs, Scaler: sc}, y, ic), nil
+	return newRLS(learn.Meta{Name: learn.RLS, Data: d, Outputs: outs, Scaler: sc}, y, ic, sw), nil
 }
 
 // newRLS is the model of the labels y on the factor of meta, with the
 // intercept data ic (nil: no intercept; it depends on U only, so models on
-// the same U share it).
-func newRLS(meta learn.Meta, y *mat.Dense, ic *intercept) *RLS {
-	r := &RLS{meta: meta, d: meta.Data, f: meta.Data.Factor, y: mat.DenseCopyOf(y), icpt: ic}
+// the same U share it) and the square roots sw of the sample weights (nil:
+// none; the factored labels are then S Y).
+func newRLS(meta learn.Meta, y *mat.Dense, ic *intercept, sw []float64) *RLS {
+	r := &RLS{meta: meta, d: meta.Data, f: meta.Data.Factor, y: mat.DenseCopyOf(y), icpt: ic, sw: sw}
+	r.y0 = r.y
+	if sw != nil {
+		r.y0 = mat.DenseCopyOf(y)
+		for i, s := range sw {
+			row := r.y.RawRowView(i)
+			for c := range row {
+				row[c] *= s
+			}
+		}
+	}
 	r.uty = linalg.Mul(true, false, r.f.U, r.y)
 	return r
 }
@@ -160,7 +218,7 @@ func (r *RLS) WithLabels(y *mat.Dense, outputs []string) (*RLS, error) {
 	}
 	meta := r.meta
 	meta.Outputs = outs
-	return newRLS(meta, y, r.icpt), nil
+	return newRLS(meta, y, r.icpt, r.sw), nil
 }
 
 // Relabel is WithLabels as the learn.Relabeler capability.
@@ -172,8 +230,8 @@ func (r *RLS) Relabel(y *mat.Dense, outputs []string) (learn.Learner, error) {
 // with perturbed eigenvalues. O(m·r·t).
 func (r *RLS) Perturbed(s float64) (learn.Learner, error) {
 	var y mat.Dense
-	y.Scale(s, r.y)
-	return newRLS(r.meta.Perturbed(), &y, r.icpt), nil
+	y.Scale(s, r.y0)
+	return newRLS(r.meta.Perturbed(), &y, r.icpt, r.sw), nil
 }
 
 // Name is learn.RLS.
@@ -191,8 +249,8 @@ func (r *RLS) Rows() int { return r.f.Rows() }
 // Outputs returns t.
 func (r *RLS) Outputs() int { _, t := r.y.Dims(); return t }
 
-// Labels returns Y (shared; do not modify).
-func (r *RLS) Labels() *mat.Dense { return r.y }
+// Labels returns Y as given, unweighted (shared; do not modify).
+func (r *RLS) Labels() *mat.Dense { return r.y0 }
 
 // Basis returns the basis rows of a sparse model (nil otherwise).
 func (r *RLS) Basis() []int { return r.d.Basis }
@@ -242,14 +300,14 @@ func (r *RLS) Solve(lambda float64) (*Solution, error) {
 		s.diag[i] += s.c0
 	}
 	if r.icpt != nil {
-		// v = A1 = c0·1 + U (g ∘ Uᵀ1)
+		// v = A1 = c0·1 + U (g ∘ Uᵀ1)  (1 is z)
 		gu1 := make([]float64, f.Rank())
 		for k, g := range s.g {
 			gu1[k] = g * r.icpt.u1[k]
 		}
 		s.v = make([]float64, f.Rows())
 		for i := range s.v {
-			p := s.c0
+			p := s.c0 * r.icpt.zi(i)
 			for k, u := range f.U.RawRowView(i) {
 				p += u * gu1[k]
 			}
@@ -274,8 +332,9 @@ func (s *Solution) applyIntercept() {
 	m, t := s.res.Dims()
 	s.b = make([]float64, t)
 	for i := 0; i < m; i++ {
+		zi := ic.zi(i)
 		for c, v := range s.res.RawRowView(i) {
-			s.b[c] += v
+			s.b[c] += zi * v
 		}
 	}
 	for c := range s.b {
@@ -320,13 +379,21 @@ func (r *RLS) gains(lambda float64) (c0 float64, g []float64, err error) {
 	return c0, g, nil
 }
 
-// Residuals returns R = Y − Ŷ on the training data (shared; do not modify).
-func (s *Solution) Residuals() *mat.Dense { return s.res }
+// Residuals returns R = Y − Ŷ on the training data (shared; do not
+// modify). With sample weights it is S⁻¹R̃, a copy: O(m·t).
+func (s *Solution) Residuals() *mat.Dense {
+	if s.r.sw == nil {
+		return s.res
+	}
+	out := mat.DenseCopyOf(s.res)
+	s.r.unscaleRows(nil, out)
+	return out
+}
 
 // Fitted returns the training predictions Ŷ = Y − R.
 func (s *Solution) Fitted() *mat.Dense {
 	var out mat.Dense
-	out.Sub(s.r.y, s.res)
+	out.Sub(s.r.y0, s.Residuals())
 	return &out
 }
 
@@ -352,6 +419,11 @@ func (s *Solution) leaveOneOutRows(rows []int, out *mat.Dense) {
 		d := s.diag[i]
 		for c := range orow {
 			orow[c] = yr[c] - rr[c]/d
+		}
+		if s.r.sw != nil { // s_i f(x_i) back to f(x_i)
+			for c := range orow {
+				orow[c] /= s.r.sw[i]
+			}
 		}
 	}
 	if rows == nil {
@@ -403,6 +475,7 @@ func (s *Solution) HoldOut(h []int) (*mat.Dense, error) {
 	}
 	out := kernel.Rows(s.r.y, h).(*mat.Dense)
 	out.Sub(out, z)
+	s.r.unscaleRows(h, out)
 	return out, nil
 }
 
@@ -516,6 +589,12 @@ func (s *Solution) LeavePairOut(pairs []learn.Pair) (pi, pj *mat.Dense, err erro
 			oi[c] = yi[c] - (ajj*ri[c]-aij*rj[c])/det
 			oj[c] = yj[c] - (aii*rj[c]-aij*ri[c])/det
 		}
+		if s.r.sw != nil {
+			for c := 0; c < t; c++ {
+				oi[c] /= s.r.sw[p.I]
+				oj[c] /= s.r.sw[p.J]
+			}
+		}
 	}
 	return pi, pj, nil
 }
@@ -549,7 +628,16 @@ func (s *Solution) Coefficients() *mat.Dense {
 			}
 		}
 	}
-	return linalg.Mul(false, false, t, linalg.ScaleRows(uty, psi))
+	coef := linalg.Mul(false, false, t, linalg.ScaleRows(uty, psi))
+	if s.r.sw != nil && f.Form == factor.Dual { // a = S c
+		for i, sw := range s.r.sw {
+			row := coef.RawRowView(i)
+			for c := range row {
+				row[c] *= sw
+			}
+		}
+	}
+	return coef
 }
 
 // Predictor returns the trained predictor at λ (with the scaler when the data
