@@ -37,6 +37,13 @@ type CSVOptions struct {
 	// not a label or the query column). For an .npz archive it applies to
 	// the columns of the feature array X, by number only.
 	Columns Columns
+	// ClassLabels reads the one label column as class labels: its values
+	// are kept as written (surrounding spaces removed; any token, numeric
+	// or not) in Data.Classes, and Y holds each row's index into them. More
+	// than MaxClasses distinct values stop the reading with ErrClasses (a
+	// continuous label). Plain input is then read sequentially, not in
+	// blocks. Without label columns it does nothing.
+	ClassLabels bool
 }
 
 // Column roles in a CSV file; labels use their index 0..t-1.
@@ -78,8 +85,10 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.gz != nil {
-		return readWhole(p) // gzip: its budget is counted record by record
+	if p.gz != nil || p.ccode != nil {
+		// gzip: its budget is counted record by record; class labels are
+		// coded in order of appearance
+		return readWhole(p)
 	}
 	b := &csvBlocks{g: p}
 	if err := readBlocks(p.r.src, b); err != nil {
@@ -117,6 +126,8 @@ type csvParser struct {
 	featOrder  []int // when not nil, X's column k is the featOrder[k]-th feature field of a line
 	qcode      map[string]int
 	qnames     []string
+	ccode      map[string]int // class labels (ClassLabels): token → code
+	cnames     []string
 
 	xs, ys  []float64
 	labRow  []float64
@@ -206,6 +217,12 @@ func newCSVParser(r io.Reader, name string, opt CSVOptions) (*csvParser, error) 
 		}
 	}
 	p.labRow = make([]float64, len(p.labels))
+	if opt.ClassLabels && len(p.labels) > 0 {
+		if len(p.labels) != 1 {
+			return nil, fmt.Errorf("%w: %s: class labels are one column, got %d label columns", ErrOptions, name, len(p.labels))
+		}
+		p.ccode = make(map[string]int)
+	}
 	return p, nil
 }
 
@@ -254,9 +271,21 @@ func (p *csvParser) next() (bool, error) {
 			p.queries = append(p.queries, c)
 			continue
 		}
+		if role >= 0 && p.ccode != nil {
+			c, size, err := p.classCode(strings.TrimSpace(f), cr.fieldLine(j), j+1)
+			if err != nil {
+				return false, err
+			}
+			p.labRow[role] = c
+			held += size
+			continue
+		}
 		v, err := parseValue(strings.TrimSpace(f))
 		if err != nil {
 			pe := &ParseError{File: name, Line: cr.fieldLine(j), Column: j + 1, Token: clip(f), Err: err}
+			if role >= 0 && err == errNotNumber {
+				pe.Err = fmt.Errorf("not a number (label column %q: class names need --one-vs-all, or --positive CLASS for two classes): %w", p.labels[role], ErrSyntax)
+			}
 			if p.total == 0 {
 				pe = p.hint(pe)
 			}
@@ -282,7 +311,19 @@ func (p *csvParser) fastRecord(line []byte) (bool, error) {
 	x0, q0 := len(p.xs), len(p.queries)
 	n, i := len(line), 0
 	for j, role := range p.roles {
-		if role >= roleFeature { // a feature or a label
+		if role >= 0 && p.ccode != nil { // a class label met before
+			end := n
+			if k := bytes.IndexByte(line[i:], comma); k >= 0 {
+				end = i + k
+			}
+			c, ok := p.ccode[string(line[i:end])]
+			if !ok {
+				p.xs, p.queries = p.xs[:x0], p.queries[:q0]
+				return false, nil
+			}
+			p.labRow[role] = float64(c)
+			i = end
+		} else if role >= roleFeature { // a feature or a label
 			v, end, ok := scanDecimal(line, i)
 			if !ok {
 				p.xs, p.queries = p.xs[:x0], p.queries[:q0]
@@ -339,6 +380,28 @@ func (p *csvParser) store(held int64) (bool, error) {
 	return true, nil
 }
 
+// classCode returns the code of a class label token (ClassLabels), coding
+// a new one, and the bytes a new one holds (charged to the gzip budget);
+// more than MaxClasses tokens are an error naming line and column.
+func (p *csvParser) classCode(tok string, line, col int) (float64, int64, error) {
+	if tok == "" {
+		return 0, 0, perr(p.name, line, col, tok, ErrClasses, "empty class label")
+	}
+	c, ok := p.ccode[tok]
+	var size int64
+	if !ok {
+		if len(p.cnames) == MaxClasses {
+			return 0, 0, perr(p.name, line, col, tok, ErrClasses, "label column %q: more than %d distinct values (%s)", p.labels[0], MaxClasses, continuousHint)
+		}
+		c = len(p.cnames)
+		tok = strings.Clone(tok)
+		p.ccode[tok] = c
+		p.cnames = append(p.cnames, tok)
+		size = int64(len(tok)) + qidCost
+	}
+	return float64(c), size, nil
+}
+
 // bytesString views b as a string without copying; the string is valid only
 // as long as b's bytes are not overwritten.
 func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
@@ -380,6 +443,9 @@ func (p *csvParser) take() (*Data, error) {
 	if len(p.labels) > 0 {
 		d.Y = mat.NewDense(p.m, len(p.labels), p.ys)
 		d.LabelNames = slices.Clone(p.labels)
+		if p.ccode != nil {
+			d.Classes = slices.Clone(p.cnames)
+		}
 	}
 	p.xs, p.ys, p.queries, p.m = nil, nil, nil, 0
 	p.gz.release() // the rows read are handed over

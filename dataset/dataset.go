@@ -97,6 +97,11 @@ type Data struct {
 	Queries []int
 	// QueryNames holds the original query id strings, indexed by code.
 	QueryNames []string
+	// Classes, when the label column was read as class labels
+	// (CSVOptions.ClassLabels), holds its distinct values as written, in
+	// order of first appearance; Y's one column then holds each row's index
+	// into Classes (LabelClasses sorts them into classes).
+	Classes []string
 	// ZeroBased reports that svmlight feature indices were read as 0-based
 	// (SVMLightOptions.Base, decided on the file with AutoBase). A model
 	// records it so that prediction data are read the same way.

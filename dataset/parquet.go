@@ -304,8 +304,19 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 	if err != nil {
 		return nil, &ParseError{File: name, Err: err}
 	}
+	if opt.ClassLabels && len(labels) > 1 {
+		return nil, &ParseError{File: name, Err: fmt.Errorf("%w: class labels are one column, got %d label columns", ErrOptions, len(labels))}
+	}
+	textLabel := false // a text column of class labels, read as strings
 	for j, c := range cols {
-		if (roles[j] == roleFeature || roles[j] >= 0) && c.text {
+		if roles[j] >= 0 && c.text && opt.ClassLabels {
+			textLabel = true
+			continue
+		}
+		if roles[j] >= 0 && c.text {
+			return nil, &ParseError{File: name, Err: fmt.Errorf("label column %q (%d) is not numeric (%v): class names need --one-vs-all, or --positive CLASS for two classes: %w", c.name, j+1, c.kind, ErrSyntax)}
+		}
+		if roles[j] == roleFeature && c.text {
 			return nil, &ParseError{File: name, Err: fmt.Errorf("column %q (%d) is not numeric (%v): give it as --qid, or drop it with --ignore %d: %w", c.name, j+1, c.kind, j+1, ErrSyntax)}
 		}
 	}
@@ -316,6 +327,9 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 	perRow := int64(8 * (len(feats) + len(labels)))
 	if opt.Qid != "" {
 		perRow += 16 // a string
+	}
+	if textLabel {
+		perRow += 16
 	}
 	if lim.budget > 0 && int64(m) > lim.budget/perRow {
 		return nil, &ParseError{File: name, Err: lim.budgetError(
@@ -350,6 +364,10 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 	if opt.Qid != "" {
 		qids = make([]string, m)
 	}
+	var ctoks []string // the class labels of a text label column
+	if textLabel {
+		ctoks = make([]string, m)
+	}
 	buf := make([]parquet.Value, 1024)
 	var scratch []float64
 	row0 := 0
@@ -374,7 +392,8 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 					pages.Close()
 					return nil, &ParseError{File: name, Row: row + 1, Byte: at, Err: fmt.Errorf("column %q: %v: %w", c.name, err, ErrSyntax)}
 				}
-				if roles[j] != roleQid && pqTypedPages {
+				textCol := ctoks != nil && roles[j] >= 0
+				if roles[j] != roleQid && !textCol && pqTypedPages {
 					if vals, ok := pqTyped(page, c.kind, &scratch); ok {
 						dst, stride, off := x, nf, pos[j]
 						if roles[j] >= 0 {
@@ -405,6 +424,16 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 							pages.Close()
 							return nil, &ParseError{File: name, Byte: at, Err: fmt.Errorf("column %q: more values than the %d rows of row group %d: %w", c.name, rg.NumRows(), g, ErrSyntax)}
 						}
+						if textCol {
+							if v.IsNull() {
+								parquet.Release(page)
+								pages.Close()
+								return nil, &ParseError{File: name, Row: row + 1, Err: fmt.Errorf("column %q: missing class label (null): %w", c.name, ErrClasses)}
+							}
+							ctoks[row] = pqText(v)
+							row++
+							continue
+						}
 						if err := pqValue(v, c, roles[j], row, x, y, qids, pos[j], nf, len(labels)); err != nil {
 							parquet.Release(page)
 							pages.Close()
@@ -431,6 +460,11 @@ func ReadParquet(r io.ReaderAt, size int64, name string, opt CSVOptions) (d *Dat
 		row0 += int(rg.NumRows())
 	}
 	d.X = mat.NewDense(m, nf, x)
+	if opt.ClassLabels && len(labels) == 1 {
+		if err := pqClasses(d, ctoks, y, name, labels[0]); err != nil {
+			return nil, err
+		}
+	}
 	if y != nil {
 		d.Y = mat.NewDense(m, len(labels), y)
 	}
@@ -458,6 +492,57 @@ func unsignedZero(v float64) float64 {
 	return v
 }
 
+// pqText returns a non-null value as text: a query id or a class label.
+func pqText(v parquet.Value) string {
+	switch v.Kind() {
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		return string(v.ByteArray())
+	case parquet.Boolean:
+		return strconv.FormatBool(v.Boolean())
+	case parquet.Int32:
+		return strconv.FormatInt(int64(v.Int32()), 10)
+	case parquet.Int64:
+		return strconv.FormatInt(v.Int64(), 10)
+	case parquet.Float:
+		return strconv.FormatFloat(unsignedZero(float64(v.Float())), 'g', -1, 32)
+	case parquet.Double:
+		return strconv.FormatFloat(unsignedZero(v.Double()), 'g', -1, 64)
+	}
+	return v.String()
+}
+
+// pqClasses codes the class labels of the one label column
+// (CSVOptions.ClassLabels): the strings ctoks of a text column, or else the
+// numbers in y, become Data.Classes and codes into them in y.
+func pqClasses(d *Data, ctoks []string, y []float64, name, label string) error {
+	if ctoks == nil {
+		tokens, codes, err := ValueClasses(y)
+		if err != nil {
+			return &ParseError{File: name, Err: fmt.Errorf("label column %q: %w", label, err)}
+		}
+		copy(y, codes)
+		d.Classes = tokens
+		return nil
+	}
+	code := make(map[string]int)
+	for i, t := range ctoks {
+		if t == "" {
+			return &ParseError{File: name, Row: i + 1, Err: fmt.Errorf("label column %q: empty class label: %w", label, ErrClasses)}
+		}
+		c, ok := code[t]
+		if !ok {
+			if len(d.Classes) == MaxClasses {
+				return &ParseError{File: name, Row: i + 1, Err: fmt.Errorf("label column %q: more than %d distinct values (%s): %w", label, MaxClasses, continuousHint, ErrClasses)}
+			}
+			c = len(d.Classes)
+			code[t] = c
+			d.Classes = append(d.Classes, t)
+		}
+		y[i] = float64(c)
+	}
+	return nil
+}
+
 // pqValue stores one value of column c at row: a feature (position k), a
 // label (role ≥ 0) or a query id.
 func pqValue(v parquet.Value, c pqColumn, role, row int, x, y []float64, qids []string, k, nf, t int) error {
@@ -468,23 +553,7 @@ func pqValue(v parquet.Value, c pqColumn, role, row int, x, y []float64, qids []
 		return fmt.Errorf("column %q: missing value (null): %w", c.name, ErrSyntax)
 	}
 	if role == -2 {
-		var s string
-		switch v.Kind() {
-		case parquet.ByteArray, parquet.FixedLenByteArray:
-			s = string(v.ByteArray())
-		case parquet.Boolean:
-			s = strconv.FormatBool(v.Boolean())
-		case parquet.Int32:
-			s = strconv.FormatInt(int64(v.Int32()), 10)
-		case parquet.Int64:
-			s = strconv.FormatInt(v.Int64(), 10)
-		case parquet.Float:
-			s = strconv.FormatFloat(unsignedZero(float64(v.Float())), 'g', -1, 32)
-		case parquet.Double:
-			s = strconv.FormatFloat(unsignedZero(v.Double()), 'g', -1, 64)
-		default:
-			s = v.String()
-		}
+		s := pqText(v)
 		if s == "" {
 			return fmt.Errorf("column %q: empty query id: %w", c.name, ErrQid)
 		}

@@ -22,11 +22,12 @@ import (
 // Version is the newest model file format version this build writes. It
 // reads every version from 1 to Version (docs/model-format.md: version 2
 // added "zero_based" and the scaler's "centered", version 3 the "intercept"
-// of kernel models and "feature_columns"); a file of a newer version is
-// refused, never guessed at. Save writes the lowest version that holds the
-// predictor (2 unless a kernel model has an intercept or the model records
-// feature columns), so that older readers read what they can.
-const Version = 3
+// of kernel models and "feature_columns", version 4 "class_names" and
+// "positive_class"); a file of a newer version is refused, never guessed
+// at. Save writes the lowest version that holds the predictor (2 unless a
+// kernel model has an intercept or the model records feature columns — 3 —
+// or class names — 4), so that older readers read what they can.
+const Version = 4
 
 var (
 	// ErrWidth is returned when data to predict has another number of features than the model.
@@ -69,6 +70,13 @@ type Predictor struct {
 	// order); ClassLabel names the label column they came from.
 	Classes    []float64
 	ClassLabel string
+	// ClassNames (file version 4), for a one-vs-all model of string
+	// classes, are the class names of the outputs, sorted by bytes (Classes
+	// is then nil); for a binary model (one output) learned with a positive
+	// class, the two classes of the label column, and Positive the one
+	// that is +1 (the other is -1).
+	ClassNames []string
+	Positive   string
 
 	// Linear predictors: W is d×t, B has length t. When WIndex is set, W
 	// holds only the rows of the features WIndex lists (strictly increasing,
@@ -247,7 +255,9 @@ type file struct {
 	ZeroBased  *bool       `json:"zero_based,omitempty"` // version 2; Save always writes it
 	Classes    []float64   `json:"classes,omitempty"`
 	ClassLabel string      `json:"class_label,omitempty"`
-	Type       string      `json:"type"` // "linear" | "kernel"
+	ClassNames []string    `json:"class_names,omitempty"`    // version 4
+	Positive   string      `json:"positive_class,omitempty"` // version 4
+	Type       string      `json:"type"`                     // "linear" | "kernel"
 
 	W      [][]float64 `json:"weights,omitempty"`      // d rows of t, or one per WIndex entry
 	WIndex *[]int      `json:"weight_index,omitempty"` // the features of the rows of W, when not all
@@ -276,9 +286,13 @@ func (p *Predictor) Save(w io.Writer) error {
 	if !p.IsLinear() && p.B != nil || p.FeatureColumns != nil {
 		version = 3 // a kernel model's intercept, feature columns
 	}
+	if p.ClassNames != nil {
+		version = 4
+	}
 	f := file{Format: formatName, Version: version, Learner: p.Learner, Kernel: p.Kernel,
 		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs, Features: p.Features, FeatCols: p.FeatureColumns, Scaler: p.Scaler,
-		ZeroBased: &p.ZeroBased, Classes: p.Classes, ClassLabel: p.ClassLabel}
+		ZeroBased: &p.ZeroBased, Classes: p.Classes, ClassLabel: p.ClassLabel,
+		ClassNames: p.ClassNames, Positive: p.Positive}
 	if p.IsLinear() {
 		f.Type = "linear"
 		f.W = rows(p.W)
@@ -334,7 +348,9 @@ const predictionBound = math.MaxFloat64 / 16
 //     newer build's file), no outputs, a negative
 //     width, λ not positive and finite, an invalid kernel;
 //   - a linear model whose kernel is not linear, a kernel model with weights,
-//     a linear model with points, classes that are not finite and increasing;
+//     a linear model with points, classes that are not finite and increasing,
+//     class names that are not distinct (increasing for one-vs-all) or a
+//     positive class that is not one of them (checkClassNames);
 //   - a scaler with a scale that is not a normal positive number (1e-320: the
 //     division would overflow) or a mean that is not finite;
 //   - points that overflow the kernel (kernel.CheckFinite), and parameters
@@ -418,8 +434,12 @@ func Load(r io.Reader) (*Predictor, error) {
 			}
 		}
 	}
+	if err := checkClassNames(&f, t); err != nil {
+		return nil, err
+	}
 	p := &Predictor{Learner: f.Learner, Kernel: f.Kernel, Lambda: f.Lambda, Width: f.Width, Outputs: f.Outputs,
-		Features: f.Features, FeatureColumns: f.FeatCols, Scaler: f.Scaler, ZeroBased: f.ZeroBased != nil && *f.ZeroBased, Classes: f.Classes, ClassLabel: f.ClassLabel}
+		Features: f.Features, FeatureColumns: f.FeatCols, Scaler: f.Scaler, ZeroBased: f.ZeroBased != nil && *f.ZeroBased, Classes: f.Classes, ClassLabel: f.ClassLabel,
+		ClassNames: f.ClassNames, Positive: f.Positive}
 	switch f.Type {
 	case "linear":
 		if f.Kernel.Name != "linear" {
@@ -616,4 +636,49 @@ func allFinite(v []float64) bool {
 		}
 	}
 	return true
+}
+
+// checkClassNames checks a file's class_names and positive_class (version
+// 4): a one-vs-all model's t distinct names in increasing byte order, or a
+// binary model's two distinct names with the positive one among them; either
+// way not beside numeric classes. O(t).
+func checkClassNames(f *file, t int) error {
+	switch {
+	case f.ClassNames == nil && f.Positive == "":
+		return nil
+	case f.ClassNames == nil:
+		return corrupt("positive_class %q without class_names", f.Positive)
+	case f.Version < 4:
+		return corrupt("class_names in a version %d model: they came with version 4", f.Version)
+	case f.Classes != nil:
+		return corrupt("both classes and class_names")
+	}
+	for _, n := range f.ClassNames {
+		if n == "" {
+			return corrupt("class_names: an empty name")
+		}
+	}
+	if f.Positive != "" {
+		if t != 1 || len(f.ClassNames) != 2 || f.ClassNames[0] == f.ClassNames[1] {
+			return corrupt("a binary model has one output and two distinct class_names, got %d outputs and %q", t, f.ClassNames)
+		}
+		if f.Positive != f.ClassNames[0] && f.Positive != f.ClassNames[1] {
+			return corrupt("positive_class %q is not one of the class_names %q", f.Positive, f.ClassNames)
+		}
+		return nil
+	}
+	if len(f.ClassNames) != t {
+		return corrupt("%d class_names for %d outputs", len(f.ClassNames), t)
+	}
+	for c := 1; c < t; c++ {
+		if !(f.ClassNames[c] > f.ClassNames[c-1]) {
+			return corrupt("class_names %q are not increasing", f.ClassNames)
+		}
+	}
+	return nil
+}
+
+// corrupt is a load error wrapping ErrCorrupt.
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
 }
