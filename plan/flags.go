@@ -75,6 +75,8 @@ type Flags struct {
 	Tol     float64
 	// Model is --model, CVPredictions --cv-predictions.
 	Model, CVPredictions string
+	// Curves is --curves: the CV curve as a table.
+	Curves string
 	// Standardize is --standardize, Quiet --quiet.
 	Standardize, Quiet bool
 	// QueryNormalize is --query-normalize.
@@ -158,6 +160,7 @@ func Define(fs FlagSet, f *Flags) {
 	fs.StringVar(&f.Measure, "measure", "", "measure: "+strings.Join(measure.Names(), ", ")+" (default: rls mse, auc with lpo; queryrank disagreement; other rankers cindex)")
 	fs.StringVar(&f.Model, "model", "", "write the model selected to this file (JSON)")
 	fs.StringVar(&f.CVPredictions, "cv-predictions", "", "write the CV predictions at the best λ to this file")
+	fs.StringVar(&f.Curves, "curves", "", "write every point of the CV curve(s) to this file as a tab-separated table with a header: the kernel parameters searched (gamma, degree, coef0; col_… for the column kernel), lambda (col_lambda), value, indistinguishable (1 or 0); greedy: lambda, features, feature, name, value, indistinguishable")
 	fs.BoolVar(&f.Standardize, "standardize", false, "standardize features: dense data (CSV, NumPy, Parquet, and svmlight whose rows store at least half of all features) to mean 0 and sd 1 per feature; sparser svmlight data divided by each feature's root mean square, not centred (keeps the zeros); stored in the model (scaler.centered)")
 	fs.StringVar(&f.Solver, "solver", "direct", "direct (factor once: exact λ path and CV) or cg (matrix-free conjugate gradient for the linear kernel on large sparse data; --cv none, one --lambda)")
 	fs.IntVar(&f.MaxIter, "max-iter", 1000, "cg: iteration cap")
@@ -313,7 +316,7 @@ func Completions() map[string][]string {
 }
 
 // FileFlags are the flags of a fit (Define) whose values are file names.
-var FileFlags = []string{"data", "labels", "folds", "basis-rows", "preferences", "model", "cv-predictions", "report",
+var FileFlags = []string{"data", "labels", "folds", "basis-rows", "preferences", "model", "cv-predictions", "report", "curves",
 	"rows", "cols", "pairs", "col-folds", "validation-pairs"}
 
 // learnerHelp is the --learner flag's help: every registered learner's summary.

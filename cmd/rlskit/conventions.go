@@ -90,7 +90,7 @@ func markFiles(cmd *cobra.Command, names ...string) {
 // outputFlags are, per command, the file flags it writes; every other file
 // flag (markFiles) is an input.
 var outputFlags = map[string]map[string]bool{
-	"fit":     {"model": true, "cv-predictions": true, "report": true},
+	"fit":     {"model": true, "cv-predictions": true, "report": true, "curves": true},
 	"predict": {"out": true},
 }
 

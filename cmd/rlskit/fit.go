@@ -95,6 +95,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if err != nil {
 		return usage(err) // every error of plan.New is a usage error
 	}
+	if err := checkCurves(f, p); err != nil {
+		return usage(err)
+	}
 	if p.Pairwise != nil {
 		return runPairwise(e, f, p.Pairwise, start)
 	}
@@ -115,6 +118,8 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		return writeCVPredictions(w, res.Curves[res.Best].Result, res.Learner.Labels(), outputColumns(res.Predictor))
 	})
 	outs.Add("--report", f.Report, func(w io.Writer) error { return report.Write(w, rd) })
+	var curves *curveTable
+	outs.Add("--curves", f.Curves, func(w io.Writer) error { return curves.write(w) })
 	if err := outs.Check(); err != nil {
 		return err
 	}
@@ -166,6 +171,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 
 	out := summary.Search(string(p.Learner.Name), d, res, scheme, p.Measure, f.BasisHoldOut)
+	if out.CV != nil {
+		curves = fitCurveTable(out.CV, out.Kernel)
+	}
 	if out.CV != nil { // warnings print with --quiet too
 		edgeWarnings(e, res.OnEdge)
 	}
@@ -186,13 +194,28 @@ func finish(e *env, f *fitFlags, outs *dataset.Outputs, prog *progressLine, out 
 	}
 	prog.done()
 	w := e.stdout
-	if f.Model == "-" || f.CVPredictions == "-" || f.Report == "-" {
+	if f.Model == "-" || f.CVPredictions == "-" || f.Report == "-" || f.Curves == "-" {
 		w = e.stderr
 	}
 	if prettyChoice(f.prettySet, f.pretty, w) {
 		return summary.WriteTable(w, out)
 	}
 	return json.NewEncoder(w).Encode(out)
+}
+
+// checkCurves refuses --curves for a fit without a CV curve: --cv none and
+// --solver cg.
+func checkCurves(f *fitFlags, p *plan.Plan) error {
+	if f.Curves == "" {
+		return nil
+	}
+	switch {
+	case f.Solver == "cg":
+		return fmt.Errorf("--curves %s: --solver cg has no CV curve (no cross-validation)", f.Curves)
+	case p.Pairwise != nil && p.Pairwise.Setting == "", p.Pairwise == nil && p.CVSpec == "none":
+		return fmt.Errorf("--curves %s needs cross-validation (--cv is none)", f.Curves)
+	}
+	return nil
 }
 
 // outputColumns names the CV prediction columns: the outputs, and for a

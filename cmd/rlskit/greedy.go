@@ -25,6 +25,8 @@ func runGreedy(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	outs.Add("--model", f.Model, func(w io.Writer) error { return res.Predictor.Save(w) })
 	outs.Add("--cv-predictions", f.CVPredictions, func(w io.Writer) error { return writeRowPredictions(w, res.Predictions, res.Predictor.Outputs) })
 	outs.Add("--report", f.Report, func(w io.Writer) error { return report.Write(w, rd) })
+	var curves *curveTable
+	outs.Add("--curves", f.Curves, func(w io.Writer) error { return curves.write(w) })
 	if err := outs.Check(); err != nil {
 		return err
 	}
@@ -69,6 +71,9 @@ func runGreedy(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	}
 
 	out := summary.Greedy(string(p.Learner.Name), d, res, opt, scheme.Name, outer)
+	if out.Selection != nil {
+		curves = greedyCurveTable(out.Selection)
+	}
 	greedyWarnings(e, res, p) // with --quiet too
 	out.Timing = summary.Timing{Load: loaded.Sub(start).Seconds(), Train: t1.Sub(loaded).Seconds(), CV: time.Since(t1).Seconds(),
 		Total: time.Since(start).Seconds()}

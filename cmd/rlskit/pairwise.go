@@ -98,6 +98,12 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 		}
 		return lw.flush()
 	})
+	outs.Add("--curves", f.Curves, func(w io.Writer) error {
+		if out.CV == nil {
+			return (*curveTable)(nil).write(w)
+		}
+		return pairCurveTable(&out).write(w)
+	})
 	if err := outs.Check(); err != nil {
 		return err
 	}

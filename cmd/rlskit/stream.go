@@ -24,6 +24,8 @@ func runStream(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 		outs = dataset.Outputs{Stdout: e.stdout}
 	)
 	outs.Add("--model", f.Model, func(w io.Writer) error { return res.Predictor.Save(w) })
+	var curves *curveTable
+	outs.Add("--curves", f.Curves, func(w io.Writer) error { return curves.write(w) })
 	if err := outs.Check(); err != nil {
 		return err
 	}
@@ -54,6 +56,9 @@ func runStream(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	res.Predictor.Features = res.FeatureNames
 	res.Predictor.ZeroBased = src.SVM.Base == dataset.ZeroBased
 	out := summary.StreamRun(opt, res, runtime.GOMAXPROCS(0), time.Since(start).Seconds())
+	if out.CV != nil {
+		curves = fitCurveTable(out.CV, out.Kernel)
+	}
 	if out.CV != nil { // warnings print with --quiet too
 		edgeWarnings(e, res.OnEdge) // selection.GridEdge: the grid in any order
 	}
