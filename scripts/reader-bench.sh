@@ -49,10 +49,11 @@ fi
 cases=("$@")
 [ ${#cases[@]} -eq 0 ] && cases=(bench fit)
 ncpu=$(nproc)
-# N first: go test measures the first -cpu value's first run while it lists
-# the benchmarks, at the default GOMAXPROCS (N), whatever the value says
+# one go test per -cpu value: given a list, go test measures the sub-benchmarks
+# of the first value's first run at another GOMAXPROCS than the value says
+# (with -cpu 2,1 the first "-2" results were read by one worker)
 cpus=1
-[ "$ncpu" -gt 1 ] && cpus=$ncpu,1
+[ "$ncpu" -gt 1 ] && cpus="$ncpu 1"
 
 PYTHON=${PYTHON:-}
 if [ -z "$PYTHON" ]; then
@@ -69,8 +70,11 @@ for c in "${cases[@]}"; do
   case $c in
     bench)
       echo "== BenchmarkReaders (rows $ROWS) and BenchmarkReadersPairs, -cpu $cpus, best of $COUNT (go test -benchtime $benchtime)"
-      RLSKIT_READER_BENCH_ROWS=$ROWS go test -run '^$' -bench '^BenchmarkReaders(Pairs)?$' -benchtime "$benchtime" \
-        -count "$COUNT" -cpu "$cpus" ./dataset | tee "$tmp/bench.txt" | grep '^Benchmark' || true
+      : > "$tmp/bench.txt"
+      for cpu in $cpus; do
+        RLSKIT_READER_BENCH_ROWS=$ROWS go test -run '^$' -bench '^BenchmarkReaders(Pairs)?$' -benchtime "$benchtime" \
+          -count "$COUNT" -cpu "$cpu" ./dataset | tee -a "$tmp/bench.txt" | grep '^Benchmark' || true
+      done
       echo
       echo "| format | rows | file | 1 core | 1 core, CPU time | $ncpu cores | $ncpu cores, CPU time |"
       echo "|---|---:|---:|---:|---:|---:|---:|"
