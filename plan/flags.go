@@ -38,8 +38,15 @@ type Flags struct {
 	Data, Format, Label, Qid string
 	// Learner is --learner, Kernel --kernel.
 	Learner, Kernel string
-	// Gamma, Bias and Coef0 are --gamma, --bias and --coef0.
+	// Gamma, Bias and Coef0 are --gamma, --bias and --coef0. New sets
+	// Gamma from GammaText, the text of --gamma, when that is not empty.
 	Gamma, Bias, Coef0 float64
+	// GammaText is --gamma as given: a number, or "scale" (GammaScale).
+	GammaText string
+	// GammaScale is --gamma scale: γ is scikit-learn's gamma="scale",
+	// 1/(d·Var X) of the training rows after --standardize, resolved by
+	// selection.Search; Gamma (1) and the --gamma-grid values multiply it.
+	GammaScale bool
 	// Degree is --degree.
 	Degree int
 	// GammaGrid, DegreeGrid and Coef0Grid are --gamma-grid, --degree-grid and --coef0-grid.
@@ -131,7 +138,10 @@ func Define(fs FlagSet, f *Flags) {
 	fs.StringVar(&f.Preferences, "preferences", "", "prefrank: file of preferences \"i j [magnitude [weight]]\", 0-based rows, i preferred over j")
 	fs.StringVar(&f.Cost, "cost", "magnitude", "prefrank cost: unit (20), magnitude (21) or inverse (22)")
 	fs.StringVar(&f.Kernel, "kernel", "linear", "kernel: linear, gaussian, polynomial or precomputed")
-	fs.Float64Var(&f.Gamma, "gamma", 1, "gamma of the gaussian and polynomial kernels")
+	fs.StringVar(&f.GammaText, "gamma", "1", "gamma of the gaussian and polynomial kernels: a number > 0, or scale for scikit-learn's gamma=\"scale\", "+
+		"1/(d·Var X) over every entry of the training data (after --standardize; 1 when Var X = 0), resolved on the data and reported in the summary; "+
+		"with scale the --gamma-grid values are multiples of it")
+	setValue(fs, "gamma", gammaValue{&f.GammaText}) // typed float|scale, not a string (a file name) for completion and help
 	fs.Float64Var(&f.Bias, "bias", 1, "bias of the linear kernel, k(x,z) = x·z + bias")
 	setDefValue(fs, "bias", "1 for rls and greedy, 0 for the rankers") // one default, stated once
 	fs.BoolVar(&f.Intercept, "intercept", false, "rls: fit an unpenalized intercept b, f(x) + b with b left out of the penalty and refit inside every CV hold-out (exact); "+
@@ -189,6 +199,41 @@ func Define(fs FlagSet, f *Flags) {
 	fs.StringVar(&f.ValidationPairs, "validation-pairs", "", "kronrls on incomplete data: labelled pairs scored during conjugate gradients; the best iterate is kept and training stops when --patience iterations bring no improvement")
 	fs.IntVar(&f.Patience, "patience", 30, "iterations without improvement on --validation-pairs before stopping")
 	fs.StringVar(&f.Symmetry, "symmetry", "", "--cols same: symmetric (default) or antisymmetric Kronecker kernel")
+}
+
+// gammaValue is the value of --gamma: its text, a number or scale, checked
+// by New (parseGamma). Its type names the two forms in the help.
+type gammaValue struct{ p *string }
+
+// String returns the text of --gamma.
+func (g gammaValue) String() string {
+	if g.p == nil {
+		return ""
+	}
+	return *g.p
+}
+
+// Set stores the text; New checks it.
+func (g gammaValue) Set(s string) error { *g.p = s; return nil }
+
+// Type names the value's forms in pflag's help.
+func (gammaValue) Type() string { return "float|scale" }
+
+// setValue replaces the Value of the flag fs.Lookup(name) returns (*flag.Flag
+// and *pflag.Flag both have one; v satisfies both interfaces). A flag set
+// without Lookup, or without the flag, is left alone.
+func setValue(fs FlagSet, name string, v gammaValue) {
+	lookup := reflect.ValueOf(fs).MethodByName("Lookup")
+	if !lookup.IsValid() || lookup.Type().NumIn() != 1 || lookup.Type().NumOut() != 1 {
+		return
+	}
+	fl := lookup.Call([]reflect.Value{reflect.ValueOf(name)})[0]
+	if fl.Kind() != reflect.Pointer || fl.IsNil() || fl.Elem().Kind() != reflect.Struct {
+		return
+	}
+	if d := fl.Elem().FieldByName("Value"); d.IsValid() && d.CanSet() && reflect.TypeOf(v).Implements(d.Type()) {
+		d.Set(reflect.ValueOf(v))
+	}
 }
 
 // setDefValue replaces the default a flag's help states: the DefValue field
@@ -306,7 +351,7 @@ var (
 // one of a few words, by flag name.
 func Completions() map[string][]string {
 	return map[string][]string{
-		"learner": learnerValues(), "kernel": kernel.Names(), "col-kernel": kernel.Names(), "measure": measure.Names(),
+		"learner": learnerValues(), "kernel": kernel.Names(), "gamma": {"scale"}, "col-kernel": kernel.Names(), "measure": measure.Names(),
 		"cv":     {"none", "loo", "kfold:5", "kfold:10", "stratified-kfold:5", "repeated-kfold:5x3", "group-kfold:5", "lgo", "lqo", "lpo", "rows", "cols", "both", "vertices"},
 		"format": FormatValues, "zero-based": ZeroBasedValues, "delimiter": DelimiterValues,
 		"cost": {"unit", "magnitude", "inverse"}, "solver": {"direct", "cg"},

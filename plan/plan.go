@@ -21,6 +21,10 @@ type Plan struct {
 	Learner *learn.Descriptor
 	// Kernels are the kernel settings searched (--kernel and its grids).
 	Kernels []kernel.Spec
+	// GammaScale is --gamma scale: the Gamma of Kernels are multiples of
+	// scikit-learn's gamma="scale", resolved on the data by selection.Search
+	// (Settings.GammaScale).
+	GammaScale bool
 	// Lambdas is the λ grid (one value for --lambda).
 	Lambdas []float64
 	// CVSpec is the scheme spec ("loo", "kfold:10", "folds", …), CVKind its
@@ -50,6 +54,9 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 		if err := checkIntercept(le, changed); err != nil {
 			return nil, err
 		}
+	}
+	if f.GammaText == "scale" && (lookupErr == nil && le.Needs.Has(learn.NeedsPairs) || f.Stream) {
+		return nil, fmt.Errorf("--gamma scale is resolved on the rows of one data set in memory: not with --learner %s or --stream; give a number", f.Learner)
 	}
 	if lookupErr == nil && le.Needs.Has(learn.NeedsPairs) {
 		pp, err := planPairwise(f, le, changed)
@@ -266,7 +273,7 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 			return nil, fmt.Errorf("%s \"\": give a value", flag)
 		}
 	}
-	return &Plan{Learner: le, Kernels: specs, Lambdas: grid, CVSpec: cvName, CVKind: cvKind, KFoldK: kfoldK,
+	return &Plan{Learner: le, Kernels: specs, GammaScale: f.GammaScale, Lambdas: grid, CVSpec: cvName, CVKind: cvKind, KFoldK: kfoldK,
 		Measure: meas, Policy: policy, Sparse: sparse, flags: f}, nil
 }
 
@@ -367,6 +374,9 @@ func planGreedy(f *Flags, isGreedy bool, cvName string, changed func(string) boo
 // kernelGrid expands --kernel and its parameters (and their grids) into
 // kernel specs; changed reports whether a flag was given.
 func kernelGrid(f *Flags, changed func(string) bool) ([]kernel.Spec, error) {
+	if err := parseGamma(f); err != nil {
+		return nil, err
+	}
 	base := kernel.Defaults(f.Kernel)
 	switch f.Kernel {
 	case "linear":
@@ -387,8 +397,10 @@ func kernelGrid(f *Flags, changed func(string) bool) ([]kernel.Spec, error) {
 		return nil, fmt.Errorf("--kernel: %w", err)
 	}
 	for _, p := range []string{"gamma", "bias", "coef0", "degree"} {
-		if (changed(p) || changed(p+"-grid")) && !uses[p] {
-			return nil, fmt.Errorf("--%s does not apply to the %s kernel", p, f.Kernel)
+		for _, flag := range []string{p, p + "-grid"} {
+			if changed(flag) && !uses[p] {
+				return nil, fmt.Errorf("--%s does not apply to the %s kernel: %s", flag, f.Kernel, paramKernels[p])
+			}
 		}
 	}
 	gammas, err := floatGrid("gamma-grid", f.GammaGrid, base.Gamma, true)
@@ -432,6 +444,34 @@ func kernelGrid(f *Flags, changed func(string) bool) ([]kernel.Spec, error) {
 		}
 	}
 	return specs, nil
+}
+
+// paramKernels says which kernels take a parameter, for the refusal of its
+// flags with another kernel.
+var paramKernels = map[string]string{
+	"gamma":  "gamma is a parameter of --kernel gaussian (exp(−γ‖x − z‖²)) and polynomial",
+	"bias":   "bias is a parameter of --kernel linear",
+	"coef0":  "coef0 is a parameter of --kernel polynomial",
+	"degree": "degree is a parameter of --kernel polynomial",
+}
+
+// parseGamma sets f.Gamma and f.GammaScale from the text of --gamma (kept
+// when f.GammaText is empty): a finite number, or "scale" (then Gamma is 1,
+// the multiple of the scale value).
+func parseGamma(f *Flags) error {
+	switch f.GammaText {
+	case "":
+		return nil
+	case "scale":
+		f.Gamma, f.GammaScale = 1, true
+		return nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(f.GammaText), 64)
+	if err != nil {
+		return fmt.Errorf("--gamma %q: want a number > 0 or scale (scikit-learn's gamma=\"scale\", 1/(d·Var X))", f.GammaText)
+	}
+	f.Gamma, f.GammaScale = v, false
+	return nil
 }
 
 // floatGrid parses the grid SPEC of a flag; "" is the one default value.

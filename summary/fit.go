@@ -47,6 +47,14 @@ type Fit struct {
 	// Selection and Outer: a greedy selection (Greedy).
 	Selection *Selection `json:"selection,omitempty"`
 	Outer     *Outer     `json:"outer,omitempty"`
+
+	// GammaScale is scikit-learn's gamma="scale" of the training rows,
+	// 1/(d·Var X), when --gamma scale asked for it: Kernel's gamma (and the
+	// curve's) are multiples of it, resolved.
+	GammaScale float64 `json:"gamma_scale,omitempty"`
+	// KernelDegenerate is "identity" or "constant" when the chosen kernel's
+	// matrix is numerically I or c·11ᵀ (kernel.Degenerate).
+	KernelDegenerate kernel.Degeneracy `json:"kernel_degenerate,omitempty"`
 }
 
 // Queries reports the queries (groups) of the data; those with a single row
@@ -150,7 +158,7 @@ func QueryStats(d *dataset.Data) *Queries {
 // hold-outs ("" for none). The timing is left to the caller.
 func Search(learner string, d *dataset.Data, res *selection.SearchResult, scheme selection.Scheme, meas measure.Measure, basisHoldOut string) *Fit {
 	m, width := d.X.Dims()
-	out := &Fit{Learner: learner, Kernel: res.Kernel, Form: formOf(res.Learner), Lambda: res.Lambda,
+	out := &Fit{Learner: learner, Kernel: res.Kernel, GammaScale: res.GammaScale, KernelDegenerate: res.Degenerate, Form: formOf(res.Learner), Lambda: res.Lambda,
 		NTrain: m, NFeatures: width, Outputs: d.LabelNames, NBasis: len(basisOf(res.Learner)), Backend: linalg.Backend(),
 		Queries: QueryStats(d)}
 	if pr := res.Permutation; pr != nil {

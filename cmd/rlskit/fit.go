@@ -154,7 +154,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 			return selection.RandomBasisPerFold(x, d.Y, k, f.Basis, f.Seed)
 		}
 	}
-	res, err = selection.Search(prob, selection.Settings{Kernels: p.Kernels, Lambdas: p.Lambdas, Scheme: scheme, Measure: p.Measure,
+	res, err = selection.Search(prob, selection.Settings{Kernels: p.Kernels, GammaScale: p.GammaScale, Lambdas: p.Lambdas, Scheme: scheme, Measure: p.Measure,
 		Options: selection.Options{Queries: d.Queries}, Permutations: f.Permutations, Seed: f.Seed, Progress: prog.observe})
 	if err != nil {
 		return err
@@ -163,6 +163,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if best.Best.Indistinguishable { // warnings print with --quiet too
 		fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point (%s, λ = %g) the CV predictions are numerically indistinguishable — the kernel tells the rows apart by rounding noise only; %s counts them as ties\n",
 			res.Kernel, res.Lambda, p.Measure.Name)
+	}
+	if res.Degenerate != kernel.NotDegenerate { // printed with --quiet too
+		fmt.Fprintln(e.stderr, degenerateWarning(res.Kernel, res.Degenerate))
 	}
 	pred := res.Predictor
 	pred.Features, pred.FeatureColumns, pred.ZeroBased = d.FeatureNames, arrayColumns(d), d.ZeroBased
@@ -183,6 +186,21 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		rd = report.Search(out, res, d, scheme, p.Measure, reportOptions(f, "rlskit fit: ", classes))
 	}
 	return finish(e, f, &outs, prog, out)
+}
+
+// degenerateWarning says that the chosen kernel's matrix is numerically the
+// identity or a constant (selection.SearchResult.Degenerate) and what to
+// change: the kernel's scale, not λ.
+func degenerateWarning(spec kernel.Spec, d kernel.Degeneracy) string {
+	what, fix := "the identity (K ≈ I: each training row is similar only to itself, so predictions away from them are about 0)", "smaller"
+	if d == kernel.Constant {
+		what, fix = "a constant (K ≈ c·11ᵀ: the kernel sees no difference between the training rows)", "larger"
+	}
+	hint := "give --standardize"
+	if spec.Name == "gaussian" || spec.Name == "polynomial" {
+		hint = fmt.Sprintf("gamma = %g does not suit the data's scale: give --standardize, --gamma scale (1/(d·Var X)) or a --gamma-grid of %s values", spec.Gamma, fix)
+	}
+	return fmt.Sprintf("rlskit: warning: the chosen kernel %s is numerically %s; %s", spec, what, hint)
 }
 
 // finish commits the outputs and prints the summary — JSON, or with --pretty
