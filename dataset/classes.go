@@ -158,7 +158,11 @@ func (s *ClassSet) Encode(tokens []string, codes []float64) ([]int, error) {
 			return nil, fmt.Errorf("%w: row %d has class code %v, not one of the %d tokens", ErrOptions, i+1, c, len(tokens))
 		}
 		if tokClass[k] < 0 {
-			return nil, fmt.Errorf("%w: row %d has class %q, which the model does not know (classes %q)", ErrClasses, i+1, tokens[k], s.Names)
+			name := strconv.Quote(tokens[k])
+			if s.Values != nil {
+				name = tokens[k] // a number
+			}
+			return nil, fmt.Errorf("%w: row %d has class %s, which the model does not know (classes %q)", ErrClasses, i+1, name, s.Names)
 		}
 		index[i] = tokClass[k]
 	}

@@ -8,14 +8,18 @@ know, arrays whose sizes disagree, numbers that are not finite. It reads
 linear and kernel models (linear, gaussian and polynomial kernels, dense and
 sparse points, both kinds of scaler, weight_index, and from version 3 a
 kernel model's intercept and feature_columns — which columns of a NumPy
-array the d features were: the rows given here are those d features);
-precomputed-kernel models are refused as not read here.
+array the d features were: the rows given here are those d features; from
+version 4 class_names, the names of a one-vs-all model's outputs, or a binary
+model's two classes and its positive_class, the +1 one);
+precomputed-kernel models are refused as not read here. The outputs printed
+are the model's raw outputs; a one-vs-all model's class is the name of the
+largest (class_names, or classes for numeric classes).
 """
 import json, math
 
 TOP = {"format", "version", "learner", "kernel", "lambda", "width", "outputs", "features", "scaler",
        "zero_based", "classes", "class_label", "type", "weights", "weight_index", "intercept", "points",
-       "coefficients", "feature_columns"}
+       "coefficients", "feature_columns", "class_names", "positive_class"}
 KERNEL = {"name", "gamma", "bias", "coef0", "degree"}
 SCALER = {"centered", "mean", "scale", "index"}
 POINTS = {"kind", "rows", "dense", "indptr", "indices", "values", "unit"}
@@ -70,8 +74,8 @@ def check(m):
     if m.get("format") != "rlskit-model":
         raise ValueError("format %r, want 'rlskit-model'" % m.get("format"))
     version = m.get("version")
-    if isinstance(version, bool) or version not in (1, 2, 3):
-        raise ValueError("version %r: this loader reads versions 1 to 3" % version)
+    if isinstance(version, bool) or version not in (1, 2, 3, 4):
+        raise ValueError("version %r: this loader reads versions 1 to 4" % version)
     if version == 1 and ("zero_based" in m or "centered" in (m.get("scaler") or {})):
         raise ValueError("version 1 has no zero_based and no scaler centered")
     if "zero_based" in m and not isinstance(m["zero_based"], bool):
@@ -118,6 +122,27 @@ def check(m):
             _num(cl[c], "classes")
             if c > 0 and not cl[c] > cl[c - 1]:
                 raise ValueError("classes are not increasing")
+    if "class_names" in m or "positive_class" in m:
+        names, pos = m.get("class_names"), m.get("positive_class")
+        if names is None:
+            raise ValueError("positive_class without class_names")
+        if version < 4:
+            raise ValueError("class_names in a version %d model (from version 4)" % version)
+        if "classes" in m:
+            raise ValueError("both classes and class_names")
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            raise ValueError("class_names: want non-empty strings")
+        if pos is not None:
+            if t != 1 or len(names) != 2 or names[0] == names[1]:
+                raise ValueError("a binary model has one output and two distinct class_names")
+            if pos not in names:
+                raise ValueError("positive_class %r is not one of the class_names" % pos)
+        else:
+            if len(names) != t:
+                raise ValueError("class_names: want %d" % t)
+            for c in range(1, t):
+                if not names[c].encode() > names[c - 1].encode():
+                    raise ValueError("class_names are not increasing")
     s = m.get("scaler")
     if s is not None:
         _fields(s, SCALER, "scaler")

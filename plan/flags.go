@@ -73,6 +73,8 @@ type Flags struct {
 	Permutations int
 	// OneVsAll is --one-vs-all.
 	OneVsAll bool
+	// Positive is --positive: the class that is +1 of a two-class label.
+	Positive string
 	// Report is --report.
 	Report string
 	// GreedyLambda is --greedy-lambda.
@@ -96,6 +98,8 @@ type Flags struct {
 	Stream bool
 	// Intercept is --intercept.
 	Intercept bool
+	// Weights is --weights: a file of sample weights, one per line.
+	Weights string
 	// In holds --zero-based, --delimiter and --labels.
 	In InputFlags
 	// Rows, Cols, Pairs and ColKernel are --rows, --cols, --pairs and
@@ -148,6 +152,8 @@ func Define(fs FlagSet, f *Flags) {
 		"with --kernel linear this is scikit-learn's Ridge/RidgeCV(fit_intercept=True) with alpha = λ, the bias feature (--bias) then 0 unless given (it is redundant next to b). "+
 		"Off by default for every learner: rls keeps RLScore's convention, a penalized bias feature, so its numbers match RLScore's; "+
 		"the rankers' pairwise losses cancel any constant, so they have no intercept to learn")
+	fs.StringVar(&f.Weights, "weights", "", "rls: file of sample weights, one number > 0 per line for each training row in order: the loss Σ w_i (y_i − f(x_i))² + λ‖f‖², "+
+		"scikit-learn's Ridge(sample_weight=w); every CV hold-out is refit with the weights of the rows it keeps (exact); the CV measure is not weighted; dual and linear forms (no --basis, --stream or --solver cg)")
 	fs.Float64Var(&f.Coef0, "coef0", 0, "coef0 of the polynomial kernel")
 	fs.IntVar(&f.Degree, "degree", 2, "degree of the polynomial kernel")
 	fs.StringVar(&f.GammaGrid, "gamma-grid", "", "grid SPEC of gamma values searched with λ")
@@ -176,7 +182,8 @@ func Define(fs FlagSet, f *Flags) {
 	fs.IntVar(&f.MaxIter, "max-iter", 1000, "cg: iteration cap")
 	fs.Float64Var(&f.Tol, "tol", 1e-6, "cg: relative residual at which to stop")
 	fs.IntVar(&f.Permutations, "permutations", 0, "permutation test: learn P label permutations as extra outputs of the same model and cross-validate them in the same pass (seeded by --seed)")
-	fs.BoolVar(&f.OneVsAll, "one-vs-all", false, "multi-class: turn the class-label column into one ±1 output per class, learned together (default measure multiclass-accuracy)")
+	fs.BoolVar(&f.OneVsAll, "one-vs-all", false, "multi-class: turn the class-label column (integers, or any names: sorted numerically, or by bytes) into one ±1 output per class, learned together (default measure multiclass-accuracy); at most 50 classes, integers or names (a continuous label is refused)")
+	fs.StringVar(&f.Positive, "positive", "", "a two-class label (names or integers): the class that is +1, the other -1 (scikit-learn's pos_label); the model records both")
 	fs.StringVar(&f.Report, "report", "", "write an HTML report (CV curve, predictions or ROC, per-query disagreement, summary) to this file")
 	fs.BoolVar(&f.Quiet, "quiet", false, "no progress or notices on stderr (warnings and errors still print)")
 	fs.BoolVar(&f.QueryNormalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/(its size), RLScore's convention (default: every pair weighs 1)")
@@ -265,6 +272,10 @@ type InputFlags struct {
 	// Features and Ignore are --features and --ignore: comma-separated
 	// column names, 1-based numbers, ranges and globs (dataset.Columns).
 	Features, Ignore string
+	// Classes reads the one label column as class labels
+	// (dataset.CSVOptions.ClassLabels): set by --one-vs-all and --positive,
+	// and by predict for a model with classes; not a flag.
+	Classes bool
 }
 
 // Columns returns the feature columns --features and --ignore choose.
@@ -361,7 +372,7 @@ func Completions() map[string][]string {
 }
 
 // FileFlags are the flags of a fit (Define) whose values are file names.
-var FileFlags = []string{"data", "labels", "folds", "basis-rows", "preferences", "model", "cv-predictions", "report", "curves",
+var FileFlags = []string{"data", "labels", "folds", "basis-rows", "preferences", "weights", "model", "cv-predictions", "report", "curves",
 	"rows", "cols", "pairs", "col-folds", "validation-pairs"}
 
 // learnerHelp is the --learner flag's help: every registered learner's summary.

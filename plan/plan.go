@@ -54,6 +54,10 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 		if err := checkIntercept(le, changed); err != nil {
 			return nil, err
 		}
+		if changed("weights") && !le.Takes(learn.ParamWeights) {
+			return nil, fmt.Errorf("--weights goes with --learner %s, not %s",
+				strings.Join(learnerNames(func(d *learn.Descriptor) bool { return d.Takes(learn.ParamWeights) }), ", "), le.Name)
+		}
 	}
 	if f.GammaText == "scale" && (lookupErr == nil && le.Needs.Has(learn.NeedsPairs) || f.Stream) {
 		return nil, fmt.Errorf("--gamma scale is resolved on the rows of one data set in memory: not with --learner %s or --stream; give a number", f.Learner)
@@ -246,6 +250,16 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 			return nil, fmt.Errorf("--intercept with --solver %s: conjugate gradients fit no unpenalized intercept; use --solver direct", f.Solver)
 		case f.BasisDesign == 3:
 			return nil, errors.New("--intercept with --basis-design 3: the retraining per fold fits no intercept; use --basis-design 1 or 2")
+		}
+	}
+	if f.Weights != "" {
+		switch {
+		case f.Stream:
+			return nil, errors.New("--weights with --stream: the streamed statistics take no sample weights yet; drop one of them")
+		case f.Solver != "direct":
+			return nil, fmt.Errorf("--weights with --solver %s: conjugate gradients take no sample weights; use --solver direct", f.Solver)
+		case sparse:
+			return nil, errors.New("--weights with a sparse model (--basis, --basis-rows, --basis-select per-group): the sparse form takes no sample weights yet; drop the basis")
 		}
 	}
 	if f.Stream {

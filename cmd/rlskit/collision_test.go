@@ -51,7 +51,7 @@ func TestOutputNamingTheLabelsIsRefused(t *testing.T) {
 // it is classified.
 var nonFileFlags = []string{"format", "label", "qid", "learner", "kernel", "gamma-grid", "degree-grid", "coef0-grid",
 	"lambda-grid", "cv", "measure", "cost", "solver", "basis-select", "basis-holdout", "fold-score", "col-kernel",
-	"col-gamma-grid", "col-lambda-grid", "symmetry", "zero-based", "delimiter", "features", "ignore"}
+	"col-gamma-grid", "col-lambda-grid", "symmetry", "zero-based", "delimiter", "features", "ignore", "positive"}
 
 func TestEveryFileFlagIsClassified(t *testing.T) {
 	root := newRoot(nil, nil, nil)
@@ -71,7 +71,7 @@ func TestEveryFileFlagIsClassified(t *testing.T) {
 				t.Errorf("%s --%s: a string flag neither marked as a file nor listed as not one", name, fl.Name)
 			}
 		})
-		for _, want := range map[string][]string{"fit": {"data", "labels", "folds", "basis-rows", "preferences", "rows", "cols", "pairs", "col-folds", "validation-pairs"},
+		for _, want := range map[string][]string{"fit": {"data", "labels", "folds", "basis-rows", "preferences", "weights", "rows", "cols", "pairs", "col-folds", "validation-pairs"},
 			"predict": {"model", "data", "labels", "pairs", "rows", "cols"}}[name] {
 			if !slices.Contains(inputs, want) {
 				t.Errorf("%s --%s is not an input of the collision check (inputs: %v)", name, want, inputs)

@@ -243,7 +243,7 @@ func TestTerminal(t *testing.T) {
 
 // TestProgressPhases: with stderr not a terminal, each phase of a fit —
 // kernel matrix, eigendecomposition (with its size), cross-validation over
-// λ — gets exactly one line with an ETA.
+// λ, named as points of the grid — gets exactly one line with an ETA.
 func TestProgressPhases(t *testing.T) {
 	defer func(a, l time.Duration) { progressAfter, progressLong = a, l }(progressAfter, progressLong)
 	progressAfter, progressLong = 0, 0
@@ -254,7 +254,7 @@ func TestProgressPhases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"kernel matrix, 40×40", "eigendecomposition, m = 40", "cross-validating λ"} {
+	for _, want := range []string{"kernel matrix, 40×40", "eigendecomposition, m = 40", "cross-validating, point 11/11 (11 λ)"} {
 		n := 0
 		for _, line := range strings.Split(stderr, "\n") {
 			if strings.Contains(line, want) {
@@ -287,7 +287,9 @@ func TestProgressTerminal(t *testing.T) {
 	}
 	p.done()
 	s := b.String()
-	if strings.Count(s, "\r") != 3 || !strings.HasSuffix(s, "\n") || !strings.Contains(s, "of about 8.0 s") {
+	// the loop's ETA is known from its third step (two steps after the first)
+	if strings.Count(s, "\r") != 2 || strings.Count(s, "\n") != 1 || !strings.HasSuffix(s, "\n") ||
+		!strings.Contains(s, "of about 8.0 s") || !strings.Contains(s, "cross-validating λ 3/3, ETA") {
 		t.Errorf("terminal progress %q", s)
 	}
 }

@@ -98,6 +98,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if err := checkCurves(f, p); err != nil {
 		return usage(err)
 	}
+	if f.Positive != "" && (p.Pairwise != nil || f.Stream || p.Learner.Takes(learn.ParamSelect)) {
+		return usage(fmt.Errorf("--positive %s applies to a label read whole by fit (not --stream, --learner greedy or a pairwise learner)", f.Positive))
+	}
 	if p.Pairwise != nil {
 		return runPairwise(e, f, p.Pairwise, start)
 	}
@@ -126,6 +129,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if err := outs.CheckInputs(f.inputs...); err != nil {
 		return err
 	}
+	f.In.Classes = f.OneVsAll || f.Positive != ""
 	d, err := readData(e, f.Data, f.Format, f.Label, f.Qid, 0, f.In)
 	if err != nil {
 		return err
@@ -145,6 +149,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 
 	prog := newProgress(e.stderr, f.Quiet)
 	defer prog.done()
+	prog.grid(p.Kernels, nil, len(p.Lambdas), 0)
 	if !f.Quiet { // the phases' estimates cost a calibration run: only when shown
 		in.Observe = prog.observe
 	}
@@ -170,7 +175,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	pred := res.Predictor
 	pred.Features, pred.FeatureColumns, pred.ZeroBased = d.FeatureNames, arrayColumns(d), d.ZeroBased
 	if classes != nil {
-		pred.Classes, pred.ClassLabel = classes.labels, classes.column
+		classes.record(pred)
 	}
 
 	out := summary.Search(string(p.Learner.Name), d, res, scheme, p.Measure, f.BasisHoldOut)
@@ -183,7 +188,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	out.Timing = summary.Timing{Load: loaded.Sub(start).Seconds(), Train: res.Train.Seconds(), CV: res.CV.Seconds(),
 		Total: time.Since(start).Seconds()}
 	if f.Report != "" {
-		rd = report.Search(out, res, d, scheme, p.Measure, reportOptions(f, "rlskit fit: ", classes))
+		rd = report.Search(out, res, d, scheme, p.Measure, reportOptions(f, "rlskit fit: ", classes.oneVsAll()))
 	}
 	return finish(e, f, &outs, prog, out)
 }
@@ -239,7 +244,7 @@ func checkCurves(f *fitFlags, p *plan.Plan) error {
 // outputColumns names the CV prediction columns: the outputs, and for a
 // one-vs-all model "label=class" (the one-vs-rest score of each class).
 func outputColumns(p *model.Predictor) []string {
-	if p.ClassLabel == "" {
+	if p.ClassLabel == "" || p.Positive != "" {
 		return p.Outputs
 	}
 	out := make([]string, len(p.Outputs))
@@ -265,10 +270,73 @@ func labelHint(path, format string) string {
 	return "name the label column(s) with --label"
 }
 
-// classInfo records a one-vs-all model's classes.
+// classInfo records the classes of a one-vs-all model, or of a binary one
+// learned with --positive.
 type classInfo struct {
-	labels []float64
-	column string
+	set      *dataset.ClassSet
+	column   string
+	positive string // --positive: the +1 class; "" for one-vs-all
+}
+
+// oneVsAll returns c for a one-vs-all model, nil otherwise.
+func (c *classInfo) oneVsAll() *classInfo {
+	if c == nil || c.positive != "" {
+		return nil
+	}
+	return c
+}
+
+// record stores the classes in the model: numeric one-vs-all classes as
+// numbers (classes), string ones and a binary model's two by name.
+func (c *classInfo) record(p *model.Predictor) {
+	p.ClassLabel = c.column
+	switch {
+	case c.positive != "":
+		p.ClassNames, p.Positive = c.set.Names, c.positive
+	case c.set.Values != nil:
+		p.Classes = c.set.Values
+	default:
+		p.ClassNames = c.set.Names
+	}
+}
+
+// classLabels turns the one label column of d into class outputs: one ±1
+// column per class (--one-vs-all), or +1 for the --positive class and -1
+// for the other of a two-class label.
+func classLabels(f *fitFlags, d *dataset.Data) (*classInfo, error) {
+	flag := "--one-vs-all"
+	if !f.OneVsAll {
+		flag = "--positive " + f.Positive
+	}
+	if f.OneVsAll && f.Positive != "" {
+		return nil, fmt.Errorf("--positive %s applies to a two-class label, --one-vs-all to several: give one", f.Positive)
+	}
+	if _, t := d.Y.Dims(); t != 1 {
+		return nil, fmt.Errorf("%s takes one class-label column, %s has %d", flag, f.Data, t)
+	}
+	tokens, codes, err := dataset.ClassLabelsOf(d)
+	if err == nil {
+		var set *dataset.ClassSet
+		var index []int
+		if set, index, err = dataset.LabelClasses(tokens, codes); err == nil {
+			info := &classInfo{set: set, column: d.LabelNames[0]}
+			if f.OneVsAll {
+				d.Y, d.LabelNames = dataset.OneVsAllMatrix(index, len(set.Names)), set.Names
+				return info, nil
+			}
+			if len(set.Names) != 2 {
+				return nil, fmt.Errorf("%s: label %q has %d classes (%q); --positive takes a two-class label (several: --one-vs-all)", flag, info.column, len(set.Names), set.Names)
+			}
+			k, ok := set.Find(f.Positive)
+			if !ok {
+				return nil, fmt.Errorf("%s: not a class of label %q (classes %q)", flag, info.column, set.Names)
+			}
+			info.positive = set.Names[k]
+			d.Y = dataset.BinaryLabels(index, k)
+			return info, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: label %q: %w", flag, d.LabelNames[0], err)
 }
 
 // trainingInput checks the data against the plan and gathers what the
@@ -281,16 +349,11 @@ func trainingInput(f *fitFlags, p *plan.Plan, d *dataset.Data) (*learn.Input, *c
 		return nil, nil, fmt.Errorf("%s: no labels (%s)", f.Data, labelHint(f.Data, f.Format))
 	}
 	var classes *classInfo
-	if f.OneVsAll {
-		if _, t := d.Y.Dims(); t != 1 {
-			return nil, nil, fmt.Errorf("--one-vs-all takes one class-label column, %s has %d", f.Data, t)
+	if f.OneVsAll || f.Positive != "" {
+		var err error
+		if classes, err = classLabels(f, d); err != nil {
+			return nil, nil, err
 		}
-		y, cl, err := dataset.OneVsAll(mat.Col(nil, 0, d.Y))
-		if err != nil {
-			return nil, nil, fmt.Errorf("--one-vs-all: %w", err)
-		}
-		classes = &classInfo{labels: cl, column: d.LabelNames[0]}
-		d.Y, d.LabelNames = y, dataset.ClassNames(cl)
 	}
 	if le.Needs.Has(learn.NeedsGroups) && d.Queries == nil {
 		return nil, nil, fmt.Errorf("--learner %s needs query ids (qid: in svmlight, --qid in CSV)", le.Name)
@@ -318,6 +381,13 @@ func trainingInput(f *fitFlags, p *plan.Plan, d *dataset.Data) (*learn.Input, *c
 	}
 	if le.Takes(learn.ParamIntercept) {
 		in.Intercept = f.Intercept
+	}
+	if f.Weights != "" { // plan.New refused it for a learner without learn.ParamWeights
+		w, err := readFile(f.Weights, func(r io.Reader) ([]float64, error) { return readWeights(r, f.Weights, d.Rows()) })
+		if err != nil {
+			return nil, nil, err
+		}
+		in.Weights = w
 	}
 	if graph {
 		prefs, err := readFile(f.Preferences, func(r io.Reader) ([]dataset.Preference, error) {

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -98,6 +102,7 @@ func readData(e *env, path, format, label, qid string, width int, in plan.InputF
 		return nil, err
 	}
 	csvOpt := dataset.CSVOptions{Labels: splitList(label), Qid: qid, Comma: comma, Columns: in.Columns()}
+	csvOpt.ClassLabels = in.Classes && len(csvOpt.Labels) == 1
 	svmOpt := dataset.SVMLightOptions{Width: width, Base: base}
 	return readFormat(e, path, format, csvOpt, svmOpt, in.Labels)
 }
@@ -229,4 +234,40 @@ func predictColumns(p *model.Predictor, path, format string, in plan.InputFlags)
 		}
 	}
 	return c, nil
+}
+
+// readWeights reads --weights: one sample weight per line for each of the
+// rows training rows, in order (blank lines and surrounding blanks are
+// skipped). A weight that is not a finite number > 0 is refused naming the
+// file and line, and so is a count other than rows — read no further than
+// one weight past it, so a huge file costs no memory. O(rows).
+func readWeights(r io.Reader, path string, rows int) ([]float64, error) {
+	sc := bufio.NewScanner(r)
+	w := make([]float64, 0, min(rows, 1<<20))
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" {
+			continue
+		}
+		if len(w) == rows {
+			return nil, fmt.Errorf("--weights %s:%d: more weights than the %d training rows", path, line, rows)
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--weights %s:%d: %q is not a number", path, line, s)
+		}
+		if !(v > 0) || math.IsInf(v, 1) {
+			return nil, fmt.Errorf("--weights %s:%d: weight %s: want a finite number > 0 (leave a row out rather than weigh it 0)", path, line, s)
+		}
+		w = append(w, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("--weights %s: line %d: %w", path, line+1, err)
+	}
+	if len(w) != rows {
+		return nil, fmt.Errorf("--weights %s: %d weights for %d training rows (one per row, in order)", path, len(w), rows)
+	}
+	return w, nil
 }

@@ -288,6 +288,7 @@ func runComplete(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data
 		}
 		st.Scheme.Name = p.CVSpec
 	}
+	prog.grid(st.Kernels, st.ColKernels, len(st.Lambdas), len(st.ColLambdas))
 	res, err := selection.Search(selection.Problem{Learner: le, Input: in, Standardize: f.Standardize}, st)
 	if err != nil {
 		return nil, nil, 0, 0, fmt.Errorf("--pairs %s: %w", f.Pairs, err)

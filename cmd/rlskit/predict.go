@@ -123,7 +123,8 @@ func runPredict(e *env, f *predictFlags) error {
 	if err != nil {
 		return fmt.Errorf("--model %s: %w", f.modelPath, pairwiseHint(f.modelPath, err))
 	}
-	if f.scores && p.Classes == nil {
+	ova := oneVsAllClasses(p)
+	if f.scores && ova == nil {
 		return errors.New("--scores applies to one-vs-all models")
 	}
 	base, err := f.in.Base(&p.ZeroBased)
@@ -140,6 +141,8 @@ func runPredict(e *env, f *predictFlags) error {
 		in, name = fh, f.data
 	}
 	csvOpt := dataset.CSVOptions{Labels: splitList(f.label), Qid: f.qid, Comma: comma}
+	// a model's class labels may be names: read them as written
+	csvOpt.ClassLabels = (ova != nil || p.Positive != "") && len(csvOpt.Labels) <= 1
 	if csvOpt.Columns, err = predictColumns(p, f.data, format, f.in); err != nil {
 		return err
 	}
@@ -147,9 +150,9 @@ func runPredict(e *env, f *predictFlags) error {
 		// The model's outputs are the labels when the header names them all.
 		csvOpt.LabelsFromHeader = func(header []string) []string {
 			switch {
-			case p.Classes != nil && containsAll(header, []string{p.ClassLabel}):
+			case (ova != nil || p.Positive != "") && containsAll(header, []string{p.ClassLabel}):
 				return []string{p.ClassLabel}
-			case p.Classes == nil && containsAll(header, p.Outputs):
+			case ova == nil && p.Positive == "" && containsAll(header, p.Outputs):
 				return slices.Clone(p.Outputs)
 			}
 			return nil
@@ -172,8 +175,8 @@ func runPredict(e *env, f *predictFlags) error {
 				if err != nil {
 					return fmt.Errorf("%s: %w", f.data, shiftRows(err, offset))
 				}
-				if p.Classes != nil {
-					return writeClasses(w, p.Classes, pred, f.scores)
+				if ova != nil {
+					return writeClasses(w, ova.Names, pred, f.scores)
 				}
 				return dataset.WritePredictions(w, pred)
 			})
@@ -209,17 +212,17 @@ func runPredict(e *env, f *predictFlags) error {
 	if meas.Name == "" {
 		// a format read whole, predictions only
 		write = func(w io.Writer) error { return dataset.WritePredictions(w, pred) }
-		if p.Classes != nil {
-			write = func(w io.Writer) error { return writeClasses(w, p.Classes, pred, f.scores) }
+		if ova != nil {
+			write = func(w io.Writer) error { return writeClasses(w, ova.Names, pred, f.scores) }
 		}
 		return commit()
 	}
-	if p.Classes != nil && d.Y != nil {
+	if (ova != nil || p.Positive != "") && d.Y != nil {
 		if _, t := d.Y.Dims(); t != 1 {
-			return fmt.Errorf("%s: a one-vs-all model takes one class-label column, got %d", f.data, t)
+			return fmt.Errorf("%s: a model of classes takes one class-label column, got %d", f.data, t)
 		}
-		if d.Y, err = dataset.EncodeClasses(mat.Col(nil, 0, d.Y), p.Classes); err != nil {
-			return fmt.Errorf("%s: %w", f.data, err)
+		if d.Y, err = encodeClasses(p, ova, d); err != nil {
+			return fmt.Errorf("%s: label %q: %w", f.data, p.ClassLabel, err)
 		}
 	}
 	if d.Y == nil {
@@ -236,8 +239,8 @@ func runPredict(e *env, f *predictFlags) error {
 		return fmt.Errorf("--measure %s: the value is %v (nothing written)", meas.Name, score)
 	}
 	write = func(w io.Writer) error { return dataset.WritePredictions(w, pred) }
-	if p.Classes != nil {
-		write = func(w io.Writer) error { return writeClasses(w, p.Classes, pred, f.scores) }
+	if ova != nil {
+		write = func(w io.Writer) error { return writeClasses(w, ova.Names, pred, f.scores) }
 	}
 	if err := commit(); err != nil {
 		return err
@@ -290,11 +293,45 @@ func splitList(s string) []string {
 	return out
 }
 
+// oneVsAllClasses returns the classes of a one-vs-all model (numeric, or by
+// name), nil for any other model.
+func oneVsAllClasses(p *model.Predictor) *dataset.ClassSet {
+	switch {
+	case p.Classes != nil:
+		return &dataset.ClassSet{Names: dataset.ClassNames(p.Classes), Values: p.Classes}
+	case p.ClassNames != nil && p.Positive == "":
+		return &dataset.ClassSet{Names: p.ClassNames}
+	}
+	return nil
+}
+
+// encodeClasses turns the class-label column of d into the model's outputs:
+// one ±1 column per class of a one-vs-all model (ova), or +1 for the
+// positive class of a binary model and -1 for the other. A label that is
+// not one of the model's classes is an error naming its row.
+func encodeClasses(p *model.Predictor, ova *dataset.ClassSet, d *dataset.Data) (*mat.Dense, error) {
+	tokens, codes, err := dataset.ClassLabelsOf(d)
+	if err != nil {
+		return nil, err
+	}
+	set := ova
+	if set == nil {
+		set = dataset.NamedClasses(p.ClassNames)
+	}
+	index, err := set.Encode(tokens, codes)
+	if err != nil {
+		return nil, err
+	}
+	if ova != nil {
+		return dataset.OneVsAllMatrix(index, len(ova.Names)), nil
+	}
+	return dataset.BinaryLabels(index, slices.Index(p.ClassNames, p.Positive)), nil
+}
+
 // writeClasses writes the predicted class (the argmax output) per row, with the
 // per-class outputs after it when scores is set.
-func writeClasses(w io.Writer, classes []float64, pred *mat.Dense, scores bool) error {
+func writeClasses(w io.Writer, names []string, pred *mat.Dense, scores bool) error {
 	lw := newLineWriter(w)
-	names := dataset.ClassNames(classes)
 	r, _ := pred.Dims()
 	for i := 0; i < r; i++ {
 		row := pred.RawRowView(i)

@@ -166,6 +166,10 @@ func TestPythonLoaderStrict(t *testing.T) {
 		`"lambda":1,"width":3,"outputs":["y"],"zero_based":false,"type":"kernel",` +
 		`"points":{"kind":"csr","rows":2,"indptr":[0,2,3],"indices":[0,2,1],"values":[0.5,2,1]},"coefficients":[[0.5],[-0.25]]}`
 	poly3 := strings.Replace(strings.Replace(poly, `"version":2`, `"version":3`, 1), `"coefficients"`, `"intercept":[0.5],"coefficients"`, 1)
+	// version 4: a binary model's classes, a one-vs-all model's class names
+	linear4 := strings.Replace(strings.Replace(linear, `"version":2`, `"version":4`, 1), `"outputs":["y"]`, `"outputs":["y"],"class_label":"c","class_names":["a","b"],"positive_class":"b"`, 1)
+	poly4 := strings.Replace(strings.Replace(strings.Replace(poly, `"version":2`, `"version":4`, 1), `"outputs":["y"]`, `"outputs":["a","b"],"class_label":"c","class_names":["a","b"]`, 1),
+		`"coefficients":[[0.5],[-0.25]]`, `"coefficients":[[0.5,1],[-0.25,2]]`, 1)
 	cases := []struct{ name, base, old, new string }{
 		{"unknown kernel", poly, `"name":"polynomial"`, `"name":"sigmoid"`},
 		{"unknown field", linear, `"lambda":1`, `"lambda":1,"alpha":2`},
@@ -176,7 +180,15 @@ func TestPythonLoaderStrict(t *testing.T) {
 		{"fractional degree", poly, `"degree":2`, `"degree":2.5`},
 		{"degree 0", poly, `"degree":2`, `"degree":0`},
 		{"version true", linear, `"version":2`, `"version":true`},
-		{"version 4", linear, `"version":2`, `"version":4`},
+		{"version 5", linear, `"version":2`, `"version":5`},
+		{"class_names in version 2", linear, `"outputs":["y"]`, `"outputs":["y"],"class_names":["a","b"],"positive_class":"a"`},
+		{"positive_class not a class", linear4, `"positive_class":"b"`, `"positive_class":"c"`},
+		{"positive_class without class_names", linear4, `"class_names":["a","b"],`, ``},
+		{"class_names not distinct", linear4, `"class_names":["a","b"]`, `"class_names":["a","a"]`},
+		{"empty class name", linear4, `"class_names":["a","b"]`, `"class_names":["","b"]`},
+		{"class_names beside classes", linear4, `"class_names"`, `"classes":[0,1],"class_names"`},
+		{"one-vs-all class_names not increasing", poly4, `"class_names":["a","b"]`, `"class_names":["b","a"]`},
+		{"one-vs-all class_names of another count", poly4, `"class_names":["a","b"]`, `"class_names":["a","b","c"]`},
 		{"kernel intercept in version 2", poly, `"coefficients"`, `"intercept":[0.5],"coefficients"`},
 		{"kernel intercept of two values for one output", poly3, `"intercept":[0.5]`, `"intercept":[0.5,1]`},
 		{"kernel intercept not finite", poly3, `"intercept":[0.5]`, `"intercept":[1e999]`},
@@ -208,7 +220,7 @@ func TestPythonLoaderStrict(t *testing.T) {
 		}
 		return path
 	}
-	for _, base := range []string{linear, poly, poly3} {
+	for _, base := range []string{linear, poly, poly3, linear4, poly4} {
 		m := write("base", base)
 		if _, stderr, err := run(t, "", "predict", "--model", m, "--data", data); err != nil {
 			t.Fatalf("rlskit predict refuses the untouched model: %v\n%s", err, stderr)
