@@ -152,7 +152,7 @@ func Define(fs FlagSet, f *Flags) {
 		"with --kernel linear this is scikit-learn's Ridge/RidgeCV(fit_intercept=True) with alpha = λ, the bias feature (--bias) then 0 unless given (it is redundant next to b). "+
 		"Off by default for every learner: rls keeps RLScore's convention, a penalized bias feature, so its numbers match RLScore's; "+
 		"the rankers' pairwise losses cancel any constant, so they have no intercept to learn")
-	fs.StringVar(&f.Weights, "weights", "", "rls: file of sample weights, one number > 0 per line for each training row in order: the loss Σ w_i (y_i − f(x_i))² + λ‖f‖², "+
+	fs.StringVar(&f.Weights, "weights", "", "rls: sample weights, a file (one number > 0 per line for each training row in order) or, when no such file exists, a column of the CSV or Parquet --data (not a feature): the loss Σ w_i (y_i − f(x_i))² + λ‖f‖², "+
 		"scikit-learn's Ridge(sample_weight=w); every CV hold-out is refit with the weights of the rows it keeps (exact); the CV measure is not weighted; dual and linear forms (no --basis, --stream or --solver cg)")
 	fs.Float64Var(&f.Coef0, "coef0", 0, "coef0 of the polynomial kernel")
 	fs.IntVar(&f.Degree, "degree", 2, "degree of the polynomial kernel")

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +36,9 @@ type fitFlags struct {
 	// pretty prints the summary as a table; prettySet says --pretty was given
 	// (else the table is printed when standard output is a terminal).
 	pretty, prettySet bool
+	// weights are the sample weights read from the data's column that
+	// --weights names (weightColumn); nil for a file of weights.
+	weights []float64
 }
 
 func newFit(e *env) *cobra.Command {
@@ -130,9 +136,28 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		return err
 	}
 	f.In.Classes = f.OneVsAll || f.Positive != ""
-	d, err := readData(e, f.Data, f.Format, f.Label, f.Qid, 0, f.In)
+	wcol, err := weightColumn(f)
 	if err != nil {
 		return err
+	}
+	dataIn := f.In
+	if wcol != "" { // the weight column is not a feature
+		if strings.TrimSpace(dataIn.Ignore) != "" {
+			dataIn.Ignore += ","
+		}
+		dataIn.Ignore += wcol
+	}
+	d, err := readData(e, f.Data, f.Format, f.Label, f.Qid, 0, dataIn)
+	if err != nil {
+		if wcol != "" && errors.Is(err, dataset.ErrUnknownColumn) && strings.Contains(err.Error(), strconv.Quote(wcol)) {
+			return fmt.Errorf("--weights %s: no such file, nor a column of %s: %w", wcol, f.Data, err)
+		}
+		return err
+	}
+	if wcol != "" {
+		if f.weights, err = readWeightColumn(f, wcol, d.Rows()); err != nil {
+			return err
+		}
 	}
 	in, classes, err := trainingInput(f, p, d)
 	if err != nil {
@@ -382,7 +407,13 @@ func trainingInput(f *fitFlags, p *plan.Plan, d *dataset.Data) (*learn.Input, *c
 	if le.Takes(learn.ParamIntercept) {
 		in.Intercept = f.Intercept
 	}
-	if f.Weights != "" { // plan.New refused it for a learner without learn.ParamWeights
+	switch {
+	case f.weights != nil: // --weights named a column of the data
+		in.Weights = f.weights
+	case f.Weights != "": // plan.New refused it for a learner without learn.ParamWeights
+		if slices.Contains(d.FeatureNames, f.Weights) {
+			return nil, nil, fmt.Errorf("--weights %s is a file and a feature column of %s: rename the file, or give it as ./%s", f.Weights, f.Data, f.Weights)
+		}
 		w, err := readFile(f.Weights, func(r io.Reader) ([]float64, error) { return readWeights(r, f.Weights, d.Rows()) })
 		if err != nil {
 			return nil, nil, err

@@ -271,3 +271,58 @@ func readWeights(r io.Reader, path string, rows int) ([]float64, error) {
 	}
 	return w, nil
 }
+
+// weightColumn returns the data column --weights names, or "" when it
+// names a file of weights (or is not given). A value that is not a file is
+// a column name when --data is a CSV or Parquet file (not standard input,
+// which is read once); it must be a plain name, not a number, range or glob
+// as --features takes.
+func weightColumn(f *fitFlags) (string, error) {
+	if f.Weights == "" {
+		return "", nil
+	}
+	if _, err := os.Stat(f.Weights); err == nil || f.Weights == "-" {
+		return "", nil
+	}
+	format, err := dataFormat(f.Data, f.Format)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case f.Data == "-" || (format != "csv" && format != "parquet"):
+		return "", fmt.Errorf("--weights %s: no such file (a column name takes CSV or Parquet --data read from a file)", f.Weights)
+	case strings.ContainsAny(f.Weights, "*?[\\,") || strings.TrimLeft(f.Weights, "0123456789-") == "":
+		return "", fmt.Errorf("--weights %s: no such file, and not a plain column name (no number, range, glob or comma)", f.Weights)
+	}
+	return f.Weights, nil
+}
+
+// readWeightColumn reads the sample weights of column col of --data: a
+// second pass over the file reading that one column (dataset.Columns.Names),
+// O(file) time and O(rows) memory. Each weight must be a finite number > 0,
+// refused naming its row; rows is the count of training rows read.
+func readWeightColumn(f *fitFlags, col string, rows int) ([]float64, error) {
+	format, err := dataFormat(f.Data, f.Format)
+	if err != nil {
+		return nil, err
+	}
+	comma, err := f.In.Comma()
+	if err != nil {
+		return nil, err
+	}
+	opt := dataset.CSVOptions{Comma: comma, Columns: dataset.Columns{Names: []string{col}}}
+	d, err := dataset.ReadFile(f.Data, format, opt, dataset.SVMLightOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("--weights %s (no such file; as a column of --data): %w", col, err)
+	}
+	if d.Rows() != rows {
+		return nil, fmt.Errorf("--weights %s: %d weights for %d training rows", col, d.Rows(), rows)
+	}
+	w := mat.Col(nil, 0, d.X)
+	for i, v := range w {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return nil, fmt.Errorf("--weights %s: %s row %d: weight %v: want a finite number > 0 (leave a row out rather than weigh it 0)", col, f.Data, i+1, v)
+		}
+	}
+	return w, nil
+}
