@@ -385,7 +385,7 @@ func (p *Plan) groupPath(z, y *mat.Dense, rows []Row) (*path, error) {
 	if p.rows-gm.N < 2 {
 		return nil, fmt.Errorf("%w: %s: %g rows left to train on", ErrData, p.opt.CV, p.rows-gm.N)
 	}
-	return p.twinned(newPath(p.loss, p.total.Minus(gm), p.shift, p.yshift, p.zeroImage, p.bias(), p.opt.Lambdas))
+	return p.twinned(newPath(p.loss, p.total.Minus(gm), p.shift, p.yshift, p.zeroImage, p.bias(), p.opt.Intercept, p.opt.Lambdas))
 }
 
 // wb is a path's weights stacked for prediction: f = z'ᵀW + b for shifted
@@ -607,8 +607,10 @@ func (a *Accumulator) leaveOneOut(z *mat.Dense, rows []Row) error {
 //
 // Squared loss: with h_i = z_iᵀ(S + λI)⁻¹z_i the leverage (in centred
 // coordinates h_i = aᵀM a + b/(bn+λ), a = Vᵀ(z_i − μ) + κVᵀμ, M = (D + ρṽṽᵀ)⁻¹
-// by Sherman–Morrison) and ŷ_i the fitted value, f₋ᵢ = y_i − (y_i − ŷ_i)/(1 − h_i)
-// (Rifkin & Lippert 2007, LOOE).
+// by Sherman–Morrison; with an unpenalized intercept ρ = κ = 0 and the last
+// term is 1/n, the leverage of the centred ridge with its intercept) and ŷ_i
+// the fitted value, f₋ᵢ = y_i − (y_i − ŷ_i)/(1 − h_i) (Rifkin & Lippert 2007,
+// LOOE).
 //
 // All-pairs loss: without row i the training set has n−1 rows and
 // H₋ᵢ = (n−1)C − n x'x'ᵀ, b₋ᵢ = (n−1)c − n x'y'ᵀ (x' = z_i − μ, y' = y_i − ȳ):
@@ -633,7 +635,7 @@ func (pa *path) leaveOneOut(gi, zi, y, out []float64) {
 				vdv += pa.vmu[k] * pa.vmu[k] / d
 			}
 			gamma := rho / (1 + rho*vdv)
-			h := ada - gamma*adv*adv + pa.bias/(pa.bias*n+lambda)
+			h := ada - gamma*adv*adv + pa.constLeverage(lambda)
 			for cc := 0; cc < t; cc++ {
 				fit := pa.beta[l][cc]
 				for k := 0; k < pp; k++ {

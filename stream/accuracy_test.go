@@ -193,7 +193,7 @@ func TestAccuracy10e7(t *testing.T) {
 		out.yy.set(0, m.yy.at(0))
 		return out
 	}
-	full, err := newPath(learn.Squared, xMoments(total), xshift, yshift, nil, 1, lambdas)
+	full, err := newPath(learn.Squared, xMoments(total), xshift, yshift, nil, 1, false, lambdas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestAccuracy10e7(t *testing.T) {
 	cvErr := 0.0
 	var sumGot, sumRef dd
 	for f := 0; f < 2; f++ {
-		pa, err := newPath(learn.Squared, xMoments(total).Minus(xMoments(folds[f])), xshift, yshift, nil, 1, lambdas)
+		pa, err := newPath(learn.Squared, xMoments(total).Minus(xMoments(folds[f])), xshift, yshift, nil, 1, false, lambdas)
 		if err != nil {
 			t.Fatal(err)
 		}

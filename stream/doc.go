@@ -14,7 +14,12 @@
 //	GlobalRankRLS    ZᵀLZ = nS − ssᵀ (s = Σz), per fold the training part's n, S, s
 //	QueryRankRLS     ZᵀLZ = Σ_q (n_q S_q − s_q s_qᵀ): leave-query-out subtracts one query's term
 //
-// (Pahikkala et al. 2009 for RankRLS; Rifkin & Lippert 2007 for RLS). The
+// (Pahikkala et al. 2009 for RankRLS; Rifkin & Lippert 2007 for RLS). With
+// Options.Intercept RLS fits f(z) = zᵀw + b with b unpenalized, refit on
+// every training set T from the same sums: w = (C_T + λI)⁻¹c_T with the
+// centred C_T = S_T − s_T s_Tᵀ/n_T, c_T = Z_TᵀY_T − s_T(Σ_T y)ᵀ/n_T, and
+// b = (Σ_T y − wᵀs_T)/n_T — no extra statistics, pass or memory. The
+// rankers refuse it (their pairwise losses cancel any constant). The
 // statistics of every fold (Moments, RankMoments) are gathered in one pass;
 // the training set of fold f is the total minus f, subtracted in
 // double-double; one eigendecomposition per training set gives every λ

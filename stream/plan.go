@@ -55,6 +55,15 @@ type Options struct {
 	// Lambdas is the λ grid (one value with CV "none").
 	Lambdas []float64
 	Measure measure.Measure
+	// Intercept fits f(z) = zᵀw + b with b unpenalized (RLS only: the
+	// rankers' pairwise losses cancel any constant): every training set —
+	// every fold's, group's and row's hold-out — refits b on its own rows,
+	// w = (C_T + λI)⁻¹c_T and b = ȳ_T − μ_Tᵀw from its centred statistics
+	// C_T = Σzzᵀ − n_T μ_Tμ_Tᵀ, c_T = Σzyᵀ − n_T μ_T ȳ_Tᵀ (formed in
+	// double-double from the accumulated sums and count; no extra pass or
+	// memory). The linear kernel's bias feature gets the weight 0 beside it
+	// (its centred column is 0). The model carries b as its intercept.
+	Intercept bool
 	// Standardize scales the features as model.FitScaler does (a first pass).
 	Standardize bool
 	// QueryNormalize weighs every query's pairs by 1/n_q (rank.FitQueryNormalized);
@@ -226,6 +235,9 @@ func NewPlan(opt Options) (*Plan, error) {
 	}
 	if opt.Measure.Name == "" {
 		return nil, fmt.Errorf("%w: no measure", ErrOptions)
+	}
+	if opt.Intercept && loss != learn.Squared {
+		return nil, fmt.Errorf("%w: an unpenalized intercept with the %s loss of %s: its pairwise loss cancels any constant", ErrOptions, loss, opt.Learner)
 	}
 	if opt.QueryNormalize && loss != learn.QueryPairs {
 		return nil, fmt.Errorf("%w: query normalization is for the query loss (queryrank)", ErrOptions)
@@ -615,7 +627,7 @@ func (p *Plan) finishStats(a *Accumulator) error {
 	p.rhsErr = rhsError(p.p, p.t, blockRows, func(j int) float64 { return p.total.zzAt(j, j).float() }, p.total.yy.floats())
 	if p.folds != nil {
 		if err := p.foldPaths(func(f int) (*path, error) {
-			return p.twinned(newPath(p.loss, p.total.Minus(p.folds[f]), p.shift, p.yshift, p.zeroImage, p.bias(), p.opt.Lambdas))
+			return p.twinned(newPath(p.loss, p.total.Minus(p.folds[f]), p.shift, p.yshift, p.zeroImage, p.bias(), p.opt.Intercept, p.opt.Lambdas))
 		}); err != nil {
 			return err
 		}
@@ -642,7 +654,7 @@ func (p *Plan) finishStats(a *Accumulator) error {
 		}
 		return p.curveFromSSE(fa)
 	case p.scheme == cvLOO:
-		tp, err := p.twinned(newPath(p.loss, p.total, p.shift, p.yshift, p.zeroImage, p.bias(), p.opt.Lambdas))
+		tp, err := p.twinned(newPath(p.loss, p.total, p.shift, p.yshift, p.zeroImage, p.bias(), p.opt.Intercept, p.opt.Lambdas))
 		if err != nil {
 			return err
 		}
@@ -859,7 +871,7 @@ func (p *Plan) Result() (*Result, error) {
 	if p.loss == learn.QueryPairs {
 		pa, err = newQueryPath(p.rankTotal, best)
 	} else {
-		pa, err = newPath(p.loss, p.total, p.shift, p.yshift, p.zeroImage, p.bias(), best)
+		pa, err = newPath(p.loss, p.total, p.shift, p.yshift, p.zeroImage, p.bias(), p.opt.Intercept, best)
 	}
 	if err != nil {
 		return nil, err
@@ -890,7 +902,7 @@ func (p *Plan) predictor(pa *path) *model.Predictor {
 			e.Points = &wide
 		}
 		e.Coef = mulDense(p.fmap.wmap, w)
-		return model.New(e)
+		return p.withIntercept(model.New(e), pa)
 	}
 	b := p.opt.Kernel.Bias
 	rows := p.width
@@ -901,7 +913,7 @@ func (p *Plan) predictor(pa *path) *model.Predictor {
 	for j := 0; j < p.width && j < p.p; j++ {
 		coef.SetRow(j, w.RawRowView(j)[:t])
 	}
-	if b != 0 && p.loss == learn.Squared {
+	if b != 0 && p.loss == learn.Squared && !pa.intercept { // beside an intercept the bias weight is 0
 		sb := math.Sqrt(b)
 		for c := 0; c < t; c++ {
 			mw := 0.0
@@ -912,7 +924,27 @@ func (p *Plan) predictor(pa *path) *model.Predictor {
 		}
 	}
 	e.Coef, e.Primal, e.Bias = coef, true, b
-	return model.New(e)
+	return p.withIntercept(model.New(e), pa)
+}
+
+// withIntercept adds the path's unpenalized intercept b = β − μᵀw (per
+// output) to pr, when the path has one. O(p·t).
+func (p *Plan) withIntercept(pr *model.Predictor, pa *path) *model.Predictor {
+	if !pa.intercept {
+		return pr
+	}
+	w, beta := pa.w[0], pa.beta[0]
+	_, t := w.Dims()
+	b := make([]float64, t)
+	for c := range b {
+		mw := 0.0
+		for j, m := range pa.mu {
+			mw += m * w.At(j, c)
+		}
+		b[c] = beta[c] - mw
+	}
+	pr.AddIntercept(b)
+	return pr
 }
 
 func (p *Plan) outputNames() []string {

@@ -22,7 +22,12 @@ import (
 //
 //	(C + λI + ρ μμᵀ) w = c + ρ μ ȳᵀ,  ρ = nλ/(bn + λ),   β = (bn·ȳ + λ·μᵀw)/(bn + λ),
 //
-// (b = 0: ρ = n, the plain ridge without intercept). C = V diag(e) Vᵀ once;
+// (b = 0: ρ = n, the plain ridge without intercept). With an unpenalized
+// intercept (Options.Intercept; the limit b → ∞) ρ = 0 and β = ȳ: the centred
+// ridge (C + λI) w = c, f(z) = (z − μ)ᵀw + ȳ, whose intercept ȳ − μᵀw is refit
+// on every training set's own sums — C = Σzzᵀ − (Σz)(Σz)ᵀ/n and
+// c = Σzyᵀ − (Σz)(Σy)ᵀ/n from its double-double moments (Hoerl & Kennard
+// 1970; scikit-learn's Ridge(fit_intercept=True)). C = V diag(e) Vᵀ once;
 // each λ is a diagonal solve plus a Sherman–Morrison correction for ρμμᵀ:
 // O(p²t) per λ. Working about the mean keeps the offset of the features out of
 // the eigendecomposition: C is as well conditioned as the data's spread, while
@@ -41,10 +46,13 @@ type path struct {
 	lambdas []float64
 	n       float64
 	bias    float64
-	mu      []float64 // p (zero for query ranking)
-	ybar    []float64 // t
-	v       *mat.Dense
-	e       []float64
+	// intercept says the constant is unpenalized (ρ = κ = 0, β = ȳ); bias is
+	// then not read.
+	intercept bool
+	mu        []float64 // p (zero for query ranking)
+	ybar      []float64 // t
+	v         *mat.Dense
+	e         []float64
 	// drop marks, for query ranking, the eigenvalues at or below p·ε·max(e):
 	// the null space of H, left out of every solve (nil otherwise).
 	drop []bool
@@ -69,13 +77,17 @@ type path struct {
 
 // newPath solves the training set of moments m (the squared or the
 // all-pairs loss) along the grid; ref is the features of a data row of
-// zeros (see Moments.centred). O(p³ + Λ·p²t).
-func newPath(loss learn.Loss, m *Moments, shift, yshift, ref []float64, bias float64, lambdas []float64) (*path, error) {
+// zeros (see Moments.centred); intercept (the squared loss) leaves the
+// constant unpenalized, bias is then not read. O(p³ + Λ·p²t).
+func newPath(loss learn.Loss, m *Moments, shift, yshift, ref []float64, bias float64, intercept bool, lambdas []float64) (*path, error) {
 	if m.N < 1 {
 		return nil, fmt.Errorf("%w: a training set without rows", ErrShape)
 	}
+	if intercept && loss != learn.Squared {
+		return nil, fmt.Errorf("%w: an unpenalized intercept with the %s loss", ErrOptions, loss)
+	}
 	c := m.centred(shift, yshift, ref)
-	pa := &path{loss: loss, lambdas: lambdas, n: c.n, bias: bias, mu: c.mu, ybar: c.ybar, sys: c.c, cy: c.cy, active: c.active}
+	pa := &path{loss: loss, lambdas: lambdas, n: c.n, bias: bias, intercept: intercept, mu: c.mu, ybar: c.ybar, sys: c.c, cy: c.cy, active: c.active}
 	if err := pa.factor(1); err != nil {
 		return nil, err
 	}
@@ -238,7 +250,7 @@ func (pa *path) twin(rhsErr *mat.Dense) (*path, error) {
 		return nil, fmt.Errorf("%w: a path's twin after its matrix was released", ErrOptions)
 	}
 	s := selection.TwinScale
-	tw := &path{loss: pa.loss, lambdas: pa.lambdas, n: pa.n, bias: pa.bias, mu: perturbMean(pa.mu), sys: pa.sys, active: pa.active}
+	tw := &path{loss: pa.loss, lambdas: pa.lambdas, n: pa.n, bias: pa.bias, intercept: pa.intercept, mu: perturbMean(pa.mu), sys: pa.sys, active: pa.active}
 	tw.ybar = make([]float64, len(pa.ybar))
 	for c, v := range pa.ybar {
 		tw.ybar[c] = v * s
@@ -284,10 +296,24 @@ func perturbMean(mu []float64) []float64 {
 	return out
 }
 
-// rhoKappa returns ρ = nλ/(bn+λ), κ = λ/(bn+λ) and 1 − κ = bn/(bn+λ).
+// rhoKappa returns ρ = nλ/(bn+λ), κ = λ/(bn+λ) and 1 − κ = bn/(bn+λ); with
+// an unpenalized intercept their limits as b → ∞: 0, 0 and 1.
 func (pa *path) rhoKappa(lambda float64) (rho, kappa, oneMinus float64) {
+	if pa.intercept {
+		return 0, 0, 1
+	}
 	bn := pa.bias * pa.n
 	return pa.n * lambda / (bn + lambda), lambda / (bn + lambda), bn / (bn + lambda)
+}
+
+// constLeverage is the constant's share of a row's leverage: b/(bn+λ) for
+// the penalized bias feature, 1/n (its limit as b → ∞) for an unpenalized
+// intercept.
+func (pa *path) constLeverage(lambda float64) float64 {
+	if pa.intercept {
+		return 1 / pa.n
+	}
+	return pa.bias / (pa.bias*pa.n + lambda)
 }
 
 // rlsAt is the RLS solution at λ in eigen-coordinates (Vᵀw) and its β. With
