@@ -299,7 +299,7 @@ func heatmapFigure(d *Data) (figure, error) {
 	for _, c := range d.Curves {
 		all = append(all, c.Values...)
 	}
-	sc := newColourScale(all, logScale([][]float64{all}), d.HigherIsBetter)
+	sc := newColourScale(all, d.HigherIsBetter)
 	var rowTicks []plot.Tick
 	for i, c := range d.Curves {
 		row := make([]float64, len(c.Values))
@@ -339,15 +339,15 @@ func heatmapFigure(d *Data) (figure, error) {
 	}
 	caption := fmt.Sprintf("Each cell is the CV %s of one kernel setting (row) and λ (column); colour bar on the right, %s",
 		measure, better)
-	if sc.Log {
-		caption += ", on a log scale (the values span more than a decade)"
-	}
 	caption += "."
+	if sc.Focus != nil {
+		caption += " " + focusNote(*sc.Focus, "The colour scale", measure)
+	}
 	if sc.ClipHigh {
-		caption += fmt.Sprintf(" Colours stop at %s (the worst quarter of the cells): cells at or above it share the lightest colour, so that the good region is resolved.", num(sc.value(sc.Hi)))
+		caption += fmt.Sprintf(" Colours stop at %s: cells at or above it share the lightest colour, so that the values within 10 %% of the best keep %d %% of the colours.", num(sc.value(sc.Hi)), int(100*colourNearShare))
 	}
 	if sc.ClipLow {
-		caption += fmt.Sprintf(" Colours stop at %s (the worst quarter of the cells): cells at or below it share the darkest colour, so that the good region is resolved.", num(sc.value(sc.Lo)))
+		caption += fmt.Sprintf(" Colours stop at %s: cells at or below it share the darkest colour, so that the values within 10 %% of the best keep %d %% of the colours.", num(sc.value(sc.Lo)), int(100*colourNearShare))
 	}
 	caption += fmt.Sprintf(" The chosen cell is ringed (%s, λ = %s, %s = %s). Grey cells have no value.",
 		curveLabel(d.Curves, d.BestCurve), Pow2(d.BestLambda), measure, num(d.BestValue))

@@ -158,22 +158,88 @@ func renderCanvas(width vg.Length, label string, paint func(draw.Canvas)) (svg t
 	return template.HTML(s), nil
 }
 
-// logScale reports whether values are best shown on a log axis: all the
-// numbers positive and spanning more than a decade.
-func logScale(values [][]float64) bool {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, vs := range values {
-		for _, v := range vs {
-			if math.IsNaN(v) {
-				continue
+// curveAxis is the y axis of the CV curve plot: linear, or the focus
+// transform (see focus) when values within 10 % of the best would take less
+// than 30 % of a linear axis. With the focus transform, values further than
+// the cut from the best (where the neighbourhood would fall below 30 %) are
+// drawn at Edge, the end of the axis on the poor side.
+type curveAxis struct {
+	Focus    *focus
+	Min, Max float64 // the axis range, padded by 5 % below and 8 % above in its coordinate
+	Edge     float64 // the value at which poor values are held (±Inf: none are)
+	Clipped  int     // how many values are held at Edge
+	Higher   bool    // higher values are better
+}
+
+// newCurveAxis chooses the axis of the curves' values (NaN gaps and ±Inf
+// left out of the range) in O(n).
+func newCurveAxis(values []float64, higher bool) curveAxis {
+	sp := newSpan(values, higher)
+	ax := curveAxis{Edge: math.Inf(1), Higher: higher}
+	if higher {
+		ax.Edge = math.Inf(-1)
+	}
+	if !sp.ok {
+		ax.Min, ax.Max = 0, 1
+		return ax
+	}
+	lo, hi := min(sp.Best, sp.Worst), max(sp.Best, sp.Worst)
+	f, cut, ok := focusFor(sp, higher, curveNearShare)
+	if !ok {
+		if r := hi - lo; r > 0 {
+			ax.Min, ax.Max = lo-0.05*r, hi+0.08*r
+		} else {
+			ax.Min, ax.Max = lo-0.5, hi+0.5
+		}
+		return ax
+	}
+	ax.Focus = &f
+	if sp.Dist > cut {
+		ax.Edge = f.poorEnd(cut)
+		for _, v := range values {
+			if !higher && v > ax.Edge || higher && v < ax.Edge {
+				ax.Clipped++
 			}
-			if v <= 0 {
-				return false
-			}
-			lo, hi = min(lo, v), max(hi, v)
+		}
+		if higher {
+			lo = ax.Edge
+		} else {
+			hi = ax.Edge
 		}
 	}
-	return lo > 0 && hi > 10*lo
+	tlo, thi := f.t(lo), f.t(hi)
+	r := thi - tlo
+	ax.Min, ax.Max = f.inv(tlo-0.05*r), f.inv(thi+0.08*r)
+	return ax
+}
+
+// hold is v as drawn: held at Edge when beyond it; NaN, and ±Inf when no
+// value is held, are NaN (a gap in the curve).
+func (ax curveAxis) hold(v float64) float64 {
+	switch {
+	case math.IsNaN(v):
+		return v
+	case !math.IsInf(ax.Edge, 0) && (!ax.Higher && v > ax.Edge || ax.Higher && v < ax.Edge):
+		return ax.Edge
+	case math.IsInf(v, 0):
+		return math.NaN()
+	}
+	return v
+}
+
+// focusNote is the caption sentence explaining the focus transform f of a
+// plot's axis or colours (subject: "The y axis", "The colour scale").
+func focusNote(f focus, subject, measure string) string {
+	dist := measure + " − " + num(f.Best)
+	if f.Higher {
+		dist = num(f.Best) + " − " + measure
+	}
+	c := "0.5 % of the best"
+	if f.Best == 0 {
+		c = "a thousandth of the range"
+	}
+	return fmt.Sprintf("%s is logarithmic in the distance from the best %s: it follows log₁₀(%s + %s), %s being %s, so that the values within 10 %% of the best are spread apart; it is labelled in %s values.",
+		subject, measure, dist, num(f.C), num(f.C), c, measure)
 }
 
 // log2Ticks places major ticks at integer exponents of a log₂ axis (whose
@@ -218,14 +284,14 @@ func cvFigure(d *Data) (figure, error) {
 	}
 	p := newPlot("Cross-validated "+measure, "log₂ λ", measure+" ("+better+")")
 	p.X.Tick.Marker = log2Ticks{}
-	var all [][]float64
+	var all []float64
 	for _, c := range d.Curves {
-		all = append(all, c.Values)
+		all = append(all, c.Values...)
 	}
-	logY := logScale(all)
-	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = logTicks{}
+	ax := newCurveAxis(all, d.HigherIsBetter)
+	if ax.Focus != nil {
+		p.Y.Scale = *ax.Focus
+		p.Y.Tick.Marker = focusTicks{*ax.Focus}
 	}
 	several := len(d.Curves) > 1
 
@@ -238,7 +304,11 @@ func cvFigure(d *Data) (figure, error) {
 		for j, l := range c.Lambdas {
 			xs[j] = math.Log2(l)
 		}
-		if err := addRuns(p, xs, c.Values, ls, gs); err != nil {
+		ys := make([]float64, len(c.Values))
+		for j, v := range c.Values {
+			ys[j] = ax.hold(v)
+		}
+		if err := addRuns(p, xs, ys, ls, gs); err != nil {
 			return figure{}, fmt.Errorf("report: CV curve %d: %w", i, err)
 		}
 		if several {
@@ -246,12 +316,26 @@ func cvFigure(d *Data) (figure, error) {
 		}
 	}
 
-	best, err := plotter.NewScatter(plotter.XYs{{X: math.Log2(d.BestLambda), Y: d.BestValue}})
+	best, err := plotter.NewScatter(plotter.XYs{{X: math.Log2(d.BestLambda), Y: ax.hold(d.BestValue)}})
 	if err != nil {
 		return figure{}, fmt.Errorf("report: chosen point: %w", err)
 	}
 	best.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: 6, Shape: thickRing{}}
 	p.Add(best)
+	if ax.Clipped > 0 {
+		xs := []float64{math.Inf(1), math.Inf(-1)} // the λ range of all curves
+		for _, c := range d.Curves {
+			for _, l := range c.Lambdas {
+				xs[0], xs[1] = min(xs[0], math.Log2(l)), max(xs[1], math.Log2(l))
+			}
+		}
+		edge, err := plotter.NewLine(plotter.XYs{{X: xs[0], Y: ax.Edge}, {X: xs[1], Y: ax.Edge}})
+		if err != nil {
+			return figure{}, fmt.Errorf("report: edge line: %w", err)
+		}
+		edge.LineStyle = draw.LineStyle{Color: refGrey, Width: 1, Dashes: []vg.Length{4, 3}}
+		p.Add(edge)
+	}
 	if several {
 		p.Legend.Add("chosen", best)
 	}
@@ -270,13 +354,8 @@ func cvFigure(d *Data) (figure, error) {
 		p.Add(l)
 	}
 
-	// pad the y range so that the ringed point and the edge note sit inside
-	if lo, hi := p.Y.Min, p.Y.Max; logY && lo > 0 {
-		f := math.Pow(hi/lo, 0.05)
-		p.Y.Min, p.Y.Max = lo/f, hi*f
-	} else if r := hi - lo; r > 0 {
-		p.Y.Min, p.Y.Max = lo-0.05*r, hi+0.08*r
-	}
+	// the padded range keeps the ringed point and the edge note inside
+	p.Y.Min, p.Y.Max = ax.Min, ax.Max
 
 	chosen := fmt.Sprintf("λ = %s", Pow2(d.BestLambda))
 	if several {
@@ -289,8 +368,16 @@ func cvFigure(d *Data) (figure, error) {
 	if d.ValueNote != "" {
 		caption += " The " + measure + " is " + d.ValueNote + "."
 	}
-	if logY {
-		caption += " The y axis is logarithmic: the values span more than a decade."
+	if f := ax.Focus; f != nil {
+		caption += " " + focusNote(*f, "The y axis", measure)
+		if ax.Clipped > 0 {
+			dir := "above"
+			if d.HigherIsBetter {
+				dir = "below"
+			}
+			caption += fmt.Sprintf(" %s %s %s are drawn on the dashed line at that value, so that the neighbourhood of the best keeps its share of the axis.",
+				plural(ax.Clipped, "value", "values"), dir, num(ax.Edge))
+		}
 	}
 	if len(d.FoldValues) == 0 && d.NoFoldNote != "" {
 		caption += " " + d.NoFoldNote

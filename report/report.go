@@ -1,7 +1,8 @@
 // Package report renders a cross-validated fit as one self-contained HTML
 // document: a summary table, then plots — the cross-validation curve over λ
-// (log axis when it spans more than a decade, legend beside the plot), a
-// kernel-parameter × λ heatmap when a kernel grid was searched, one named
+// (y axis and heatmap colours logarithmic in the distance from the best value
+// when the values near it would otherwise be squeezed, legend beside the
+// plot), a kernel-parameter × λ heatmap when a kernel grid was searched, one named
 // panel per output (CV prediction vs. truth and residuals, or a ROC curve),
 // for one-vs-all a confusion matrix and per-class ROC curves, the per-fold
 // spread of the CV value, the permutation test's null distribution, a
@@ -138,10 +139,12 @@ type Data struct {
 // Write renders the report as one HTML document and writes it to w.
 //
 // Sections, in order: the title, the on-edge warnings, the summary table,
-// the CV curve (λ on a log₂ axis, y on a log axis when every value is
-// positive and they span more than a decade, one line per Curve with the
+// the CV curve (λ on a log₂ axis; y linear, or logarithmic in the distance
+// from the best value (see focus) when the values within 10 % of the best
+// would take less than 30 % of a linear axis; one line per Curve with the
 // legend beside the plot, the chosen point ringed), the heatmap of every
-// Curve × λ when there are several curves on one λ grid, the
+// Curve × λ when there are several curves on one λ grid (colours likewise,
+// with a 40 % share), the
 // feature-selection curves when Steps are given, the per-output panels, the
 // confusion matrix and per-class ROC curves, the per-fold spread, the
 // permutation null distribution, the per-query disagreement histogram, and

@@ -199,34 +199,87 @@ func TestPowerOfTwoLabel(t *testing.T) {
 	}
 }
 
-// TestLogScale: the CV axis is logarithmic when the positive values span more
-// than a decade, and the caption says so.
-func TestLogScale(t *testing.T) {
+// axisNearShare is the share of the curve plot's y axis (in its drawn
+// coordinate) taken by the values within 10 % of the best.
+func axisNearShare(ax curveAxis, best float64) float64 {
+	near := best + 0.1*math.Abs(best)
+	if ax.Higher {
+		near = best - 0.1*math.Abs(best)
+	}
+	if ax.Focus == nil {
+		return math.Abs(near-best) / (ax.Max - ax.Min)
+	}
+	return math.Abs(ax.Focus.Normalize(ax.Min, ax.Max, near) - ax.Focus.Normalize(ax.Min, ax.Max, best))
+}
+
+// TestCurveAxis: the CV curve's y axis gives the values within 10 % of the
+// best at least 25 % of its height (padding included) — linear when they
+// already have it, else the focus transform, whose poor end is cut (values
+// beyond held on the edge and counted) only when even it would not — for
+// lower- and higher-is-better measures alike; and the caption says which.
+func TestCurveAxis(t *testing.T) {
+	const want = 0.25
+	wide := gridLike(1, false)
+	wide[0], wide[1], wide[2] = 1e3, 1e6, math.Inf(1)
+	wideHigh := gridLike(1, true)
+	wideHigh[0], wideHigh[1] = -1e3, -1e6
 	for _, tc := range []struct {
-		v    []float64
-		want bool
+		name          string
+		v             []float64
+		higher, focus bool
+		clipped       int
 	}{
-		{[]float64{1, 5, 9.9}, false},
-		{[]float64{1, 5, 10.1}, true},
-		{[]float64{3000, 30000, math.NaN(), 500000}, true},
-		{[]float64{-1, 100}, false},
-		{[]float64{0, 100}, false},
-		{[]float64{0.5, 0.99}, false},
+		{"mse-like", gridLike(4000, false), false, true, 0},
+		{"auc-like", gridLike(0.9, true), true, true, 0},
+		{"poorer by 10⁶, lower better", wide, false, true, 3},
+		{"poorer by 10⁶, higher better", wideHigh, true, true, 2},
+		{"within 20 %", []float64{5, 5.5, 6, math.NaN(), 5.2}, false, false, 0},
+		{"within 20 %, higher better", []float64{0.8, 0.7, 0.75}, true, false, 0},
+		{"best 0", []float64{0, 0.1, 0.5, 2}, false, true, 0},
 	} {
-		if got := logScale([][]float64{tc.v}); got != tc.want {
-			t.Errorf("logScale(%v) = %v", tc.v, got)
+		ax := newCurveAxis(tc.v, tc.higher)
+		sp := newSpan(tc.v, tc.higher)
+		if (ax.Focus != nil) != tc.focus || ax.Clipped != tc.clipped {
+			t.Errorf("%s: focus %v, %d clipped; want %v, %d", tc.name, ax.Focus != nil, ax.Clipped, tc.focus, tc.clipped)
+		}
+		if share := axisNearShare(ax, sp.Best); sp.Best != 0 && share < want {
+			t.Errorf("%s: the values within 10 %% of the best take %.3f of the axis, want ≥ %v", tc.name, share, want)
+		} else {
+			t.Logf("%s: the values within 10 %% of the best take %.3f of the axis", tc.name, share)
+		}
+		for _, v := range tc.v {
+			h := ax.hold(v)
+			if math.IsNaN(v) != math.IsNaN(h) && !math.IsInf(v, 0) || finite(h) && (h < ax.Min || h > ax.Max) {
+				t.Errorf("%s: %v drawn at %v, outside [%v, %v]", tc.name, v, h, ax.Min, ax.Max)
+			}
+			if finite(v) && h != v && h != ax.Edge {
+				t.Errorf("%s: %v drawn at %v", tc.name, v, h)
+			}
 		}
 	}
-	d := fullData()
-	out := render(t, d)
-	if strings.Contains(out, "The y axis is logarithmic") {
-		t.Error("log axis for values within a decade")
+	if ax := newCurveAxis([]float64{math.NaN()}, false); ax.Min != 0 || ax.Max != 1 {
+		t.Errorf("no values: axis [%v, %v]", ax.Min, ax.Max)
+	}
+
+	d := fullData() // 0.2 … 0.89: the good region is 3 % of a linear axis
+	const note = "The y axis is logarithmic in the distance from the best mse: it follows log₁₀(mse − 0.2 &#43; 0.001), 0.001 being 0.5 % of the best"
+	if out := render(t, d); !strings.Contains(out, note) || strings.Contains(out, "drawn on the dashed line") {
+		t.Error("no focus axis, or a cut one, for values 0.2 … 0.89")
 	}
 	for i := range d.Curves[0].Values {
 		d.Curves[0].Values[i] *= math.Exp2(float64(i))
 	}
-	if out := render(t, d); !strings.Contains(out, "The y axis is logarithmic") {
-		t.Error("no log axis for values spanning decades")
+	if out := render(t, d); !strings.Contains(out, "values above ") || !strings.Contains(out, "are drawn on the dashed line at that value") {
+		t.Error("values 4000 times the best not held at a marked edge")
+	}
+	for i := range d.Curves {
+		for j := range d.Curves[i].Values {
+			d.Curves[i].Values[j] = 1 + 0.001*float64(i+j)
+		}
+	}
+	d.BestValue = 1
+	if out := render(t, d); strings.Contains(out, "logarithmic") {
+		t.Error("focus axis for values within 3 % of each other")
 	}
 }
 

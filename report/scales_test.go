@@ -2,83 +2,148 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestLogTicks: a log CV axis labels 1-2-5 × 10^k over a few decades (so a
-// minimum near 260 sits between labels 200 and 500), every multiple over
-// about a decade, only powers of ten over many, and prints them exactly.
-func TestLogTicks(t *testing.T) {
-	labels := func(lo, hi float64) []string {
-		var out []string
-		for _, tk := range (logTicks{}).Ticks(lo, hi) {
-			if tk.Label != "" {
-				out = append(out, tk.Label)
+// gridLike is a 13 × 21 grid of CV values shaped like the brief of issue 24
+// (item 8): most cells within 10–30 % of the best b, a band within 0–10 %,
+// and a few very poor cells (7b); mirrored when higher is better (the poor
+// cells at b − 0.45|b|, an AUC of 0.9 falling to 0.5). NaN marks one
+// missing cell.
+func gridLike(b float64, higher bool) []float64 {
+	var v []float64
+	for g := range 13 {
+		for l := range 21 {
+			u := float64((g*7+l*13)%29) / 28 // 0 … 1, deterministic
+			e := 0.1 + 0.2*u                 // 10–30 % worse
+			if g == 6 && l >= 5 && l <= 15 {
+				e = 0.01 * float64(l-5) // 0 … 10 %: the good band
+			}
+			if g == 12 && l > 15 {
+				e = 6 // very poor
+			}
+			if higher {
+				v = append(v, b-math.Abs(b)*min(e, 0.45)) // an AUC of 0.9 falls to 0.5
+			} else {
+				v = append(v, b+math.Abs(b)*e)
 			}
 		}
-		return out
 	}
-	for _, tc := range []struct {
-		lo, hi float64
-		want   string
-	}{
-		{250, 10500, "500 1000 2000 5000 10000"},
-		{0.03, 0.9, "0.05 0.1 0.2 0.5"},
-		{3000, 8500, "3000 4000 5000 6000 7000 8000"},
-		{1e-3, 1e5, "0.001 0.01 0.1 1 10 100 1000 10000 100000"},
-		{1e-20, 1e20, "1e-20 1e-15 1e-10 1e-05 1 100000 1e+10 1e+15 1e+20"},
-	} {
-		if got := strings.Join(labels(tc.lo, tc.hi), " "); got != tc.want {
-			t.Errorf("log ticks over [%g, %g]: %q, want %q", tc.lo, tc.hi, got, tc.want)
-		}
-	}
-	if got := (logTicks{}).Ticks(-1, 10); len(got) == 0 {
-		t.Error("no fallback ticks for a non-positive range")
-	}
+	v[3] = math.NaN()
+	return v
 }
 
-// TestColourScale: the heatmap's colours are clipped on the poor side only
-// when a few poor cells would take most of the range, go log with the CV
-// axis, and the caption and colour bar say so.
+// nearRange is the smallest and largest finite value within 10 % of the
+// best (the best included).
+func nearRange(v []float64, higher bool) (lo, hi float64) {
+	sp := newSpan(v, higher)
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		if finite(x) && math.Abs(x-sp.Best) <= 0.1*math.Abs(sp.Best)*(1+1e-12) {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	return lo, hi
+}
+
+// TestColourScale: on a realistic grid the heatmap's colours give the cells
+// within 10 % of the best at least 40 % of the colour range (the linear
+// scale gave them 0.1/6 ≈ 2 % there), keep the order of the values
+// (monotone), work mirrored for higher-is-better measures, stop at the cut
+// only when poor values would squeeze the good region, and stay linear when
+// every value is near the best.
 func TestColourScale(t *testing.T) {
-	flat := []float64{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9}
-	outlier := []float64{1, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07, 5, 9, math.NaN()}
 	for _, tc := range []struct {
-		name              string
-		v                 []float64
-		log, higher       bool
-		clipLow, clipHigh bool
-		lo, hi            float64
+		name   string
+		v      []float64
+		higher bool
 	}{
-		{"even spread", flat, false, false, false, false, 1, 1.9},
-		{"poor outliers, lower better", outlier, false, false, false, true, 1, 1.07},
-		{"poor outliers, higher better", outlier, false, true, false, false, 1, 9},
-		{"good outliers, higher better", []float64{0.5, 0.5, 0.51, 0.52, 0.5, 0.53, 0.5, 0.5, 0.95, 0.99}, false, true, false, false, 0.5, 0.99},
-		{"poor outliers, higher better (low)", []float64{0.1, 0.15, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97}, false, true, true, false, 0.9, 0.97},
-		{"log", []float64{1, 10, 100, 1000, 10000, 100, 10, 1}, true, false, false, false, 0, 4},
-		{"too few to clip", []float64{1, 1, 9}, false, false, false, false, 1, 9},
+		{"mse-like", gridLike(4000, false), false},
+		{"auc-like", gridLike(0.9, true), true},
+		{"loss near 1", gridLike(1, false), false},
+		{"negative best", gridLike(-2, true), true},
 	} {
-		s := newColourScale(tc.v, tc.log, tc.higher)
-		if s.ClipLow != tc.clipLow || s.ClipHigh != tc.clipHigh || math.Abs(s.Lo-tc.lo) > 1e-12 || math.Abs(s.Hi-tc.hi) > 1e-12 {
-			t.Errorf("%s: scale %+v, want clip %v/%v range [%v, %v]", tc.name, s, tc.clipLow, tc.clipHigh, tc.lo, tc.hi)
+		s := newColourScale(tc.v, tc.higher)
+		if s.Focus == nil {
+			t.Fatalf("%s: linear colours on a grid whose good region is 2 %% of the range", tc.name)
 		}
-		if s.Log != tc.log {
-			t.Errorf("%s: log %v", tc.name, s.Log)
+		lo, hi := nearRange(tc.v, tc.higher)
+		share := (s.at(hi) - s.at(lo)) / (s.Hi - s.Lo)
+		if share < colourNearShare {
+			t.Errorf("%s: cells within 10 %% of the best span %.3f of the colour range, want ≥ %v", tc.name, share, colourNearShare)
+		}
+		t.Logf("%s: the cells within 10 %% of the best span %.3f of the colour range", tc.name, share)
+		// monotone: the colour coordinate never decreases with the value and
+		// strictly increases between distinct unclipped values
+		var fin []float64
+		for _, x := range tc.v {
+			if finite(x) {
+				fin = append(fin, x)
+			}
+		}
+		slices.Sort(fin)
+		for i := 1; i < len(fin); i++ {
+			a, b := s.at(fin[i-1]), s.at(fin[i])
+			if b < a || fin[i] > fin[i-1] && b == a && a > s.Lo && b < s.Hi {
+				t.Fatalf("%s: colour of %v is %v, of %v is %v: not monotone", tc.name, fin[i-1], a, fin[i], b)
+			}
+		}
+		// the best value has the colour of its end: dark (Lo) when lower is
+		// better, light (Hi) when higher is
+		if best := newSpan(tc.v, tc.higher).Best; tc.higher && s.at(best) != s.Hi || !tc.higher && s.at(best) != s.Lo {
+			t.Errorf("%s: the best value %v is not at the colour range's end", tc.name, best)
+		}
+		if s.ClipLow || s.ClipHigh {
+			t.Errorf("%s: clipped at worst/best = 7", tc.name)
+		}
+		if math.Abs(s.value(s.at(fin[len(fin)/2]))-fin[len(fin)/2]) > 1e-9*math.Abs(fin[len(fin)/2]) {
+			t.Errorf("%s: value does not invert at", tc.name)
 		}
 	}
-	s := newColourScale(outlier, false, false)
-	if s.at(9) != s.Hi || s.at(1.02) != 1.02 || !math.IsNaN(s.at(math.NaN())) {
-		t.Errorf("at: %v %v", s.at(9), s.at(1.02))
-	}
-	var top string
-	for _, tk := range (barTicks{s}).Ticks(s.Lo, s.Hi) {
-		if tk.Value == s.Hi {
-			top = tk.Label
+
+	// far poorer cells: the colours stop at the cut, on the poor side
+	for _, higher := range []bool{false, true} {
+		v := gridLike(1, higher)
+		if higher {
+			v[0], v[1] = -1e3, -1e6
+		} else {
+			v[0], v[1] = 1e3, 1e6
+		}
+		s := newColourScale(v, higher)
+		if s.ClipHigh == higher || s.ClipLow != higher {
+			t.Fatalf("higher %v: clip %v/%v", higher, s.ClipLow, s.ClipHigh)
+		}
+		lo, hi := nearRange(v, higher)
+		if share := (s.at(hi) - s.at(lo)) / (s.Hi - s.Lo); share < colourNearShare-1e-9 {
+			t.Errorf("higher %v: with cut colours the good cells span %.3f", higher, share)
+		}
+		end, label := s.Hi, "≥ "
+		if higher {
+			end, label = s.Lo, "≤ "
+		}
+		if s.at(v[1]) != end || s.at(v[0]) != end {
+			t.Errorf("higher %v: poor cells not at the colour end", higher)
+		}
+		var got string
+		for _, tk := range (barTicks{s}).Ticks(s.Lo, s.Hi) {
+			if tk.Value == end {
+				got = tk.Label
+			}
+		}
+		if got != label+num(s.value(end)) {
+			t.Errorf("higher %v: colour bar's clipped end labelled %q", higher, got)
 		}
 	}
-	if top != "≥ 1.07" {
-		t.Errorf("colour bar's clipped end labelled %q", top)
+
+	// all within 25 % of the best: linear, unclipped, from best to worst
+	narrow := []float64{1, 1.1, 1.2, 1.25, math.NaN(), 1.05}
+	if s := newColourScale(narrow, false); s.Focus != nil || s.ClipHigh || s.Lo != 1 || s.Hi != 1.25 {
+		t.Errorf("narrow values: scale %+v, want linear [1, 1.25]", s)
+	}
+	if s := newColourScale([]float64{math.NaN()}, false); s.Lo != 0 || s.Hi != 1 {
+		t.Errorf("no values: scale %+v", s)
 	}
 
 	d := fullData()
@@ -91,6 +156,41 @@ func TestColourScale(t *testing.T) {
 	}
 	if out := render(t, fullData()); strings.Contains(out, "Colours stop at") {
 		t.Error("heatmap clipped without poor outliers")
+	}
+}
+
+// TestFocusTicks: a focus axis over the diabetes grid's range is labelled
+// with the best value, round values near it and round powers far from it,
+// at least minTickGap apart, in increasing order, inside the range; AUC-like
+// values are labelled the same way mirrored.
+func TestFocusTicks(t *testing.T) {
+	for _, tc := range []struct {
+		best, worst float64
+		higher      bool
+		want        string
+	}{
+		{3408.0149, 29074, false, "3408 3440 3500 3650 4000 5000 10000 20000"},
+		{0.93, 0.5, true, "0.5 0.7 0.8 0.85 0.9 0.92 0.926 0.93"},
+	} {
+		f, _, ok := focusFor(span{Best: tc.best, Worst: tc.worst, Dist: math.Abs(tc.worst - tc.best), ok: true}, tc.higher, curveNearShare)
+		if !ok {
+			t.Fatalf("no focus for %v … %v", tc.best, tc.worst)
+		}
+		lo, hi := min(tc.best, tc.worst), max(tc.best, tc.worst)
+		ticks := (focusTicks{f}).Ticks(lo, hi)
+		var labels []string
+		for i, tk := range ticks {
+			labels = append(labels, tk.Label)
+			if tk.Value < lo || tk.Value > hi {
+				t.Errorf("tick %v outside [%v, %v]", tk.Value, lo, hi)
+			}
+			if i > 0 && f.Normalize(lo, hi, tk.Value)-f.Normalize(lo, hi, ticks[i-1].Value) < minTickGap {
+				t.Errorf("ticks %v and %v closer than %v of the axis", ticks[i-1].Value, tk.Value, minTickGap)
+			}
+		}
+		if got := strings.Join(labels, " "); got != tc.want {
+			t.Errorf("focus ticks over [%v, %v]: %q, want %q", lo, hi, got, tc.want)
+		}
 	}
 }
 
