@@ -148,7 +148,7 @@ func Define(fs FlagSet, f *Flags) {
 	setValue(fs, "gamma", gammaValue{&f.GammaText}) // typed float|scale, not a string (a file name) for completion and help
 	fs.Float64Var(&f.Bias, "bias", 1, "bias of the linear kernel, k(x,z) = x·z + bias")
 	setDefValue(fs, "bias", "1 for rls and greedy, 0 for the rankers") // one default, stated once
-	fs.BoolVar(&f.Intercept, "intercept", false, "rls: fit an unpenalized intercept b, f(x) + b with b left out of the penalty and refit inside every CV hold-out (exact); "+
+	fs.BoolVar(&f.Intercept, "intercept", false, "rls: fit an unpenalized intercept b, f(x) + b with b left out of the penalty and refit inside every CV hold-out (exact), in memory and with --stream; "+
 		"with --kernel linear this is scikit-learn's Ridge/RidgeCV(fit_intercept=True) with alpha = λ, the bias feature (--bias) then 0 unless given (it is redundant next to b). "+
 		"Off by default for every learner: rls keeps RLScore's convention, a penalized bias feature, so its numbers match RLScore's; "+
 		"the rankers' pairwise losses cancel any constant, so they have no intercept to learn")

@@ -243,9 +243,7 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 		return nil, fmt.Errorf("--fold-score %q: want pooled or mean", f.FoldScore)
 	}
 	if f.Intercept {
-		switch {
-		case f.Stream:
-			return nil, errors.New("--intercept with --stream: the streamed statistics have no unpenalized intercept yet; drop one of them")
+		switch { // --stream takes it: every training set's intercept from its own sums (stream.Options.Intercept)
 		case f.Solver != "direct":
 			return nil, fmt.Errorf("--intercept with --solver %s: conjugate gradients fit no unpenalized intercept; use --solver direct", f.Solver)
 		case f.BasisDesign == 3:

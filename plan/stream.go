@@ -77,7 +77,7 @@ func streamLearners() string {
 // rlskit-beam's pipelines) for a plan of --stream: the learner and the loss
 // its descriptor declares, the kernel, the basis (--basis N, or the rows of
 // --basis-rows, read here), the scheme, seed, λ grid and measure,
-// --standardize and --query-normalize. Its errors are failures (a basis file
+// --intercept, --standardize and --query-normalize. Its errors are failures (a basis file
 // that cannot be read), not usage errors.
 func (p *Plan) StreamOptions() (stream.Options, error) {
 	f := p.flags
@@ -85,7 +85,7 @@ func (p *Plan) StreamOptions() (stream.Options, error) {
 		return stream.Options{}, fmt.Errorf("%w: the plan of --learner %s is not a streaming fit", stream.ErrOptions, f.Learner)
 	}
 	opt := stream.Options{Learner: p.Learner.Name, Loss: p.Learner.Loss, Kernel: p.Kernels[0], BasisN: f.Basis, CV: p.CVSpec,
-		Seed: f.Seed, Lambdas: p.Lambdas, Measure: p.Measure, Standardize: f.Standardize, QueryNormalize: f.QueryNormalize}
+		Seed: f.Seed, Lambdas: p.Lambdas, Measure: p.Measure, Intercept: f.Intercept, Standardize: f.Standardize, QueryNormalize: f.QueryNormalize}
 	if f.BasisRows != "" {
 		fh, err := dataset.OpenData(f.BasisRows)
 		if err != nil {

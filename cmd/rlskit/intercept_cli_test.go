@@ -352,7 +352,7 @@ func TestInterceptCLIKernelModel(t *testing.T) {
 
 // --intercept is refused before any data is read, naming the flag, for
 // every learner that does not take it (the rankers saying why), and with
-// --stream, --solver cg and --basis-design 3; --help states it.
+// --solver cg and --basis-design 3; --help states it.
 func TestInterceptCLIRefusals(t *testing.T) {
 	dir := t.TempDir()
 	data := writeCSV(t, dir, 20, 25)
@@ -365,7 +365,6 @@ func TestInterceptCLIRefusals(t *testing.T) {
 		{[]string{"--learner", "queryrank", "--qid", "a"}, []string{"--intercept", "not queryrank", "pairwise loss"}},
 		{[]string{"--learner", "prefrank", "--preferences", missing}, []string{"--intercept", "not prefrank", "pairwise loss"}},
 		{[]string{"--learner", "greedy", "--select", "2"}, []string{"--intercept goes with --learner rls, not greedy"}},
-		{[]string{"--stream"}, []string{"--intercept with --stream"}},
 		{[]string{"--solver", "cg", "--lambda", "1", "--cv", "none"}, []string{"--intercept with --solver cg"}},
 		{[]string{"--kernel", "gaussian", "--basis", "5", "--cv", "kfold:3", "--basis-design", "3"}, []string{"--intercept with --basis-design 3"}},
 	}
