@@ -146,15 +146,23 @@ func holdOutPass(pv, twinPV FoldPathValidator, folds [][]int, grid []float64, m 
 		return pv.HoldOutPath(folds, grid, func(n int, p *mat.Dense) error { return v(n, 0, p) })
 	}
 	var runTwin func(v func(i, j int, p *mat.Dense) error) error
+	var sampled []bool // the rows of the twin's folds
 	if twinPV != nil {
+		tf := twinFolds(folds)
+		sampled = make([]bool, m)
+		for _, f := range tf {
+			for _, i := range f {
+				sampled[i] = true
+			}
+		}
 		runTwin = func(v func(i, j int, p *mat.Dense) error) error {
-			return twinPV.HoldOutPath(folds, grid, func(n int, p *mat.Dense) error { return v(n, 0, p) })
+			return twinPV.HoldOutPath(tf, grid, func(n int, p *mat.Dense) error { return v(n, 0, p) })
 		}
 	}
 	return lockstep(run, runTwin, func(n, _ int, p, p2 *mat.Dense) error {
 		c := &cvPredictions{p: p, covered: covered}
 		if p2 != nil {
-			c.tol = noiseTolerance(p, p2, covered)
+			c.tol = noiseTolerance(p, p2, sampled)
 		}
 		return visit(n, c)
 	})

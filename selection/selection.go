@@ -409,11 +409,19 @@ func predictWithNoise(s, s2 learn.Solution, sc Scheme, y *mat.Dense) (*cvPredict
 	if err != nil || s2 == nil {
 		return c, err
 	}
-	c2, err := predict(s2, sc, y)
+	sc2 := sc
+	if sc.Kind == Folds {
+		sc2.Folds = twinFolds(sc.Folds)
+	}
+	c2, err := predict(s2, sc2, y)
 	if err != nil {
 		return nil, err
 	}
-	c.tol = noiseTolerance(c.p, c2.p, c.covered)
+	covered := c.covered
+	if sc.Kind == Folds {
+		covered = c2.covered
+	}
+	c.tol = noiseTolerance(c.p, c2.p, covered)
 	return c, nil
 }
 
@@ -477,13 +485,18 @@ func lpoPerOutput(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.Me
 			all = append(all, PairPrediction{Output: c, Pair: p, PI: a[n], PJ: b[n]})
 		}
 		tol := 0.0
-		if s2 != nil { // the twin's predictions measure the rounding noise
-			qi, qj, err := s2.(learn.PairHoldOuter).LeavePairOut(pairs)
+		if s2 != nil { // the twin's predictions on a sample of the pairs measure the rounding noise
+			idx := twinPairs(pairs)
+			sub := make([]learn.Pair, len(idx))
+			for k, n := range idx {
+				sub[k] = pairs[n]
+			}
+			qi, qj, err := s2.(learn.PairHoldOuter).LeavePairOut(sub)
 			if err != nil {
 				return nil, nil, false, fmt.Errorf("output %d: %w", c, err)
 			}
-			for n := range pairs {
-				tol = math.Max(tol, math.Max(math.Abs(qi.At(n, c)/noiseScale-a[n]), math.Abs(qj.At(n, c)/noiseScale-b[n])))
+			for k, n := range idx {
+				tol = math.Max(tol, math.Max(math.Abs(qi.At(k, c)/noiseScale-a[n]), math.Abs(qj.At(k, c)/noiseScale-b[n])))
 			}
 			tol *= noiseFactor
 		}

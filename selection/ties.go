@@ -81,6 +81,59 @@ const noiseScale = 0.7853981633974483
 // either, and the maximum over rows samples only one realization.
 const noiseFactor = 16
 
+// twinStride is the share of the hold-outs the twin repeats: one hold-out
+// unit (a fold, a left-out row; for leave-pair-out a row on each side of the
+// pairs) in twinStride — at least one — is cross-validated by the twin too,
+// and the forward error is the largest difference over those. The noise of
+// the shortcut is of one size over the rows (the same factorization, the
+// same formula), so that a sample of every twinStride-th unit measures it,
+// and noiseFactor (16) covers a maximum over fewer realizations; the twin
+// then costs about 1/twinStride of the cross-validation it guards (issue:
+// the tie rule at a bounded price).
+const twinStride = 16
+
+// twinFolds returns every twinStride-th fold (the first included).
+func twinFolds(folds [][]int) [][]int {
+	out := make([][]int, 0, (len(folds)+twinStride-1)/twinStride)
+	for k := 0; k < len(folds); k += twinStride {
+		out = append(out, folds[k])
+	}
+	return out
+}
+
+// twinPairs returns the indices of the pairs the twin holds out: those
+// whose two rows are both among every 4th of the distinct rows the pairs
+// name (about 1/16 of a complete set of pairs between two sides, on a block
+// of rows 1/4 × 1/4 of theirs), or, when that leaves fewer than
+// len(pairs)/(4·twinStride) pairs (sparse pairs), every twinStride-th
+// pair. At least one pair when there are any.
+func twinPairs(pairs []learn.Pair) []int {
+	var rows []int
+	for _, p := range pairs {
+		rows = append(rows, p.I, p.J)
+	}
+	slices.Sort(rows)
+	rows = slices.Compact(rows)
+	keep := make(map[int]bool, len(rows)/4+1)
+	for k := 0; k < len(rows); k += 4 {
+		keep[rows[k]] = true
+	}
+	var out []int
+	for n, p := range pairs {
+		if keep[p.I] && keep[p.J] {
+			out = append(out, n)
+		}
+	}
+	if len(out) >= max(1, len(pairs)/(4*twinStride)) {
+		return out
+	}
+	out = out[:0]
+	for n := 0; n < len(pairs); n += twinStride {
+		out = append(out, n)
+	}
+	return out
+}
+
 // cvPredictions are the CV predictions at one λ, with the rows they cover and,
 // per output, the tolerance below which two predictions are ties.
 type cvPredictions struct {
