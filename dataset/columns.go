@@ -454,11 +454,11 @@ func chooseColumns(tb table, labels []string, qid string, c Columns) ([]int, []i
 		}
 		switch {
 		case h == "" && j == 0:
-			return nil, nil, fmt.Errorf("column 1 has no name: pandas writes its index there — write with index=False, or drop it with --ignore 1: %w", ErrUnknownColumn)
+			return nil, nil, fmt.Errorf("column 1 has no name: pandas writes its index there — write with index=False, or drop it with --ignore 1: %w", ErrIndexColumn)
 		case h == "":
-			return nil, nil, fmt.Errorf("column %d has no name: name it in the header, or drop it with --ignore %d: %w", j+1, j+1, ErrUnknownColumn)
+			return nil, nil, fmt.Errorf("column %d has no name: name it in the header, or drop it with --ignore %d: %w", j+1, j+1, ErrIndexColumn)
 		case strings.HasPrefix(h, "__index_level_") && strings.HasSuffix(h, "__"):
-			return nil, nil, fmt.Errorf("column %d %q is a pandas index — write with index=False, or drop it with --ignore %d: %w", j+1, h, j+1, ErrUnknownColumn)
+			return nil, nil, fmt.Errorf("column %d %q is a pandas index — write with index=False, or drop it with --ignore %d: %w", j+1, h, j+1, ErrIndexColumn)
 		}
 		if at, dup := first[h]; dup {
 			return nil, nil, fmt.Errorf("columns %d and %d are both named %q: rename one, or drop one with --ignore %d: %w", at+1, j+1, h, j+1, ErrUnknownColumn)

@@ -141,6 +141,10 @@ var (
 	// not found, found more than once, out of range or without a name in the
 	// header, or two columns read under one name.
 	ErrUnknownColumn = errors.New("dataset: unknown column")
+	// ErrIndexColumn reports a column without a name in the header, or one
+	// pandas names as its index (__index_level_N__): pandas' to_csv and
+	// to_parquet without index=False. Errors with it are ErrUnknownColumn too.
+	ErrIndexColumn = fmt.Errorf("%w: an unnamed or index column", ErrUnknownColumn)
 	// ErrQid reports query ids given on some rows only, or an empty query id.
 	ErrQid = errors.New("dataset: inconsistent qid")
 	// ErrEmpty reports an empty file, a file without data rows, or one

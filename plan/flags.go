@@ -134,7 +134,7 @@ type FlagSet interface {
 // per learner) as text.
 func Define(fs FlagSet, f *Flags) {
 	fs.StringVar(&f.Data, "data", "", "training data file (svmlight, CSV, .npy, .npz or Parquet, any of them gzipped; - for standard input)")
-	fs.StringVar(&f.Format, "format", "", "data format: svmlight, csv, npy, npz or parquet (default: from the file name, .csv/.tsv, .npy, .npz, .parquet/.pq, else svmlight; .gz looked through)")
+	fs.StringVar(&f.Format, "format", "", "data format: svmlight, csv, npy, npz or parquet (default: from the file name, .csv/.tsv, .npy, .npz, .parquet/.pq, else svmlight; .gz looked through; standard input by its first bytes: NumPy, Parquet and zip magic, CSV when the first line splits into fields at commas, semicolons or tabs with no index:value field, else svmlight)")
 	DefineInput(fs, &f.In, false)
 	fs.StringVar(&f.Label, "label", "", "CSV or Parquet label column(s), or .npz label array(s) (default y), comma-separated (several give a multi-output model)")
 	fs.StringVar(&f.Qid, "qid", "", "CSV or Parquet query/group column, or .npz array")

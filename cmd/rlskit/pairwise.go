@@ -46,6 +46,10 @@ func readObjects(e *env, flag, path, format string, width int, in plan.InputFlag
 		in.ZeroBased = "true"
 	}
 	d, err := readData(e, path, format, "", "", width, plan.InputFlags{ZeroBased: in.ZeroBased, Delimiter: in.Delimiter})
+	if errors.Is(err, dataset.ErrIndexColumn) {
+		// the reader's hint names --ignore, which the learners of pairs do not take
+		return nil, fmt.Errorf("%s %s: a column without a name or a pandas index (the learners of pairs read every column of their object files as features; --ignore does not apply to them): write the file with index=False and a name for every column: %w", flag, path, dataset.ErrIndexColumn)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}

@@ -51,3 +51,24 @@ func TestRoughEdgeMessages(t *testing.T) {
 		t.Error("a model was written")
 	}
 }
+
+// TestPairwisePandasIndex: --rows written by pandas with its index is
+// refused with the hint that applies to the learners of pairs (write it
+// with index=False), not --ignore, which they refuse.
+func TestPairwisePandasIndex(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rows := write("rows.csv", ",a,b\n0,1,2\n1,3,1\n2,0,1\n")
+	cols := write("cols.csv", "c,d\n1,0\n0,1\n")
+	pairs := write("pairs.txt", "0 0 1\n0 1 2\n1 0 0.5\n1 1 1\n2 0 3\n2 1 2\n")
+	_, _, err := run(t, "", "fit", "--learner", "kronrls", "--rows", rows, "--cols", cols, "--pairs", pairs, "--cv", "none", "--lambda-grid", "1", "--quiet")
+	if err == nil || !strings.Contains(err.Error(), "--rows "+rows) || !strings.Contains(err.Error(), "index=False") || strings.Contains(err.Error(), "--ignore 1") {
+		t.Errorf("pandas --rows: err %v; want --rows named with the index=False hint, not --ignore 1", err)
+	}
+}
