@@ -23,11 +23,12 @@ import (
 // reads every version from 1 to Version (docs/model-format.md: version 2
 // added "zero_based" and the scaler's "centered", version 3 the "intercept"
 // of kernel models and "feature_columns", version 4 "class_names" and
-// "positive_class"); a file of a newer version is refused, never guessed
-// at. Save writes the lowest version that holds the predictor (2 unless a
-// kernel model has an intercept or the model records feature columns — 3 —
-// or class names — 4), so that older readers read what they can.
-const Version = 4
+// "positive_class", version 5 the "interval" of hold-out models); a file of
+// a newer version is refused, never guessed at. Save writes the lowest
+// version that holds the predictor (2 unless a kernel model has an intercept
+// or the model records feature columns — 3 — class names — 4 — or an
+// interval — 5), so that older readers read what they can.
+const Version = 5
 
 var (
 	// ErrWidth is returned when data to predict has another number of features than the model.
@@ -93,6 +94,10 @@ type Predictor struct {
 	// added to every prediction (file version 3).
 	Points mat.Matrix
 	A      *mat.Dense
+
+	// Interval, when set (file version 5), holds the hold-out models that
+	// PredictInterval's jackknife+ or CV+ intervals read (interval.go).
+	Interval *Interval
 }
 
 // AddIntercept adds b (one value per output, an unpenalized intercept) to
@@ -265,6 +270,8 @@ type file struct {
 
 	Points *points     `json:"points,omitempty"`
 	A      [][]float64 `json:"coefficients,omitempty"` // n rows of t
+
+	Interval *intervalFile `json:"interval,omitempty"` // version 5
 }
 
 type points struct {
@@ -288,6 +295,9 @@ func (p *Predictor) Save(w io.Writer) error {
 	}
 	if p.ClassNames != nil {
 		version = 4
+	}
+	if p.Interval != nil {
+		version = 5
 	}
 	f := file{Format: formatName, Version: version, Learner: p.Learner, Kernel: p.Kernel,
 		Lambda: p.Lambda, Width: p.Width, Outputs: p.Outputs, Features: p.Features, FeatCols: p.FeatureColumns, Scaler: p.Scaler,
@@ -315,6 +325,9 @@ func (p *Predictor) Save(w io.Writer) error {
 			pts.Kind, pts.Rows, pts.Dense = "dense", r, rows(mat.DenseCopyOf(q))
 		}
 		f.Points = pts
+	}
+	if p.Interval != nil {
+		f.Interval = p.Interval.file()
 	}
 	enc := json.NewEncoder(w)
 	return enc.Encode(&f)
@@ -538,6 +551,16 @@ func Load(r io.Reader) (*Predictor, error) {
 		}
 	default:
 		return bad("type %q, want linear or kernel", f.Type)
+	}
+	if f.Interval != nil {
+		if f.Version < 5 {
+			return bad("interval in a version %d model: intervals came with version 5", f.Version)
+		}
+		iv, err := loadInterval(f.Interval, p)
+		if err != nil {
+			return bad("%v", err)
+		}
+		p.Interval = iv
 	}
 	return p, nil
 }

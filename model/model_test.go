@@ -301,7 +301,7 @@ func TestLoadCorrupt(t *testing.T) {
 		{name: "JSON array", want: `cannot unmarshal array`, base: "linear", raw: func([]byte) []byte { return []byte("[1, 2]") }},
 		{name: "wrong format", want: `format`, base: "linear", edit: func(m map[string]any) { m["format"] = "other-model" }},
 		{name: "no format", want: `format`, base: "linear", edit: func(m map[string]any) { delete(m, "format") }},
-		{name: "newer version", want: `version 5: this build reads versions 1 to 4`, base: "linear", edit: func(m map[string]any) { m["version"] = Version + 1 }},
+		{name: "newer version", want: `version 6: this build reads versions 1 to 5`, base: "linear", edit: func(m map[string]any) { m["version"] = Version + 1 }},
 		{name: "centered disagrees", want: `centered is true, but the scaler has 0 means`, base: "linear", edit: func(m map[string]any) { m["scaler"] = map[string]any{"centered": true, "scale": []any{1.0, 1.0, 1.0}} }},
 		{name: "version 0", want: `version 0`, base: "dense", edit: func(m map[string]any) { m["version"] = 0 }},
 		{name: "unknown field", want: `unknown field "comment"`, base: "linear", edit: func(m map[string]any) { m["comment"] = "hello" }},

@@ -444,6 +444,20 @@ func (s *Solution) leaveOneOutRows(rows []int, out *mat.Dense) {
 // other rows. Cost O(|H|²r + |H|³); for a low-rank factor with r < |H|
 // O(|H|r² + r³) through Woodbury (r + 1 columns with an intercept).
 func (s *Solution) HoldOut(h []int) (*mat.Dense, error) {
+	z, err := s.holdOutResidual(h)
+	if err != nil {
+		return nil, err
+	}
+	out := kernel.Rows(s.r.y, h).(*mat.Dense)
+	out.Sub(out, z)
+	s.r.unscaleRows(h, out)
+	return out, nil
+}
+
+// holdOutResidual returns Z = (A_HH)⁻¹ R_H (Â and R̂ with an intercept), the
+// residuals Y_H − f_{−H}(X_H) of the factored problem (scaled by s_h with
+// sample weights), at HoldOut's cost.
+func (s *Solution) holdOutResidual(h []int) (*mat.Dense, error) {
 	if err := learn.CheckHoldOut(h, s.r.Rows()); err != nil {
 		return nil, fmt.Errorf("rls: %w", err)
 	}
@@ -473,10 +487,7 @@ func (s *Solution) HoldOut(h []int) (*mat.Dense, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rls: hold-out of %d rows at lambda %g: %w", len(h), s.Lambda, err)
 	}
-	out := kernel.Rows(s.r.y, h).(*mat.Dense)
-	out.Sub(out, z)
-	s.r.unscaleRows(h, out)
-	return out, nil
+	return z, nil
 }
 
 // woodbury solves (I + U_H diag(g) U_Hᵀ) Z = R_H with g = −h, h ≥ 0:
