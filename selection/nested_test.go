@@ -1,0 +1,393 @@
+package selection
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/internal/oracle"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/rank"
+	"github.com/rlskit/rlskit/rls"
+)
+
+// nestedCase is a nested CV to compare with brute-force retraining.
+type nestedCase struct {
+	name        string
+	specs       []kernel.Spec
+	lambdas     []float64
+	meas        string
+	loo         bool // leave-one-out inner CV (else the 5 folds of kfold:5)
+	standardize bool
+	primal      bool // linear form: the oracle retrains the primal
+	ranker      bool // globalrank: the oracle retrains RankRLS on all pairs
+}
+
+// bruteFold is what retraining gives for one outer fold.
+type bruteFold struct {
+	curves [][]float64 // per kernel setting, per λ
+	kernel int
+	lambda float64
+	inner  float64
+	pred   *mat.Dense // |O|×t
+	eIn    []float64  // inner losses (mse) at the chosen point, T's rows
+}
+
+// bruteNested is nested cross-validation by retraining at every grid point
+// (internal/oracle: kernel ridge by LU, the primal by QR, RankRLS by the
+// closed forms on the graph of the rows left; no code of the shortcuts):
+// for every outer fold O, scale by a scaler fitted on T = all ∖ O (when
+// asked), retrain on T ∖ I for every inner fold I (the scheme's folds
+// restricted to T, or each row of T) at every kernel setting and λ and
+// score T's pooled predictions; choose the best (ties: the larger λ, then
+// the first setting); retrain on T at the choice and predict O.
+func bruteNested(t *testing.T, c nestedCase, x, y *mat.Dense, outer, inner [][]int) []bruteFold {
+	t.Helper()
+	m, tt := y.Dims()
+	meas, err := measure.ByName(c.meas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bruteFold
+	for _, o := range outer {
+		isO := map[int]bool{}
+		for _, i := range o {
+			isO[i] = true
+		}
+		var train []int
+		for i := 0; i < m; i++ {
+			if !isO[i] {
+				train = append(train, i)
+			}
+		}
+		xs := x
+		if c.standardize {
+			sc := model.FitScaler(oracle.Rows(x, train))
+			v, err := sc.Transform(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs = oracle.Dense(v)
+		}
+		var folds [][]int
+		if c.loo {
+			for _, i := range train {
+				folds = append(folds, []int{i})
+			}
+		} else {
+			for _, f := range inner {
+				var g []int
+				for _, i := range f {
+					if !isO[i] {
+						g = append(g, i)
+					}
+				}
+				if len(g) > 0 {
+					folds = append(folds, g)
+				}
+			}
+		}
+		retrain := func(spec kernel.Spec, tr, te []int, lambda float64) *mat.Dense {
+			p := oracle.Problem{X: xs, Y: y, K: oracle.Kernel{Name: spec.Name, Gamma: spec.Gamma, Bias: spec.Bias}, Primal: c.primal}
+			if c.ranker {
+				held := map[int]bool{}
+				for _, i := range tr {
+					held[i] = true
+				}
+				var h []int
+				for i := 0; i < m; i++ {
+					if !held[i] {
+						h = append(h, i)
+					}
+				}
+				return oracle.Graph(p, oracle.ScoringEdges(y, nil), h, te, lambda)
+			}
+			return oracle.Ridge(p, tr, te, lambda)
+		}
+		yT := oracle.Rows(y, train)
+		bf := bruteFold{kernel: -1}
+		var bestPred *mat.Dense
+		for si, spec := range c.specs {
+			var curve []float64
+			bestV, bestL := math.NaN(), 0.0
+			var bestP *mat.Dense
+			for _, lambda := range c.lambdas {
+				p := mat.NewDense(m, tt, nil)
+				for _, f := range folds {
+					fIn := map[int]bool{}
+					for _, i := range f {
+						fIn[i] = true
+					}
+					var tr []int
+					for _, i := range train {
+						if !fIn[i] {
+							tr = append(tr, i)
+						}
+					}
+					pf := retrain(spec, tr, f, lambda)
+					for k, i := range f {
+						p.SetRow(i, pf.RawRowView(k))
+					}
+				}
+				pT := oracle.Rows(p, train)
+				v, err := meas.Score(yT, pT, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				curve = append(curve, v)
+				if math.IsNaN(bestV) || meas.Better(v, bestV) || (v == bestV && lambda > bestL) {
+					bestV, bestL, bestP = v, lambda, p
+				}
+			}
+			bf.curves = append(bf.curves, curve)
+			if bf.kernel < 0 || meas.Better(bestV, bf.inner) {
+				bf.kernel, bf.lambda, bf.inner, bestPred = si, bestL, bestV, bestP
+			}
+		}
+		bf.pred = retrain(c.specs[bf.kernel], train, o, bf.lambda)
+		for _, i := range train {
+			s := 0.0
+			for k := 0; k < tt; k++ {
+				d := y.At(i, k) - bestPred.At(i, k)
+				s += d * d
+			}
+			bf.eIn = append(bf.eIn, s/float64(tt))
+		}
+		out = append(out, bf)
+	}
+	return out
+}
+
+// nestedMethodOf trains the case's learner with the library, for Nested.
+func nestedMethodOf(c nestedCase, y *mat.Dense) Method {
+	return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
+		opt := learn.Options{Kernel: k}
+		if c.primal {
+			opt.Form = learn.Linear
+		} else {
+			opt.Form = learn.Dual
+		}
+		if c.ranker {
+			return rank.FitGlobal(x, y, opt)
+		}
+		return rls.Fit(x, y, opt)
+	}
+}
+
+func relClose(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*math.Max(math.Abs(b), 1e-300) || a == b
+}
+
+// Nested CV by the hold-outs O ∪ I of one factorization per kernel setting
+// equals brute-force nested retraining — every outer part, every inner
+// fold, every grid point — to 1e-8 relative: each fold's inner curves, its
+// chosen kernel and λ, its outer value, the pooled value, and (mse) the
+// nested-CV interval recomputed here from the retrained losses by Bates,
+// Hastie & Tibshirani's formulas. rls dual (gaussian 2 γ × 5 λ, k-fold and
+// leave-one-out inner CV, with and without per-part standardization), rls
+// linear (primal), and globalrank (cindex and mse), m = 44, t = 2 for rls.
+func TestNestedEqualsRetraining(t *testing.T) {
+	gauss := []kernel.Spec{{Name: "gaussian", Gamma: 0.2}, {Name: "gaussian", Gamma: 2}}
+	lambdas := []float64{1e-3, 1e-2, 0.1, 1, 10}
+	cases := []nestedCase{
+		{name: "rls dual kfold", specs: gauss, lambdas: lambdas, meas: "mse"},
+		{name: "rls dual loo", specs: gauss, lambdas: lambdas, meas: "mse", loo: true},
+		{name: "rls dual standardized", specs: gauss, lambdas: lambdas, meas: "mse", standardize: true},
+		{name: "rls linear", specs: []kernel.Spec{{Name: "linear", Bias: 1}}, lambdas: lambdas, meas: "mse", primal: true},
+		{name: "globalrank cindex", specs: gauss, lambdas: lambdas, meas: "cindex", ranker: true},
+		{name: "globalrank mse", specs: gauss, lambdas: lambdas, meas: "mse", ranker: true},
+	}
+	const m = 44
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(22, 3))
+			tt := 2
+			if c.ranker {
+				tt = 1
+			}
+			x, y := oracle.Data(rng, m, 3, tt, false, 0, oracle.Smooth)
+			if c.standardize { // features far from mean 0, variance 1
+				for i := 0; i < m; i++ {
+					x.Set(i, 0, 3*x.At(i, 0)+5)
+					x.Set(i, 2, 0.2*x.At(i, 2)-1)
+				}
+			}
+			outer, _ := cv.KFold(m, 4, 7)
+			innerFolds, _ := cv.KFold(m, 5, 3)
+			meas, _ := measure.ByName(c.meas)
+			sc := Scheme{Kind: Folds, Name: "kfold:5", Folds: innerFolds}
+			if c.loo {
+				sc = Scheme{Kind: LOO, Name: "loo"}
+			}
+			got, err := Nested(Problem{X: x, Method: nestedMethodOf(c, y), Standardize: c.standardize},
+				Settings{Kernels: c.specs, Lambdas: c.lambdas, Scheme: sc, Measure: meas}, outer, 0.9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := bruteNested(t, c, x, y, outer, innerFolds)
+			const tol = 1e-8
+			pooled := mat.NewDense(m, tt, nil)
+			for n, w := range want {
+				g := got.Folds[n]
+				for si := range c.specs {
+					for k := range c.lambdas {
+						if gv, wv := g.Curves[si].Curve[k].Value, w.curves[si][k]; !relClose(gv, wv, tol) {
+							t.Fatalf("outer fold %d, %s, λ = %g: inner value %.17g, retraining %.17g", n, c.specs[si], c.lambdas[k], gv, wv)
+						}
+					}
+				}
+				if g.Kernel != c.specs[w.kernel] || g.Lambda != w.lambda || !relClose(g.Inner, w.inner, tol) {
+					t.Fatalf("outer fold %d: chose %s λ = %g (%g), retraining %s λ = %g (%g)", n, g.Kernel, g.Lambda, g.Inner, c.specs[w.kernel], w.lambda, w.inner)
+				}
+				yo := oracle.Rows(y, outer[n])
+				wo, err := meas.Score(yo, w.pred, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !relClose(g.Outer, wo, tol) {
+					t.Fatalf("outer fold %d: outer value %.17g, retraining %.17g", n, g.Outer, wo)
+				}
+				for k, i := range outer[n] {
+					pooled.SetRow(i, w.pred.RawRowView(k))
+				}
+			}
+			wv, err := meas.Score(y, pooled, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !relClose(got.Value, wv, tol) {
+				t.Fatalf("pooled outer value %.17g, retraining %.17g", got.Value, wv)
+			}
+			if c.meas != "mse" {
+				if got.Method != IntervalFoldSE {
+					t.Fatalf("method %q for %s", got.Method, c.meas)
+				}
+				var vals []float64
+				for _, f := range got.Folds {
+					vals = append(vals, f.Outer)
+				}
+				mean := 0.0
+				for _, v := range vals {
+					mean += v
+				}
+				mean /= float64(len(vals))
+				ss := 0.0
+				for _, v := range vals {
+					ss += (v - mean) * (v - mean)
+				}
+				se := math.Sqrt(ss/float64(len(vals)-1)) / math.Sqrt(float64(len(vals)))
+				if !relClose(got.SE, se, 1e-12) || !relClose(got.Interval[0], got.Value-1.6448536269514722*se, 1e-12) {
+					t.Fatalf("fold SE %g interval %v, want %g around %g", got.SE, got.Interval, se, got.Value)
+				}
+				return
+			}
+			// Bates, Hastie & Tibshirani (2024), Algorithm 1 and Sect. 4, from the retrained losses.
+			K := float64(len(outer))
+			var sumA, sumB, sumIn, sumOut, nIn, nOut float64
+			var all []float64
+			for n, w := range want {
+				var eo []float64
+				for k := range outer[n] {
+					s := 0.0
+					for c := 0; c < tt; c++ {
+						d := y.At(outer[n][k], c) - w.pred.At(k, c)
+						s += d * d
+					}
+					eo = append(eo, s/float64(tt))
+				}
+				mi, mo := 0.0, 0.0
+				for _, e := range w.eIn {
+					mi += e
+					sumIn += e
+					nIn++
+				}
+				mi /= float64(len(w.eIn))
+				for _, e := range eo {
+					mo += e
+					sumOut += e
+					nOut++
+				}
+				mo /= float64(len(eo))
+				v := 0.0
+				for _, e := range eo {
+					v += (e - mo) * (e - mo)
+				}
+				v /= float64(len(eo) - 1)
+				sumA += (mi - mo) * (mi - mo)
+				sumB += v / float64(len(eo))
+				all = append(all, eo...)
+			}
+			errCV, errNCV := sumOut/nOut, sumIn/nIn
+			sd := 0.0
+			for _, e := range all {
+				sd += (e - errCV) * (e - errCV)
+			}
+			naive := math.Sqrt(sd/(nOut-1)) / math.Sqrt(nOut)
+			mse := sumA/K - sumB/K
+			se := math.Sqrt(math.Min(math.Max((K-1)/K*mse, naive*naive), K*naive*naive))
+			bias := (1 + (K-2)/K) * (errNCV - errCV)
+			lo, hi := errCV-bias-1.6448536269514722*se, errCV-bias+1.6448536269514722*se
+			if got.Method != IntervalNestedCV || !relClose(got.SE, se, tol) || !relClose(got.Bias, bias, tol) ||
+				!relClose(got.Interval[0], lo, tol) || !relClose(got.Interval[1], hi, tol) || got.Level != 0.9 {
+				t.Fatalf("%s: SE %.17g bias %.17g interval %v at %g, retraining: SE %.17g bias %.17g [%.17g, %.17g]",
+					got.Method, got.SE, got.Bias, got.Interval, got.Level, se, bias, lo, hi)
+			}
+			t.Logf("value %.6g, interval [%.6g, %.6g], SE %.3g (naive %.3g), bias %.3g", got.Value, lo, hi, se, naive, bias)
+		})
+	}
+}
+
+// Nested refuses what it cannot do exactly: learners of pairs' settings,
+// leave-pair-out and repeated inner schemes, one outer fold, a bad level.
+func TestNestedRefuses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x, y := oracle.Data(rng, 20, 2, 1, false, 0, oracle.Smooth)
+	mse, _ := measure.ByName("mse")
+	outer, _ := cv.KFold(20, 4, 1)
+	p := Problem{X: x, Method: nestedMethodOf(nestedCase{}, y)}
+	s := Settings{Kernels: []kernel.Spec{{Name: "gaussian", Gamma: 1}}, Lambdas: []float64{1}, Scheme: Scheme{Kind: LOO, Name: "loo"}, Measure: mse}
+	for name, f := range map[string]func() error{
+		"lpo": func() error {
+			s := s
+			s.Scheme = Scheme{Kind: LPO, Name: "lpo"}
+			_, err := Nested(p, s, outer, 0.9)
+			return err
+		},
+		"col lambda": func() error { s := s; s.ColLambdas = []float64{1}; _, err := Nested(p, s, outer, 0.9); return err },
+		"one fold":   func() error { _, err := Nested(p, s, outer[:1], 0.9); return err },
+		"level":      func() error { _, err := Nested(p, s, outer, 1.5); return err },
+		"overlap":    func() error { _, err := Nested(p, s, [][]int{{0, 1}, {1, 2}}, 0.9); return err },
+	} {
+		if err := f(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// Ties are broken as Search breaks them: labels all 0 give predictions 0
+// and an mse of 0 at every grid point, so every outer fold chooses the
+// largest λ and the first kernel setting.
+func TestNestedTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x, _ := oracle.Data(rng, 24, 2, 1, false, 0, oracle.Smooth)
+	y := mat.NewDense(24, 1, nil)
+	mse, _ := measure.ByName("mse")
+	outer, _ := cv.KFold(24, 3, 1)
+	specs := []kernel.Spec{{Name: "gaussian", Gamma: 0.5}, {Name: "gaussian", Gamma: 5}}
+	got, err := Nested(Problem{X: x, Method: nestedMethodOf(nestedCase{}, y)},
+		Settings{Kernels: specs, Lambdas: []float64{0.01, 1, 100, 0.1}, Scheme: Scheme{Kind: LOO, Name: "loo"}, Measure: mse}, outer, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, f := range got.Folds {
+		if f.Lambda != 100 || f.Kernel != specs[0] || f.Inner != 0 || f.Outer != 0 {
+			t.Errorf("outer fold %d: chose %s λ = %g (inner %g, outer %g), want %s λ = 100, values 0", n, f.Kernel, f.Lambda, f.Inner, f.Outer, specs[0])
+		}
+	}
+}
