@@ -77,9 +77,10 @@ func selectPath(l learn.Learner, pv, twinPV FoldPathValidator, grid []float64, s
 			opt.Progress.Step("cross-validating λ", done, len(grid))
 		}
 	}
-	var scoreErr error                    // a λ's scoring failed: returned as Select's per-λ route returns it
-	later := make([][]float64, len(grid)) // the later repetitions' values at each λ
-	tied := make([]bool, len(grid))       // every later repetition indistinguishable at λ
+	var scoreErr error                     // a λ's scoring failed: returned as Select's per-λ route returns it
+	later := make([][]float64, len(grid))  // the later repetitions' values at each λ
+	spread := make([][]float64, len(grid)) // their per-fold values (spreadValues)
+	tied := make([]bool, len(grid))        // every later repetition indistinguishable at λ
 	for n := range tied {
 		tied[n] = true
 	}
@@ -91,6 +92,7 @@ func selectPath(l learn.Learner, pv, twinPV FoldPathValidator, grid []float64, s
 				return scoreErr
 			}
 			later[n], tied[n] = append(later[n], v), tied[n] && ind
+			spread[n] = append(spread[n], c.spreadValues(meas, y, opt.Queries, sc, reps[r])...)
 			step(r-1, n)
 			return nil
 		})
@@ -114,6 +116,7 @@ func selectPath(l learn.Learner, pv, twinPV FoldPathValidator, grid []float64, s
 			pt.Value = repeatMean(append([]float64{pt.Value}, later[n]...))
 			pt.Indistinguishable = pt.Indistinguishable && tied[n]
 		}
+		pt.setSpread(append(c.spreadValues(meas, y, opt.Queries, sc, reps[0]), spread[n]...))
 		res.Curve = append(res.Curve, pt)
 		if res.BestIndex < 0 || meas.Better(pt.Value, res.Best.Value) || (pt.Value == res.Best.Value && lambda > res.Best.Lambda) {
 			res.BestIndex, res.Best, res.Predictions, res.Tolerance = n, pt, copyInto(res.Predictions, c.p), c.tol

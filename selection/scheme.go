@@ -459,6 +459,14 @@ func (c *cvPredictions) value(meas measure.Measure, y *mat.Dense, q []int, sc Sc
 // every repetition, and the predictions returned are the first
 // repetition's. Cost: R times one repetition's.
 func crossValidate(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure, q []int) (cp *cvPredictions, v float64, indistinct bool, err error) {
+	cp, v, indistinct, _, err = crossValidateSpread(s, s2, sc, y, meas, q)
+	return cp, v, indistinct, err
+}
+
+// crossValidateSpread is crossValidate that also returns the values whose
+// spread is the point's standard error (spreadValues): every repetition's
+// per-fold values, one after the other, or leave-one-out's per-row losses.
+func crossValidateSpread(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure, q []int) (cp *cvPredictions, v float64, indistinct bool, spread []float64, err error) {
 	reps := sc.Repetitions()
 	values := make([]float64, len(reps))
 	indistinct = true
@@ -467,18 +475,19 @@ func crossValidate(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.M
 		one.Folds, one.Repeats = folds, 0
 		c, err := predictWithNoise(s, s2, one, y)
 		if err != nil {
-			return nil, 0, false, repetitionErr(sc, r, err)
+			return nil, 0, false, nil, repetitionErr(sc, r, err)
 		}
 		vr, ind, err := c.value(meas, y, q, sc, folds)
 		if err != nil {
-			return nil, 0, false, repetitionErr(sc, r, err)
+			return nil, 0, false, nil, repetitionErr(sc, r, err)
 		}
 		if r == 0 {
 			cp = c
 		}
 		values[r], indistinct = vr, indistinct && ind
+		spread = append(spread, c.spreadValues(meas, y, q, sc, folds)...)
 	}
-	return cp, repeatMean(values), indistinct, nil
+	return cp, repeatMean(values), indistinct, spread, nil
 }
 
 // perOutputRepeated is perOutput for the permutation test over the

@@ -75,6 +75,12 @@ type Settings struct {
 	// factorization (learn.Relabeler).
 	Permutations int
 	Seed         uint64
+	// Choose is the rule that picks λ on the best kernel setting's curve:
+	// ChooseBest ("" too), its best value, or Choose1SE, the
+	// one-standard-error rule (OneSE) on that curve's fold means — the
+	// kernel setting is still the one of the best value. Choose1SE needs a
+	// scheme with standard errors (HasSE).
+	Choose string
 	// Progress, when set, is told of each factorization phase (through the
 	// learner) and of each point of the search: done of all kernel settings
 	// × λ points, then of the permutation test's.
@@ -100,15 +106,20 @@ type SearchResult struct {
 	// Curves holds one CV curve per kernel setting, in the order searched.
 	Curves []Curve
 	// Best indexes Curves; Kernel, ColKernel, Lambda and ColLambda are the
-	// chosen point, Value its CV value.
+	// chosen point, Value its CV value: the best point of Curves[Best]
+	// (Curves[Best].Best), or with Settings.Choose 1se the point Chosen.
 	Best      int
 	Kernel    kernel.Spec
 	ColKernel *kernel.Spec
 	Lambda    float64
 	ColLambda float64
 	Value     float64
+	// Choose is the rule that chose λ (ChooseBest or Choose1SE) and Chosen
+	// indexes Curves[Best].Curve at the chosen λ (BestIndex with ChooseBest).
+	Choose string
+	Chosen int
 	// Learner is the learner trained with the best kernel setting, Solution
-	// its model at the best λ.
+	// its model at the chosen λ.
 	Learner  learn.Learner
 	Solution learn.Solution
 	// Predictor is the model at the best point, carrying the scaler (nil
@@ -224,6 +235,9 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 	if n := len(s.Kernels) * max(1, len(s.ColKernels)); s.Scheme.Kind == None && n > 1 {
 		return nil, fmt.Errorf("%w: no cross-validation to choose among %d kernel settings", ErrScheme, n)
 	}
+	if err := CheckChoose(s.Choose, s.Scheme, s.Measure); err != nil {
+		return nil, err
+	}
 	if s.Scheme.Kind != None && p.Input != nil { // labels the measure cannot score: refused before training
 		if err := s.Measure.CheckLabels(p.Input.Y, p.Input.Outputs); err != nil {
 			return nil, err
@@ -299,6 +313,15 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 	}
 	if null != nil {
 		out.Permutation = newPermutationResult(null, s.Measure)
+	}
+	out.Choose, out.Chosen = ChooseBest, out.Curves[out.Best].BestIndex
+	if s.Choose == Choose1SE {
+		c := out.Curves[out.Best]
+		if out.Chosen, err = OneSE(c.Curve, s.Measure); err != nil {
+			return nil, fmt.Errorf("the one-standard-error rule on %s: %w", settings[out.Best], err)
+		}
+		pt := c.Curve[out.Chosen]
+		out.Choose, out.Lambda, out.ColLambda, out.Value = Choose1SE, pt.Lambda, pt.ColLambda, pt.Value
 	}
 	if s.Scheme.Kind != None {
 		out.OnEdge = onEdge(s, out)

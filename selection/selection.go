@@ -161,6 +161,18 @@ type Point struct {
 	// their rounding error of each other (for every output): the model cannot
 	// tell the held-out rows apart, and ordinal measures score it as ties.
 	Indistinguishable bool `json:"indistinguishable,omitempty"`
+	// FoldMean, SE and NFolds are the spread of the value across the
+	// scheme's hold-outs (HasSE): the mean of the NFolds per-fold values —
+	// each fold's predictions scored alone, folds where the measure is
+	// undefined left out, the folds of every repetition of a repeated
+	// k-fold; for leave-one-out with mse or mae each row's loss — and its
+	// standard error sd/√NFolds (sd with the NFolds − 1 denominator).
+	// NFolds < 2: no standard error. FoldMean is Value with --fold-score
+	// mean; with the pooled value it can differ (for mse on folds of
+	// unequal size, or a pairwise measure).
+	FoldMean float64 `json:"fold_mean,omitempty"`
+	SE       float64 `json:"se,omitempty"`
+	NFolds   int     `json:"n_folds,omitempty"`
 }
 
 // Result is a CV curve and its best point.
@@ -297,8 +309,10 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 		switch sc.Kind {
 		case LOO, Folds:
 			var cp *cvPredictions
-			if cp, pt.Value, pt.Indistinguishable, err = crossValidate(s, s2, sc, y, meas, opt.Queries); err == nil {
+			var spread []float64
+			if cp, pt.Value, pt.Indistinguishable, spread, err = crossValidateSpread(s, s2, sc, y, meas, opt.Queries); err == nil {
 				pred, tol = cp.p, cp.tol
+				pt.setSpread(spread)
 			}
 		case LPO:
 			pairs, pt.Value, pt.Indistinguishable, err = lpo(s, s2, sc, y, meas)
@@ -774,9 +788,11 @@ func SelectRetrain(retrain Retrainer, y *mat.Dense, grid []float64, folds [][]in
 		if err != nil {
 			return nil, fmt.Errorf("%s at λ = %g: %w", name, lambda, err)
 		}
-		res.Curve = append(res.Curve, Point{Lambda: lambda, Value: v})
+		pt := Point{Lambda: lambda, Value: v}
+		pt.setSpread(c.foldValues(meas, y, opt.Queries, folds))
+		res.Curve = append(res.Curve, pt)
 		if res.BestIndex < 0 || meas.Better(v, res.Best.Value) || (v == res.Best.Value && lambda > res.Best.Lambda) {
-			res.BestIndex, res.Best, res.Predictions = n, Point{Lambda: lambda, Value: v}, preds[n]
+			res.BestIndex, res.Best, res.Predictions = n, pt, preds[n]
 		}
 	}
 	return res, nil

@@ -87,6 +87,12 @@ type CV struct {
 	Measure  string       `json:"measure"`
 	Curve    []CurvePoint `json:"curve"`
 	Best     CurvePoint   `json:"best"`
+	// Choose is the rule that chose the model's λ — "best" (the best
+	// value) or "1se" (the one-standard-error rule, selection.OneSE) — and
+	// Chosen the point it chose (Best with "best"); empty for a fit
+	// without a choice rule (a streamed or greedy fit chooses the best).
+	Choose string      `json:"choose,omitempty"`
+	Chosen *CurvePoint `json:"chosen,omitempty"`
 	// BasisHoldOut is the sparse models' basis policy in hold-outs.
 	BasisHoldOut string `json:"basis_holdout,omitempty"`
 }
@@ -102,6 +108,13 @@ type CurvePoint struct {
 	// Indistinguishable marks CV predictions within their rounding error of
 	// each other: ordinal measures score them as ties.
 	Indistinguishable bool `json:"indistinguishable,omitempty"`
+	// SE is the standard error of the fold values' mean FoldMean across the
+	// scheme's hold-outs (selection.Point: sd/√K of the K per-fold values;
+	// leave-one-out with mse or mae, of the rows' losses); absent where
+	// there is none (leave-pair-out, pairwise designs, leave-one-out with
+	// another measure).
+	SE       *float64 `json:"se,omitempty"`
+	FoldMean *float64 `json:"fold_mean,omitempty"`
 	// OnEdge (on the best point only) lists the parameters chosen at an end of their grid.
 	OnEdge []selection.Edge `json:"on_edge,omitempty"`
 }
@@ -119,6 +132,9 @@ type Timing struct {
 // kernel, gamma, degree and coef0 of a polynomial one.
 func Point(p selection.Point, spec kernel.Spec, withKernel bool) CurvePoint {
 	c := CurvePoint{Lambda: p.Lambda, Value: p.Value, Indistinguishable: p.Indistinguishable}
+	if p.NFolds >= 2 {
+		c.SE, c.FoldMean = &p.SE, &p.FoldMean
+	}
 	if withKernel {
 		switch spec.Name {
 		case "gaussian":
@@ -176,6 +192,12 @@ func Search(learner string, d *dataset.Data, res *selection.SearchResult, scheme
 		}
 	}
 	out.CV.Best.OnEdge = res.OnEdge
+	if res.Choose != "" {
+		c := res.Curves[res.Best]
+		chosen := Point(c.Curve[res.Chosen], res.Kernel, multi)
+		chosen.OnEdge = res.OnEdge
+		out.CV.Choose, out.CV.Chosen = res.Choose, &chosen
+	}
 	return out
 }
 

@@ -139,7 +139,7 @@ func TestSearch(t *testing.T) {
 		t.Errorf("permutation %v, want %+v", got, pr)
 	}
 	cv := obj(j["cv"])
-	if keys(cv) != "best,curve,measure,strategy" || cv["strategy"] != "loo" || cv["measure"] != "mse" {
+	if keys(cv) != "best,choose,chosen,curve,measure,strategy" || cv["strategy"] != "loo" || cv["measure"] != "mse" || cv["choose"] != "best" {
 		t.Errorf("cv %v", cv)
 	}
 	curve := arr(cv["curve"])
@@ -152,6 +152,10 @@ func TestSearch(t *testing.T) {
 		if c.Curve[k].Indistinguishable {
 			want["indistinguishable"] = true
 		}
+		if c.Curve[k].NFolds != 30 { // leave-one-out with mse: the spread of the 30 rows' losses
+			t.Errorf("point %d: %d per-row values, want 30", n, c.Curve[k].NFolds)
+		}
+		want["se"], want["fold_mean"] = c.Curve[k].SE, c.Curve[k].FoldMean
 		if !reflect.DeepEqual(p, want) {
 			t.Errorf("point %d: %v, want %v", n, p, want)
 		}
@@ -166,6 +170,9 @@ func TestSearch(t *testing.T) {
 	}
 	if !jsonEqual(t, best["on_edge"], res.OnEdge) {
 		t.Errorf("on_edge %v, want %v", best["on_edge"], res.OnEdge)
+	}
+	if !reflect.DeepEqual(obj(cv["chosen"]), best) { // the rule "best" chooses the best point
+		t.Errorf("chosen %v, best %v", cv["chosen"], best)
 	}
 
 	// one kernel setting: no gamma on the points; no cross-validation: no "cv"
