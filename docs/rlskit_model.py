@@ -11,7 +11,8 @@ kernel model's intercept and feature_columns — which columns of a NumPy
 array the d features were: the rows given here are those d features; from
 version 4 class_names, the names of a one-vs-all model's outputs, or a binary
 model's two classes and its positive_class, the +1 one);
-precomputed-kernel models are refused as not read here. The outputs printed
+precomputed-kernel models and version 5, a model with a prediction interval
+(fit --interval), are refused as not read here. The outputs printed
 are the model's raw outputs; a one-vs-all model's class is the name of the
 largest (class_names, or classes for numeric classes).
 """
@@ -19,7 +20,7 @@ import json, math
 
 TOP = {"format", "version", "learner", "kernel", "lambda", "width", "outputs", "features", "scaler",
        "zero_based", "classes", "class_label", "type", "weights", "weight_index", "intercept", "points",
-       "coefficients", "feature_columns", "class_names", "positive_class"}
+       "coefficients", "feature_columns", "class_names", "positive_class", "interval"}
 KERNEL = {"name", "gamma", "bias", "coef0", "degree"}
 SCALER = {"centered", "mean", "scale", "index"}
 POINTS = {"kind", "rows", "dense", "indptr", "indices", "values", "unit"}
@@ -74,6 +75,8 @@ def check(m):
     if m.get("format") != "rlskit-model":
         raise ValueError("format %r, want 'rlskit-model'" % m.get("format"))
     version = m.get("version")
+    if version == 5 or "interval" in m:
+        raise ValueError("a model with a prediction interval (fit --interval, version 5): not read here (use rlskit predict --coverage)")
     if isinstance(version, bool) or version not in (1, 2, 3, 4):
         raise ValueError("version %r: this loader reads versions 1 to 4" % version)
     if version == 1 and ("zero_based" in m or "centered" in (m.get("scaler") or {})):

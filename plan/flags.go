@@ -86,6 +86,9 @@ type Flags struct {
 	Model, CVPredictions string
 	// Curves is --curves: the CV curve as a table.
 	Curves string
+	// Interval is --interval: jackknife+ or cv+ prediction intervals
+	// recorded in the model (planInterval).
+	Interval string
 	// Standardize is --standardize, Quiet --quiet.
 	Standardize, Quiet bool
 	// QueryNormalize is --query-normalize.
@@ -176,6 +179,8 @@ func Define(fs FlagSet, f *Flags) {
 	fs.StringVar(&f.Measure, "measure", "", "measure: "+strings.Join(measure.Names(), ", ")+" (default: rls mse, auc with lpo; queryrank disagreement; other rankers cindex)")
 	fs.StringVar(&f.Model, "model", "", "write the model selected to this file (JSON)")
 	fs.StringVar(&f.CVPredictions, "cv-predictions", "", "write the CV predictions at the best λ to this file")
+	fs.StringVar(&f.Interval, "interval", "", "rls: record in the model what prediction intervals need — jackknife+ (with --cv loo; linear models: the m leave-one-out models) or cv+ (with --cv kfold:K, stratified-kfold:K, group-kfold:K, lgo, lqo or --folds FILE: the K fold models), "+
+		"from the exact hold-outs, no refit (Barber, Candès, Ramdas & Tibshirani 2021); then predict --coverage 0.9 writes prediction, lower, upper per output")
 	fs.StringVar(&f.Curves, "curves", "", "write every point of the CV curve(s) to this file as a tab-separated table with a header: the kernel parameters searched (gamma, degree, coef0; col_… for the column kernel), lambda (col_lambda), value, indistinguishable (1 or 0); greedy: lambda, features, feature, name, value, indistinguishable")
 	fs.BoolVar(&f.Standardize, "standardize", false, "standardize features: dense data (CSV, NumPy, Parquet, and svmlight whose rows store at least half of all features) to mean 0 and sd 1 per feature; sparser svmlight data divided by each feature's root mean square, not centred (keeps the zeros); stored in the model (scaler.centered)")
 	fs.StringVar(&f.Solver, "solver", "direct", "direct (factor once: exact λ path and CV) or cg (matrix-free conjugate gradient for the linear kernel on large sparse data; --cv none, one --lambda)")
@@ -367,7 +372,7 @@ func Completions() map[string][]string {
 		"format": FormatValues, "zero-based": ZeroBasedValues, "delimiter": DelimiterValues,
 		"cost": {"unit", "magnitude", "inverse"}, "solver": {"direct", "cg"},
 		"basis-select": {"random", "greedy", "per-group"}, "basis-holdout": {"remove", "keep", "skip"},
-		"basis-design": {"1", "2", "3"}, "fold-score": {"pooled", "mean"}, "symmetry": {"symmetric", "antisymmetric"},
+		"basis-design": {"1", "2", "3"}, "fold-score": {"pooled", "mean"}, "symmetry": {"symmetric", "antisymmetric"}, "interval": IntervalValues,
 	}
 }
 

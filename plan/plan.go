@@ -63,6 +63,9 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 		return nil, fmt.Errorf("--gamma scale is resolved on the rows of one data set in memory: not with --learner %s or --stream; give a number", f.Learner)
 	}
 	if lookupErr == nil && le.Needs.Has(learn.NeedsPairs) {
+		if f.Interval != "" {
+			return nil, fmt.Errorf("--interval %s: not for --learner %s yet (prediction intervals are recorded for rls)", f.Interval, f.Learner)
+		}
 		pp, err := planPairwise(f, le, changed)
 		if err != nil {
 			return nil, err
@@ -182,6 +185,9 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	}
 	if f.BasisHoldOut != "" && !le.Can(learn.CanHoldOutBasis) && f.BasisHoldOut != "keep" {
 		return nil, fmt.Errorf("--basis-holdout %s: --learner %s keeps its basis in hold-outs (use keep)", f.BasisHoldOut, le.Name)
+	}
+	if err := planInterval(f, le, cvName, cvKind); err != nil {
+		return nil, err
 	}
 	if f.BasisDesign != 0 {
 		if f.BasisDesign < 1 || f.BasisDesign > 3 {

@@ -199,6 +199,11 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 	pred := res.Predictor
 	pred.Features, pred.FeatureColumns, pred.ZeroBased = d.FeatureNames, arrayColumns(d), d.ZeroBased
+	if f.Interval != "" {
+		if err := recordInterval(f.Interval, pred, res, scheme); err != nil {
+			return err
+		}
+	}
 	if classes != nil {
 		classes.record(pred)
 	}

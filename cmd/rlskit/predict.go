@@ -24,6 +24,8 @@ type predictFlags struct {
 	modelPath, data, format, out string
 	measure, label, qid          string
 	scores, quiet                bool
+	coverage                     float64 // --coverage: the interval's level (coverageSet: given)
+	coverageSet                  bool
 	pairs, rows, cols            string          // pairwise models (pairwise.go)
 	in                           plan.InputFlags // --zero-based, --delimiter, --labels
 	inputs                       []string        // every input file flag's value (inputFiles)
@@ -41,13 +43,19 @@ CSV labels are the columns named by --label, or else the model's output names
 when the header has them; the features are the columns the model records, by
 name wherever they stand (--features and --ignore, given, must agree). svmlight indices are
 read as the model's training data were (0-based for a model trained on 0-based
-data, as scikit-learn writes them) unless --zero-based says otherwise.`,
+data, as scikit-learn writes them) unless --zero-based says otherwise.
+With --coverage C a model fit with --interval writes, per output, three
+tab-separated columns — prediction, lower, upper — the jackknife+ or CV+
+interval at coverage C (docs/cli.md, Prediction intervals).`,
 		Example: `  rlskit predict --model m.json --data test.csv --out pred.txt
   rlskit predict --model m.json --data test.svm --measure mse      # score against the file's labels
   rlskit predict --model classes.json --data new.csv --scores       # one-vs-all: class, then per-class outputs
   rlskit predict --model kron.json --pairs new-pairs.txt --rows new-drugs.csv`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { f.inputs = inputFiles(cmd); return runPredict(e, f) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.inputs, f.coverageSet = inputFiles(cmd), cmd.Flags().Changed("coverage")
+			return runPredict(e, f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.modelPath, "model", "", "model file written by fit --model")
@@ -58,6 +66,7 @@ data, as scikit-learn writes them) unless --zero-based says otherwise.`,
 	fl.StringVar(&f.measure, "measure", "", "score the predictions: "+strings.Join(measure.Names(), ", "))
 	fl.StringVar(&f.label, "label", "", "CSV label column(s) (default: the model's outputs, when present)")
 	fl.StringVar(&f.qid, "qid", "", "CSV query column (for --measure disagreement)")
+	fl.Float64Var(&f.coverage, "coverage", 0, "a model fit with --interval: write per output three tab-separated columns, prediction, lower, upper, the jackknife+ or CV+ interval at this coverage level in (0, 1) (e.g. 0.9; ±Inf when the level exceeds n/(n+1))")
 	fl.BoolVar(&f.scores, "scores", false, "one-vs-all models: print the per-class outputs after the predicted class")
 	fl.BoolVar(&f.quiet, "quiet", false, "no notices on stderr (as fit --quiet: warnings and errors still print)")
 	fl.StringVar(&f.pairs, "pairs", "", "pairwise models: the pairs to predict, \"row col [label]\" per line (0-based; the training objects, or those of --rows and --cols)")
@@ -70,6 +79,9 @@ data, as scikit-learn writes them) unless --zero-based says otherwise.`,
 }
 
 func runPredict(e *env, f *predictFlags) error {
+	if err := checkCoverageFlag(f); err != nil {
+		return err
+	}
 	if f.pairs != "" || f.rows != "" || f.cols != "" {
 		return runPredictPairs(e, f)
 	}
@@ -127,6 +139,9 @@ func runPredict(e *env, f *predictFlags) error {
 	if f.scores && ova == nil {
 		return errors.New("--scores applies to one-vs-all models")
 	}
+	if err := checkCoverage(f, p); err != nil {
+		return err
+	}
 	base, err := f.in.Base(&p.ZeroBased)
 	if err != nil {
 		return err
@@ -171,7 +186,7 @@ func runPredict(e *env, f *predictFlags) error {
 						return fmt.Errorf("%s: %w", f.data, err)
 					}
 				}
-				pred, err := p.Predict(d.X)
+				pred, err := predictRows(p, d.X, f.coverage)
 				if err != nil {
 					return fmt.Errorf("%s: %w", f.data, shiftRows(err, offset))
 				}
@@ -205,7 +220,7 @@ func runPredict(e *env, f *predictFlags) error {
 			return fmt.Errorf("%s: %w", f.data, err)
 		}
 	}
-	pred, err := p.Predict(d.X)
+	pred, err := predictRows(p, d.X, f.coverage)
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.data, err)
 	}

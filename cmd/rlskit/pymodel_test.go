@@ -180,7 +180,7 @@ func TestPythonLoaderStrict(t *testing.T) {
 		{"fractional degree", poly, `"degree":2`, `"degree":2.5`},
 		{"degree 0", poly, `"degree":2`, `"degree":0`},
 		{"version true", linear, `"version":2`, `"version":true`},
-		{"version 5", linear, `"version":2`, `"version":5`},
+		{"version 6", linear, `"version":2`, `"version":6`},
 		{"class_names in version 2", linear, `"outputs":["y"]`, `"outputs":["y"],"class_names":["a","b"],"positive_class":"a"`},
 		{"positive_class not a class", linear4, `"positive_class":"b"`, `"positive_class":"c"`},
 		{"positive_class without class_names", linear4, `"class_names":["a","b"],`, ``},
@@ -228,6 +228,20 @@ func TestPythonLoaderStrict(t *testing.T) {
 		if out, err := exec.Command(py, pyLoader, m, data).CombinedOutput(); err != nil {
 			t.Fatalf("the Python loader refuses the untouched model: %v\n%s", err, out)
 		}
+	}
+	// version 5: a prediction interval (fit --interval), which rlskit
+	// predict reads (with --coverage too) and the Python loader refuses as
+	// not read here
+	linear5 := strings.Replace(strings.Replace(linear, `"version":2`, `"version":5`, 1), `"intercept":[0.25]}`,
+		`"intercept":[0.25],"interval":{"method":"cv+","models":[{"weights":[[0.5],[-1]],"intercept":[0]},{"weights":[[1],[0]],"intercept":[1]}],"fold":[0,1],"residuals":[[0.5],[1]]}}`, 1)
+	m5 := write("interval", linear5)
+	for _, args := range [][]string{{"predict", "--model", m5, "--data", data}, {"predict", "--model", m5, "--data", data, "--coverage", "0.5"}} {
+		if _, stderr, err := run(t, "", args...); err != nil {
+			t.Fatalf("rlskit %v refuses the interval model: %v\n%s", args, err, stderr)
+		}
+	}
+	if out, err := exec.Command(py, pyLoader, m5, data).CombinedOutput(); err == nil || !strings.Contains(string(out), "not read here") {
+		t.Errorf("the Python loader on an interval model: %v %s, want a refusal as not read here", err, out)
 	}
 	for n, c := range cases {
 		if !strings.Contains(c.base, c.old) {

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/interval"
+	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/selection"
+)
+
+// recordInterval sets the prediction interval of fit --interval METHOD on
+// the chosen predictor: the hold-out models of the chosen solution — the
+// leave-one-out models (jackknife+) or those of the scheme's folds (CV+) —
+// with each training row's residual (package interval). The plan has
+// checked the method against the scheme (plan.planInterval); the folds'
+// partition and the learner's capability are checked here.
+func recordInterval(method string, pred *model.Predictor, res *selection.SearchResult, scheme selection.Scheme) error {
+	flag := "--interval " + method
+	var folds [][]int
+	if method == model.CVPlus {
+		if scheme.Kind != selection.Folds || scheme.Repeats > 1 {
+			return fmt.Errorf("%s needs the folds of one partition of the rows, not --cv %s", flag, scheme.Name)
+		}
+		folds = scheme.Folds
+	}
+	y := res.Learner.Labels()
+	if _, t := y.Dims(); t != len(pred.Outputs) {
+		return fmt.Errorf("%s: %d label columns for a model of %d outputs", flag, t, len(pred.Outputs))
+	}
+	iv, err := interval.New(pred, res.Solution, y, method, folds)
+	if err != nil {
+		if errors.Is(err, interval.ErrKernelJackknife) {
+			return fmt.Errorf("%s: %w (--interval cv+ --cv kfold:K)", flag, err)
+		}
+		return fmt.Errorf("%s (--cv %s): %w", flag, scheme.Name, err)
+	}
+	pred.Interval = iv
+	return nil
+}
+
+// predictRows returns the model's predictions for the rows of x: Predict's
+// m×t when coverage is 0, else per output three columns — prediction,
+// lower, upper — of the interval at that coverage (PredictInterval): m×3t.
+func predictRows(p *model.Predictor, x mat.Matrix, coverage float64) (*mat.Dense, error) {
+	if coverage == 0 {
+		return p.Predict(x)
+	}
+	pred, lo, hi, err := p.PredictInterval(x, coverage)
+	if err != nil {
+		return nil, err
+	}
+	m, t := pred.Dims()
+	if m == 0 {
+		return pred, nil
+	}
+	out := mat.NewDense(m, 3*t, nil)
+	for i := 0; i < m; i++ {
+		row := out.RawRowView(i)
+		for c := 0; c < t; c++ {
+			row[3*c], row[3*c+1], row[3*c+2] = pred.At(i, c), lo.At(i, c), hi.At(i, c)
+		}
+	}
+	return out, nil
+}
+
+// checkCoverage checks predict --coverage against the model: it must
+// record an interval (fit --interval).
+func checkCoverage(f *predictFlags, p *model.Predictor) error {
+	if !f.coverageSet {
+		return nil
+	}
+	if p.Interval == nil {
+		return fmt.Errorf("--coverage %g: %s records no prediction interval: fit it with --interval jackknife+ (--cv loo) or --interval cv+ (--cv kfold:K)", f.coverage, f.modelPath)
+	}
+	return nil
+}
+
+// checkCoverageFlag checks predict --coverage before any work: a level in
+// (0, 1), not with --measure (which scores the predictions alone) nor for
+// pairs. Errors are usage errors.
+func checkCoverageFlag(f *predictFlags) error {
+	if !f.coverageSet {
+		return nil
+	}
+	switch {
+	case !(f.coverage > 0 && f.coverage < 1):
+		return usage(fmt.Errorf("--coverage %g: want a level in (0, 1), such as 0.9", f.coverage))
+	case f.measure != "":
+		return usage(fmt.Errorf("--coverage %g and --measure %s: score the predictions without --coverage", f.coverage, f.measure))
+	case f.pairs != "" || f.rows != "" || f.cols != "":
+		return usage(fmt.Errorf("--coverage %g: models of pairs record no interval yet", f.coverage))
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/rlskit/rlskit/learn"
+)
+
+// IntervalValues are the values of --interval: the jackknife+ (with --cv
+// loo) and CV+ (with a partition of the rows into folds) of Barber, Candès,
+// Ramdas & Tibshirani (2021).
+var IntervalValues = []string{"jackknife+", "cv+"}
+
+// planInterval checks --interval against the learner and the CV scheme
+// (cvName as given or defaulted, kind its parsed name): the jackknife+
+// reads the leave-one-out models (--cv loo), CV+ the fold models of a
+// partition of the rows (kfold:K, stratified-kfold:K, group-kfold:K, lgo,
+// lqo or --folds FILE, whose folds must partition the rows). Only a
+// regression learner on rows (squared loss, not greedy) in memory with the
+// direct solver records intervals, without --intercept (its hold-out
+// models are not formed yet), --one-vs-all or --positive (classes), and a
+// sparse model with --basis-holdout keep (the hold-out models keep the
+// basis). Every refusal names the flag and its value.
+func planInterval(f *Flags, le *learn.Descriptor, cvName, kind string) error {
+	switch f.Interval {
+	case "":
+		return nil
+	case "jackknife+", "cv+":
+	default:
+		return fmt.Errorf("--interval %q: want jackknife+ (with --cv loo) or cv+ (with --cv kfold:K, stratified-kfold:K, group-kfold:K, lgo, lqo or --folds FILE)", f.Interval)
+	}
+	iv := "--interval " + f.Interval
+	switch {
+	case le.Loss != learn.Squared || le.Takes(learn.ParamSelect):
+		return fmt.Errorf("%s: prediction intervals are for a regression learner (rls), not --learner %s", iv, le.Name)
+	case f.Stream:
+		return fmt.Errorf("%s: not with --stream (the fold models from the statistics are not recorded yet)", iv)
+	case f.Solver != "direct":
+		return fmt.Errorf("%s: needs the exact hold-out models of --solver direct, not --solver %s", iv, f.Solver)
+	case f.Intercept:
+		return fmt.Errorf("%s: not with --intercept yet (the hold-out models with a refit intercept are not formed)", iv)
+	case f.OneVsAll || f.Positive != "":
+		return fmt.Errorf("%s: prediction intervals are for a numeric label, not classes (--one-vs-all, --positive)", iv)
+	case f.BasisDesign == 3:
+		return fmt.Errorf("%s: not with --basis-design 3 (a new basis per fold)", iv)
+	case f.BasisHoldOut == "remove" || f.BasisHoldOut == "skip":
+		return fmt.Errorf("%s: the hold-out models keep the sparse basis: give --basis-holdout keep, not %s", iv, f.BasisHoldOut)
+	}
+	if f.Interval == "jackknife+" {
+		if cvName != "loo" {
+			return fmt.Errorf("%s reads the leave-one-out models: give --cv loo, not --cv %s (or --interval cv+ with k folds)", iv, cvName)
+		}
+		return nil
+	}
+	switch kind {
+	case "kfold", "stratified-kfold", "group-kfold", "lgo", "lqo", "folds":
+		return nil
+	case "loo":
+		return fmt.Errorf("%s with --cv loo is the jackknife+: give --interval jackknife+, or --cv kfold:K", iv)
+	}
+	return fmt.Errorf("%s needs the folds of a partition of the rows: --cv kfold:K, stratified-kfold:K, group-kfold:K, lgo, lqo or --folds FILE, not --cv %s", iv, cvName)
+}
