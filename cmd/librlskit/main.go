@@ -1,0 +1,665 @@
+// Command librlskit is rlskit's C ABI: built with
+//
+//	go build -buildmode=c-shared -o librlskit.so ./cmd/librlskit
+//
+// it exports a handful of C functions over the library — fit (a search
+// through the learner registry: plan.New → selection.Search, as rlskit fit
+// does), predict, the selection result as a small JSON document, the model
+// as JSON (save and load), cancellation and the error of the last call —
+// for in-process front ends: the Python package in python/ calls it through
+// ctypes. rlskit.h, written by the build next to the library, declares them.
+//
+// # Handles
+//
+// Every call takes a handle made by rlskit_new (a runtime/cgo.Handle: an
+// integer naming a Go object, never a pointer into Go memory) and released
+// by rlskit_free. A handle holds one fitted (or loaded) model, the last
+// selection result and the last error message; calls on one handle are
+// serialized by a mutex except rlskit_cancel, which may be called from any
+// thread while rlskit_fit runs.
+//
+// # Data
+//
+// Matrices pass as a pointer to float64 values, a shape and a row stride
+// (in elements; a column stride of 1): a C-contiguous NumPy array, or a
+// row-strided view of one, is read in place — no copy of X is made for the
+// learner, which reads it through a gonum mat.Dense over the caller's memory
+// for the duration of rlskit_fit. What the handle keeps past the call is Go
+// memory: the labels Y are copied (O(m·t)), groups and folds are converted
+// to Go ints (O(m)), and a kernel-expansion model whose support rows would
+// alias the caller's X (no standardization) gets its own copy of them
+// (O(m·d), the one copy of the data, made once after the search).
+//
+// # Settings
+//
+// The settings are a JSON object whose keys are the flag names of rlskit fit
+// (package plan: "learner", "kernel", "gamma", "lambda-grid", "cv",
+// "measure", "standardize", …) and whose values are their texts (strings,
+// numbers or booleans): the flag set plan.Define builds parses them exactly
+// as on the command line, and plan.New checks them through the learner
+// registry, so a registered learner reaches this ABI with no new C code.
+// Flags that name files (plan.FileFlags) do not apply — the data, groups and
+// folds pass as arrays — and flags of work this ABI does not run yet are
+// refused by name (acceptedFlags).
+//
+// # Errors
+//
+// A call that fails returns a nonzero status (statusValue,
+// statusType, statusMemory, statusCancelled, statusInternal) and leaves the
+// error's message, the library's own wrapped text, in rlskit_error(h).
+package main
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+*/
+import "C"
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/cgo"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/plan"
+	"github.com/rlskit/rlskit/progress"
+	"github.com/rlskit/rlskit/selection"
+	"github.com/rlskit/rlskit/summary"
+)
+
+// The status codes of the exported calls: 0 is success; the front end maps
+// the others onto its exceptions (Python: ValueError, TypeError,
+// MemoryError, KeyboardInterrupt, RuntimeError).
+const (
+	statusOK        = 0
+	statusValue     = 1 // bad settings, data or state: the library's error
+	statusType      = 2 // a setting this ABI does not know or take
+	statusMemory    = 3 // an allocation the runtime refused (a recovered runtime error)
+	statusCancelled = 4 // rlskit_cancel stopped the fit
+	statusInternal  = 5 // any other recovered panic: a bug
+)
+
+// errCancelled is the error of a fit stopped by rlskit_cancel.
+var errCancelled = errors.New("rlskit: fit cancelled")
+
+// errSetting marks an unknown or refused setting (statusType).
+var errSetting = errors.New("setting")
+
+// session is the Go object behind a handle.
+type session struct {
+	mu   sync.Mutex // serializes every call but cancel
+	err  string     // the last error message
+	pred *model.Predictor
+	// result is the selection result as JSON (nil for a loaded model).
+	result []byte
+	// cvPred are the CV predictions at the chosen point (m×t), nil without.
+	cvPred *mat.Dense
+	// cancelled is set by rlskit_cancel; fitG is the goroutine running the
+	// fit (its id), the one the cancellation unwinds.
+	cancelled atomic.Bool
+	fitG      atomic.Int64
+}
+
+func main() {} // required by -buildmode=c-shared; never run
+
+// get returns the session of handle h, or nil for 0.
+func get(h C.uintptr_t) *session {
+	if h == 0 {
+		return nil
+	}
+	s, _ := cgo.Handle(h).Value().(*session)
+	return s
+}
+
+// rlskit_new makes a handle with no model. Free it with rlskit_free.
+//
+//export rlskit_new
+func rlskit_new() C.uintptr_t {
+	return C.uintptr_t(cgo.NewHandle(&session{}))
+}
+
+// rlskit_free releases the handle and everything it holds. O(1); the
+// memory is the Go collector's to reclaim.
+//
+//export rlskit_free
+func rlskit_free(h C.uintptr_t) {
+	if h != 0 {
+		cgo.Handle(h).Delete()
+	}
+}
+
+// rlskit_cancel asks the fit running on h to stop: it stops at the next
+// progress event the search reports on its own goroutine — between kernel
+// settings, factorization phases and λ points of the path — and rlskit_fit
+// returns statusCancelled. A factorization or a parallel block already
+// running finishes first (the library has no finer cancellation point).
+// Safe from any thread; called while no fit runs, it cancels the next fit
+// on h (a front end calls it only while its fit call is under way).
+//
+//export rlskit_cancel
+func rlskit_cancel(h C.uintptr_t) {
+	if s := get(h); s != nil {
+		s.cancelled.Store(true)
+	}
+}
+
+// rlskit_error returns the message of the last failed call on h (empty
+// after a success) as a new C string the caller frees with
+// rlskit_string_free.
+//
+//export rlskit_error
+func rlskit_error(h C.uintptr_t) *C.char {
+	s := get(h)
+	if s == nil {
+		return C.CString("rlskit: invalid handle")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return C.CString(s.err)
+}
+
+// rlskit_string_free frees a string returned by this library.
+//
+//export rlskit_string_free
+func rlskit_string_free(p *C.char) {
+	C.free(unsafe.Pointer(p))
+}
+
+// call runs f under the session's lock, turning its error or a recovered
+// panic into a status code and the session's error message.
+func call(h C.uintptr_t, f func(s *session) error) (status C.int) {
+	s := get(h)
+	if s == nil {
+		return statusValue
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.err = ""
+	defer func() {
+		if r := recover(); r != nil {
+			switch e := r.(type) {
+			case cancelPanic:
+				s.err, status = errCancelled.Error(), statusCancelled
+			case runtime.Error:
+				s.err, status = "rlskit: "+e.Error(), statusInternal
+				if strings.Contains(e.Error(), "out of range") || strings.Contains(e.Error(), "memory") {
+					status = statusMemory
+				}
+			default:
+				s.err, status = fmt.Sprint("rlskit: internal error: ", r), statusInternal
+			}
+		}
+	}()
+	if err := f(s); err != nil {
+		s.err = err.Error()
+		switch {
+		case errors.Is(err, errCancelled):
+			return statusCancelled
+		case errors.Is(err, errSetting):
+			return statusType
+		}
+		return statusValue
+	}
+	return statusOK
+}
+
+// cancelPanic unwinds a cancelled fit's goroutine to call's recover.
+type cancelPanic struct{}
+
+// goid returns the id of the calling goroutine, from the header line of
+// its stack trace ("goroutine 17 [running]:"). O(1): one small stack dump;
+// called only once a cancellation is pending.
+func goid() int64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	var id int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + int64(c-'0')
+	}
+	return id
+}
+
+// observer is the progress observer of a fit: once rlskit_cancel is called,
+// the next event reported on the fit's own goroutine unwinds it (events of
+// the library's worker goroutines are let through: unwinding one of them
+// would take the process down).
+func (s *session) observer() progress.Observer {
+	return func(progress.Event) {
+		if s.cancelled.Load() && goid() == s.fitG.Load() {
+			panic(cancelPanic{})
+		}
+	}
+}
+
+// matrix wraps m×n float64 values at p with row stride stride (elements)
+// as a gonum matrix over the caller's memory, without copying.
+func matrix(p *C.double, m, n, stride C.int64_t, name string) (*mat.Dense, error) {
+	switch {
+	case p == nil:
+		return nil, fmt.Errorf("%s: no data", name)
+	case m < 1 || n < 1:
+		return nil, fmt.Errorf("%s: shape %d×%d: want at least one row and one column", name, m, n)
+	case stride < n:
+		return nil, fmt.Errorf("%s: row stride %d is less than its %d columns", name, stride, n)
+	}
+	data := unsafe.Slice((*float64)(unsafe.Pointer(p)), int((m-1)*stride+n))
+	var d mat.Dense
+	d.SetRawMatrix(blas64.General{Rows: int(m), Cols: int(n), Stride: int(stride), Data: data})
+	return &d, nil
+}
+
+// acceptedFlags are the flags of rlskit fit this ABI takes as settings; the
+// others name files (the data come as arrays) or choose work that rlskit
+// fit runs outside selection.Search (--solver cg, --stream, greedy
+// selection, learners of pairs, basis choice, classes from label names),
+// not offered here yet.
+var acceptedFlags = map[string]bool{
+	"learner": true, "kernel": true, "gamma": true, "bias": true, "coef0": true, "degree": true,
+	"gamma-grid": true, "degree-grid": true, "coef0-grid": true, "lambda": true, "lambda-grid": true,
+	"cv": true, "measure": true, "seed": true, "standardize": true, "intercept": true,
+	"query-normalize": true, "fold-score": true, "permutations": true, "label": true,
+}
+
+// parseSettings parses the JSON settings into plan flags through the flag
+// set of plan.Define; it returns the flags and the set of those given.
+func parseSettings(text string) (*plan.Flags, map[string]bool, error) {
+	var raw map[string]any
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, nil, fmt.Errorf("settings: %w", err)
+	}
+	f := &plan.Flags{}
+	fs := newFlagSet()
+	plan.Define(fs, f)
+	given := map[string]bool{}
+	for k, v := range raw {
+		if fs.Lookup(k) == nil {
+			return nil, nil, fmt.Errorf("%w %q: not a setting of rlskit fit", errSetting, k)
+		}
+		if !acceptedFlags[k] {
+			return nil, nil, fmt.Errorf("%w %q: not taken by the C ABI yet (it takes %s)", errSetting, k, strings.Join(sortedKeys(acceptedFlags), ", "))
+		}
+		var s string
+		switch v := v.(type) {
+		case string:
+			s = v
+		case json.Number:
+			s = v.String()
+		case bool:
+			s = fmt.Sprint(v)
+		default:
+			return nil, nil, fmt.Errorf("%w %q: want a string, number or boolean, got %v", errSetting, k, v)
+		}
+		if err := fs.Set(k, s); err != nil {
+			return nil, nil, fmt.Errorf("--%s %q: %w", k, s, err)
+		}
+		given[k] = true
+	}
+	return f, given, nil
+}
+
+// rlskit_fit fits the learner the settings name on X (m×d, row stride
+// xstride) and Y (m×t, row stride ystride) by selection.Search, as rlskit
+// fit does: plan.New checks the settings through the registry, the scheme
+// is built for the data, every kernel setting is trained once and λ chosen
+// on its exact CV path. groups (m int64 ids, or NULL) are the query or
+// group ids; folds (m int64 fold numbers ≥ 0, -1 for a row in no fold, or
+// NULL) are explicit CV folds (the setting "cv" is then "folds" or absent).
+// The handle keeps the model, the result and the CV predictions. Cost:
+// the search's — one factorization per kernel setting, then the path.
+//
+//export rlskit_fit
+func rlskit_fit(h C.uintptr_t, settings *C.char, x *C.double, m, d, xstride C.int64_t,
+	y *C.double, t, ystride C.int64_t, groups, folds *C.int64_t) C.int {
+	return call(h, func(s *session) error {
+		defer s.cancelled.Store(false) // a cancellation ends with its fit
+		s.fitG.Store(goid())
+		if s.cancelled.Load() { // cancelled before it started
+			return errCancelled
+		}
+		return s.fit(C.GoString(settings), x, m, d, xstride, y, t, ystride, groups, folds)
+	})
+}
+
+// fit is rlskit_fit under the lock.
+func (s *session) fit(settings string, xp *C.double, m, d, xstride C.int64_t,
+	yp *C.double, t, ystride C.int64_t, gp, fp *C.int64_t) error {
+	s.pred, s.result, s.cvPred = nil, nil, nil
+	f, given, err := parseSettings(settings)
+	if err != nil {
+		return err
+	}
+	x, err := matrix(xp, m, d, xstride, "X")
+	if err != nil {
+		return err
+	}
+	yv, err := matrix(yp, m, t, ystride, "y")
+	if err != nil {
+		return err
+	}
+	y := mat.DenseCopyOf(yv) // the handle outlives the caller's labels
+	rows := int(m)
+	var groups []int
+	if gp != nil {
+		groups = make([]int, rows)
+		for i, g := range unsafe.Slice((*int64)(unsafe.Pointer(gp)), rows) {
+			groups[i] = int(g)
+		}
+	}
+	var foldSets [][]int
+	if fp != nil {
+		if foldSets, err = foldsOf(unsafe.Slice((*int64)(unsafe.Pointer(fp)), rows)); err != nil {
+			return err
+		}
+		f.Folds = "(folds array)" // plan.New takes --cv folds with a source of folds
+	}
+	f.Data = "(X array)" // the data come as arrays; plan.New asks for a source
+	p, err := plan.New(f, func(name string) bool { return given[name] || name == "folds" && fp != nil })
+	if err != nil {
+		return err
+	}
+	le := p.Learner
+	if err := refuseOutside(le); err != nil {
+		return err
+	}
+	outputs := outputNames(f.Label, int(t))
+	if le.Needs.Has(learn.NeedsGroups) && groups == nil {
+		return fmt.Errorf("--learner %s needs query ids: pass groups", le.Name)
+	}
+	if p.Measure.NeedsQueries && groups == nil {
+		return fmt.Errorf("--measure %s needs query ids: pass groups", p.Measure.Name)
+	}
+	if p.Kernels[0].Name == "precomputed" && m != d {
+		return fmt.Errorf("X: a precomputed kernel matrix must be square, got %d rows and %d columns", m, d)
+	}
+	in := &learn.Input{X: x, Y: y, Outputs: outputs, Groups: groups}
+	if le.Takes(learn.ParamQueryNormalize) {
+		in.QueryNormalize = f.QueryNormalize
+	}
+	if le.Takes(learn.ParamIntercept) {
+		in.Intercept = f.Intercept
+	}
+	obs := s.observer()
+	in.Observe = obs
+	o := selection.SchemeOptions{Rows: rows, Seed: f.Seed, Groups: groups, Labels: y, Policy: p.Policy,
+		PairsWithinGroups: le.Needs.Has(learn.NeedsGroups), FoldMean: f.FoldScore == "mean"}
+	if p.CVKind == "folds" {
+		o.Folds, o.FoldsName = foldSets, f.Folds
+	}
+	scheme, err := selection.NewScheme(p.CVSpec, o)
+	if err != nil {
+		return fmt.Errorf("--cv %s: %w", p.CVSpec, err)
+	}
+	res, err := selection.Search(selection.Problem{Learner: le, Input: in, Standardize: f.Standardize},
+		selection.Settings{Kernels: p.Kernels, GammaScale: p.GammaScale, Lambdas: p.Lambdas, Scheme: scheme, Measure: p.Measure,
+			Options: selection.Options{Queries: groups}, Permutations: f.Permutations, Seed: f.Seed, Progress: obs})
+	if err != nil {
+		return err
+	}
+	pred := res.Predictor
+	ownPoints(pred, xp, m, xstride)
+	out := summary.Search(string(le.Name), &dataset.Data{X: x, Y: y, LabelNames: outputs, Queries: groups}, res, scheme, p.Measure, f.BasisHoldOut)
+	doc := result{Summary: out, NOutputs: int(t), Width: int(d), HigherIsBetter: p.Measure.HigherIsBetter}
+	if res.Curves != nil && scheme.Kind != selection.None {
+		best := res.Curves[res.Best].Result
+		doc.BestIndex = best.BestIndex
+		for _, c := range res.Curves[:res.Best] {
+			doc.BestIndex += len(c.Curve)
+		}
+		doc.Indistinguishable = best.Best.Indistinguishable
+		if best.Predictions != nil {
+			s.cvPred = best.Predictions
+			doc.HasCVPredictions = true
+		}
+	}
+	if s.result, err = json.Marshal(doc); err != nil {
+		return err
+	}
+	s.pred = pred
+	return nil
+}
+
+// result is the JSON document of rlskit_result: the summary rlskit fit
+// prints (package summary) and what a front end needs to read it.
+type result struct {
+	// Summary is rlskit fit's JSON output for the same search.
+	Summary *summary.Fit `json:"summary"`
+	// BestIndex indexes summary.cv.curve at the chosen point.
+	BestIndex int `json:"best_index"`
+	// NOutputs is t, Width d.
+	NOutputs int `json:"n_outputs"`
+	Width    int `json:"width"`
+	// HigherIsBetter says which way the CV measure improves.
+	HigherIsBetter bool `json:"higher_is_better"`
+	// HasCVPredictions says rlskit_cv_predictions has the m×t CV
+	// predictions at the chosen point (LOO and fold schemes).
+	HasCVPredictions bool `json:"has_cv_predictions"`
+	// Indistinguishable: the CV predictions at the chosen point differ by
+	// rounding noise only (the measure counted them as ties).
+	Indistinguishable bool `json:"indistinguishable,omitempty"`
+}
+
+// refuseOutside refuses a learner whose fit rlskit fit runs outside
+// selection.Search — by its declared needs and parameters, not its name.
+func refuseOutside(le *learn.Descriptor) error {
+	switch {
+	case le.Needs.Has(learn.NeedsPairs):
+		return fmt.Errorf("--learner %s learns on pairs of objects: not through the C ABI yet", le.Name)
+	case le.Needs.Has(learn.NeedsGraph):
+		return fmt.Errorf("--learner %s learns from a preference graph: not through the C ABI yet", le.Name)
+	case le.Takes(learn.ParamSelect):
+		return fmt.Errorf("--learner %s selects features by its own search: not through the C ABI yet", le.Name)
+	}
+	return nil
+}
+
+// outputNames names the t outputs: the comma-separated --label names when
+// given, else "y" for one output and y0, y1, … for several.
+func outputNames(label string, t int) []string {
+	if label != "" {
+		return strings.Split(label, ",")
+	}
+	if t == 1 {
+		return []string{"y"}
+	}
+	out := make([]string, t)
+	for i := range out {
+		out[i] = fmt.Sprintf("y%d", i)
+	}
+	return out
+}
+
+// foldsOf turns a fold number per row (-1: in no fold) into the folds' row
+// lists, in fold-number order; fold numbers run 0..K-1 with none empty.
+func foldsOf(ids []int64) ([][]int, error) {
+	k := int64(0)
+	for i, v := range ids {
+		if v < -1 || v >= int64(len(ids)) {
+			return nil, fmt.Errorf("folds: row %d has fold %d: want -1 (no fold) or 0..%d", i, v, len(ids)-1)
+		}
+		k = max(k, v+1)
+	}
+	folds := make([][]int, k)
+	for i, v := range ids {
+		if v >= 0 {
+			folds[v] = append(folds[v], i)
+		}
+	}
+	for j, fo := range folds {
+		if len(fo) == 0 {
+			return nil, fmt.Errorf("folds: fold %d is empty (fold numbers must run 0..%d without gaps)", j, k-1)
+		}
+	}
+	return folds, nil
+}
+
+// ownPoints gives a kernel expansion whose support rows are the caller's X
+// (no standardization made a copy) its own copy of them: the handle
+// outlives the caller's array. O(m·d) when it copies, O(1) otherwise.
+func ownPoints(p *model.Predictor, xp *C.double, m, stride C.int64_t) {
+	dense, ok := p.Points.(*mat.Dense)
+	if !ok || dense == nil {
+		return
+	}
+	raw := dense.RawMatrix()
+	if len(raw.Data) == 0 {
+		return
+	}
+	lo := uintptr(unsafe.Pointer(xp))
+	hi := lo + uintptr(m*stride)*8
+	if at := uintptr(unsafe.Pointer(&raw.Data[0])); at >= lo && at < hi {
+		p.Points = mat.DenseCopyOf(dense)
+	}
+}
+
+// rlskit_result returns the selection result of the last fit on h as JSON
+// (a new C string; free with rlskit_string_free), or NULL with the error
+// set when h holds no fit.
+//
+//export rlskit_result
+func rlskit_result(h C.uintptr_t) *C.char {
+	var out *C.char
+	call(h, func(s *session) error {
+		if s.result == nil {
+			return errors.New("rlskit: no fit on this handle")
+		}
+		out = C.CString(string(s.result))
+		return nil
+	})
+	return out
+}
+
+// rlskit_cv_predictions copies the m×t CV predictions at the chosen point
+// (NaN for a row in no fold) into out (C-contiguous). O(m·t).
+//
+//export rlskit_cv_predictions
+func rlskit_cv_predictions(h C.uintptr_t, out *C.double, m, t C.int64_t) C.int {
+	return call(h, func(s *session) error {
+		if s.cvPred == nil {
+			return errors.New("rlskit: no CV predictions on this handle (none for leave-pair-out or --cv none)")
+		}
+		return copyOut(s.cvPred, out, m, t, "cv_predictions")
+	})
+}
+
+// copyOut copies src into the C-contiguous m×t buffer at out.
+func copyOut(src *mat.Dense, out *C.double, m, t C.int64_t, name string) error {
+	r, c := src.Dims()
+	if out == nil || int(m) != r || int(t) != c {
+		return fmt.Errorf("%s: buffer %d×%d for %d×%d values", name, m, t, r, c)
+	}
+	dst := unsafe.Slice((*float64)(unsafe.Pointer(out)), r*c)
+	for i := 0; i < r; i++ {
+		copy(dst[i*c:(i+1)*c], src.RawRowView(i))
+	}
+	return nil
+}
+
+// rlskit_predict writes the m×t predictions of h's model for X (m×d, row
+// stride xstride, read in place) into out (m×t, C-contiguous). Cost: the
+// model's, O(m·d·t) linear, O(m·n·d) for a kernel expansion of n rows.
+//
+//export rlskit_predict
+func rlskit_predict(h C.uintptr_t, x *C.double, m, d, xstride C.int64_t, out *C.double, t C.int64_t) C.int {
+	return call(h, func(s *session) error {
+		if s.pred == nil {
+			return errors.New("rlskit: no model on this handle: fit or load one first")
+		}
+		xm, err := matrix(x, m, d, xstride, "X")
+		if err != nil {
+			return err
+		}
+		p, err := s.pred.Predict(xm)
+		if err != nil {
+			return err
+		}
+		return copyOut(p, out, m, t, "predictions")
+	})
+}
+
+// rlskit_model_shape writes the model's width d and outputs t.
+//
+//export rlskit_model_shape
+func rlskit_model_shape(h C.uintptr_t, d, t *C.int64_t) C.int {
+	return call(h, func(s *session) error {
+		if s.pred == nil {
+			return errors.New("rlskit: no model on this handle: fit or load one first")
+		}
+		*d, *t = C.int64_t(s.pred.Width), C.int64_t(len(s.pred.Outputs))
+		return nil
+	})
+}
+
+// rlskit_model_json returns h's model in rlskit's model file format (the
+// JSON rlskit fit --model writes and rlskit predict reads) as a new C
+// string (free with rlskit_string_free), or NULL with the error set.
+//
+//export rlskit_model_json
+func rlskit_model_json(h C.uintptr_t) *C.char {
+	var out *C.char
+	call(h, func(s *session) error {
+		if s.pred == nil {
+			return errors.New("rlskit: no model on this handle: fit or load one first")
+		}
+		var b bytes.Buffer
+		if err := s.pred.Save(&b); err != nil {
+			return err
+		}
+		out = C.CString(b.String())
+		return nil
+	})
+	return out
+}
+
+// rlskit_load replaces h's model by the one in text (a model file's n
+// bytes, checked by model.Load); the handle then has no selection result.
+//
+//export rlskit_load
+func rlskit_load(h C.uintptr_t, text *C.char, n C.int64_t) C.int {
+	return call(h, func(s *session) error {
+		p, err := model.Load(bytes.NewReader(C.GoBytes(unsafe.Pointer(text), C.int(n))))
+		if err != nil {
+			return err
+		}
+		s.pred, s.result, s.cvPred = p, nil, nil
+		return nil
+	})
+}
+
+// newFlagSet is the flag set the settings are parsed with: the standard
+// library's, silent (its errors are returned, not printed).
+func newFlagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet("rlskit", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// sortedKeys returns the keys of a set, sorted.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

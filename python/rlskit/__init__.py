@@ -1,0 +1,8 @@
+"""rlskit: regularized least-squares learning with exact cross-validation,
+a scikit-learn front end over the Go core (in process, through the C ABI of
+cmd/librlskit). See docs/python.md."""
+
+from ._lib import Model, RlskitError
+from .estimators import RLS
+
+__all__ = ["RLS", "Model", "RlskitError"]

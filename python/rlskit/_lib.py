@@ -1,0 +1,205 @@
+"""ctypes binding of librlskit, the C ABI of the Go core (cmd/librlskit).
+
+The shared library is built by ``pip install ./python`` (setup.py runs
+``go build -buildmode=c-shared``) and installed next to this file; the
+environment variable RLSKIT_LIBRARY names another build.
+
+Data pass as pointers into NumPy arrays: float64, rows contiguous (a row
+stride is passed, the column stride must be 1). X is read in place by the Go
+core for the duration of a call; no array is copied on this side unless it
+is not already float64 with contiguous rows (numpy.require).
+"""
+
+import ctypes
+import json
+import os
+import threading
+
+import numpy as np
+
+_STATUS_OK = 0
+_STATUS_VALUE = 1
+_STATUS_TYPE = 2
+_STATUS_MEMORY = 3
+_STATUS_CANCELLED = 4
+_STATUS_INTERNAL = 5
+
+
+class RlskitError(RuntimeError):
+    """An internal error of the Go core (a recovered panic): a bug."""
+
+
+_EXCEPTIONS = {
+    _STATUS_VALUE: ValueError,
+    _STATUS_TYPE: TypeError,
+    _STATUS_MEMORY: MemoryError,
+    _STATUS_CANCELLED: KeyboardInterrupt,
+    _STATUS_INTERNAL: RlskitError,
+}
+
+_c_double_p = ctypes.POINTER(ctypes.c_double)
+_c_int64_p = ctypes.POINTER(ctypes.c_int64)
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def _load():
+    global _lib
+    with _lib_lock:
+        if _lib is not None:
+            return _lib
+        path = os.environ.get("RLSKIT_LIBRARY") or os.path.join(
+            os.path.dirname(os.path.abspath(__file__)), "librlskit.so")
+        if not os.path.exists(path):
+            raise ImportError(
+                "rlskit: the shared library %s is missing; install the package with "
+                "'pip install --no-build-isolation ./python' (it builds it with go build "
+                "-buildmode=c-shared) or set RLSKIT_LIBRARY" % path)
+        lib = ctypes.CDLL(path)  # ctypes.CDLL releases the GIL around every call
+        u = ctypes.c_uint64
+        i64 = ctypes.c_int64
+        lib.rlskit_new.restype = u
+        lib.rlskit_new.argtypes = []
+        lib.rlskit_free.restype = None
+        lib.rlskit_free.argtypes = [u]
+        lib.rlskit_cancel.restype = None
+        lib.rlskit_cancel.argtypes = [u]
+        lib.rlskit_error.restype = ctypes.c_void_p
+        lib.rlskit_error.argtypes = [u]
+        lib.rlskit_string_free.restype = None
+        lib.rlskit_string_free.argtypes = [ctypes.c_void_p]
+        lib.rlskit_fit.restype = ctypes.c_int
+        lib.rlskit_fit.argtypes = [u, ctypes.c_char_p, _c_double_p, i64, i64, i64,
+                                   _c_double_p, i64, i64, _c_int64_p, _c_int64_p]
+        lib.rlskit_result.restype = ctypes.c_void_p
+        lib.rlskit_result.argtypes = [u]
+        lib.rlskit_cv_predictions.restype = ctypes.c_int
+        lib.rlskit_cv_predictions.argtypes = [u, _c_double_p, i64, i64]
+        lib.rlskit_predict.restype = ctypes.c_int
+        lib.rlskit_predict.argtypes = [u, _c_double_p, i64, i64, i64, _c_double_p, i64]
+        lib.rlskit_model_shape.restype = ctypes.c_int
+        lib.rlskit_model_shape.argtypes = [u, _c_int64_p, _c_int64_p]
+        lib.rlskit_model_json.restype = ctypes.c_void_p
+        lib.rlskit_model_json.argtypes = [u]
+        lib.rlskit_load.restype = ctypes.c_int
+        lib.rlskit_load.argtypes = [u, ctypes.c_char_p, i64]
+        _lib = lib
+        return lib
+
+
+def _take_string(lib, ptr):
+    """Copy a C string the library returned, then free it."""
+    if not ptr:
+        return None
+    try:
+        return ctypes.string_at(ptr).decode("utf-8")
+    finally:
+        lib.rlskit_string_free(ptr)
+
+
+def _matrix(a, name):
+    """a as a float64 2-D array with contiguous rows (a copy only when needed)
+    and its row stride in elements."""
+    a = np.asarray(a)
+    if a.ndim != 2:
+        raise ValueError("%s: want a 2-D array, got %d dimensions" % (name, a.ndim))
+    if a.dtype != np.float64 or a.strides[1] != 8 or a.strides[0] % 8 or a.strides[0] < 8 * a.shape[1]:
+        a = np.require(a, dtype=np.float64, requirements=["C", "A"])
+    return a, a.strides[0] // 8
+
+
+class Model:
+    """A handle on the Go core: one fitted or loaded model, its selection
+    result and CV predictions. Pickles as the model file (the result and CV
+    predictions are not kept by the pickle)."""
+
+    def __init__(self):
+        self._lib = _load()
+        self._h = self._lib.rlskit_new()
+
+    def __del__(self):
+        h, self._h = getattr(self, "_h", 0), 0
+        if h:
+            self._lib.rlskit_free(h)
+
+    def _check(self, status):
+        if status == _STATUS_OK:
+            return
+        msg = _take_string(self._lib, self._lib.rlskit_error(self._h))
+        exc = _EXCEPTIONS.get(status, RlskitError)
+        raise exc(msg)
+
+    def fit(self, settings, X, Y, groups=None, folds=None):
+        """Fit by the Go core's search (selection.Search through the learner
+        registry). settings maps rlskit fit's flag names to values. The call
+        runs in a worker thread (the GIL is released); Ctrl-C in the calling
+        thread cancels it (rlskit_cancel) and raises KeyboardInterrupt."""
+        X, xs = _matrix(X, "X")
+        Y, ys = _matrix(Y, "y")
+        g = None if groups is None else np.ascontiguousarray(groups, dtype=np.int64)
+        f = None if folds is None else np.ascontiguousarray(folds, dtype=np.int64)
+        text = json.dumps(settings).encode("utf-8")
+        args = (self._h, text, X.ctypes.data_as(_c_double_p), X.shape[0], X.shape[1], xs,
+                Y.ctypes.data_as(_c_double_p), Y.shape[1], ys,
+                None if g is None else g.ctypes.data_as(_c_int64_p),
+                None if f is None else f.ctypes.data_as(_c_int64_p))
+        out = {}
+
+        def run():
+            out["status"] = self._lib.rlskit_fit(*args)
+
+        worker = threading.Thread(target=run, name="rlskit-fit", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.1)
+        except KeyboardInterrupt:
+            self._lib.rlskit_cancel(self._h)
+            worker.join()  # the arrays must outlive the call
+            if out.get("status") == _STATUS_OK:
+                raise
+        self._check(out["status"])
+        return json.loads(_take_string(self._lib, self._lib.rlskit_result(self._h)))
+
+    def cancel(self):
+        """Ask a running fit to stop (from another thread)."""
+        self._lib.rlskit_cancel(self._h)
+
+    def shape(self):
+        """(d, t): the model's width and number of outputs."""
+        d, t = ctypes.c_int64(), ctypes.c_int64()
+        self._check(self._lib.rlskit_model_shape(self._h, ctypes.byref(d), ctypes.byref(t)))
+        return d.value, t.value
+
+    def predict(self, X):
+        """The m×t predictions for the rows of X."""
+        X, xs = _matrix(X, "X")
+        _, t = self.shape()
+        out = np.empty((X.shape[0], t), dtype=np.float64)
+        self._check(self._lib.rlskit_predict(self._h, X.ctypes.data_as(_c_double_p), X.shape[0], X.shape[1], xs,
+                                             out.ctypes.data_as(_c_double_p), t))
+        return out
+
+    def cv_predictions(self, m, t):
+        """The m×t CV predictions at the chosen point."""
+        out = np.empty((m, t), dtype=np.float64)
+        self._check(self._lib.rlskit_cv_predictions(self._h, out.ctypes.data_as(_c_double_p), m, t))
+        return out
+
+    def to_json(self):
+        """The model in rlskit's model file format (what rlskit predict reads)."""
+        s = _take_string(self._lib, self._lib.rlskit_model_json(self._h))
+        if s is None:
+            self._check(_STATUS_VALUE)
+        return s
+
+    @classmethod
+    def from_json(cls, text):
+        """A handle holding the model of a model file's text."""
+        m = cls()
+        b = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        m._check(m._lib.rlskit_load(m._h, b, len(b)))
+        return m
+
+    def __reduce__(self):
+        return (Model.from_json, (self.to_json(),))

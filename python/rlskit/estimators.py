@@ -1,0 +1,262 @@
+"""scikit-learn estimators over the Go core.
+
+Each estimator is a thin front end: it turns its parameters into the
+settings of ``rlskit fit`` (the flag names of package plan) and hands them,
+with the data, to the Go core's search (selection.Search through the learner
+registry). The CV curve, the chosen point and the CV predictions are the
+core's, computed by its exact shortcuts: one factorization per kernel
+setting, then every λ and every fold.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._lib import Model
+
+# The kernel parameters each kernel of the core takes (package plan refuses
+# the others): the settings carry only these.
+_KERNEL_PARAMS = {
+    "linear": ("bias",),
+    "gaussian": ("gamma",),
+    "polynomial": ("gamma", "degree", "coef0"),
+    "precomputed": (),
+}
+
+
+def _grid(values):
+    """A grid setting: the values in full precision, comma-separated (a
+    string is passed on as the core's grid SPEC, e.g. "2^-10..2^10")."""
+    if isinstance(values, str):
+        return values
+    return ",".join(repr(float(v)) for v in np.ravel(values))
+
+
+def _fold_ids(cv, X, y, groups):
+    """A fold number per row (-1: in no test set) from a scikit-learn
+    splitter or an iterable of (train, test) index pairs. The exact CV holds
+    out each test set and trains on all other rows: the test sets must be
+    disjoint and each train set the complement of its test set."""
+    m = X.shape[0]
+    splits = cv.split(X, y, groups) if hasattr(cv, "split") else cv
+    fold = np.full(m, -1, dtype=np.int64)
+    k = 0
+    for train, test in splits:
+        test = np.asarray(test)
+        train = np.asarray(train)
+        if test.dtype == bool:
+            test = np.flatnonzero(test)
+        if train.dtype == bool:
+            train = np.flatnonzero(train)
+        if test.size == 0:
+            raise ValueError("cv: split %d has an empty test set" % k)
+        if np.any(fold[test] >= 0):
+            i = int(test[fold[test] >= 0][0])
+            raise ValueError("cv: row %d is in the test sets of splits %d and %d; the exact CV needs disjoint test sets"
+                             % (i, fold[i], k))
+        if train.size + test.size != m or np.intersect1d(train, test).size:
+            raise ValueError("cv: split %d does not train on every row outside its test set; the exact CV holds out "
+                             "the test set and trains on all other rows" % k)
+        fold[test] = k
+        k += 1
+    if k == 0:
+        raise ValueError("cv: the splitter gave no splits")
+    return fold
+
+
+class _Base(BaseEstimator):
+    """What every estimator over the core shares: settings, fit, predict."""
+
+    _learner = None  # the registered learner's name (learn.Lookup)
+
+    def _settings(self):
+        s = {"learner": self._learner, "kernel": self.kernel}
+        uses = _KERNEL_PARAMS.get(self.kernel, ())
+        if "gamma" in uses:
+            if isinstance(self.gamma, str) and self.gamma == "scale":
+                s["gamma"] = "scale"
+            elif np.ndim(self.gamma) == 0 and not isinstance(self.gamma, str):
+                s["gamma"] = repr(float(self.gamma))
+            else:
+                s["gamma-grid"] = _grid(self.gamma)
+        if "degree" in uses:
+            s["degree"] = int(self.degree)
+        if "coef0" in uses:
+            s["coef0"] = repr(float(self.coef0))
+        if "bias" in uses and self.bias is not None:
+            s["bias"] = repr(float(self.bias))
+        if self.alphas is not None:
+            if isinstance(self.alphas, numbers.Real):
+                s["lambda"] = repr(float(self.alphas))
+            else:
+                s["lambda-grid"] = _grid(self.alphas)
+        if self.measure is not None:
+            s["measure"] = self.measure
+        if self.standardize:
+            s["standardize"] = True
+        s["seed"] = int(self.seed)
+        return s
+
+    def _cv(self, s, X, y, groups):
+        """Set the CV setting; returns the fold numbers of an explicit
+        splitter (None for a scheme the core draws)."""
+        cv = self.cv
+        if isinstance(cv, str):
+            s["cv"] = cv
+            return None
+        if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+            s["cv"] = "kfold:%d" % cv
+            return None
+        if cv is None:
+            s["cv"] = "kfold:5"  # scikit-learn's default of cv=None
+            return None
+        s["cv"] = "folds"
+        return _fold_ids(cv, X, y, groups)
+
+    def _fit(self, X, y, groups):
+        X, y = self._validate_data(X, y, multi_output=True, y_numeric=True, dtype=np.float64, order="C")
+        y2 = y.reshape(-1, 1) if y.ndim == 1 else y
+        s = self._settings()
+        folds = self._cv(s, X, y, groups)
+        if groups is not None:
+            groups = np.asarray(groups)
+            if groups.shape != (X.shape[0],):
+                raise ValueError("groups: want one id per row (%d), got shape %s" % (X.shape[0], groups.shape))
+            _, groups = np.unique(groups, return_inverse=True)  # any hashable ids → 0..G-1
+        model = Model()
+        try:
+            res = model.fit(s, X, y2, groups=groups, folds=folds)
+        except ValueError as e:
+            if X.shape[0] == 1:  # scikit-learn's wording for the count, then the core's message
+                raise ValueError("n_samples = 1: %s" % e) from None
+            raise
+        self.model_ = model
+        self.result_ = res
+        summary = res["summary"]
+        self.alpha_ = summary["lambda"]
+        self.kernel_ = summary["kernel"]
+        self._y_ndim = y.ndim
+        cv = summary.get("cv")
+        if cv is not None:
+            sign = 1.0 if res["higher_is_better"] else -1.0
+            curve = cv["curve"]
+            params = []
+            for pt in curve:
+                p = {"alpha": pt["lambda"]}
+                for k in ("gamma", "degree", "coef0"):
+                    if k in pt:
+                        p[k] = pt[k]
+                params.append(p)
+            value = np.array([np.nan if pt["value"] is None else pt["value"] for pt in curve], dtype=float)
+            self.measure_ = cv["measure"]
+            self.cv_results_ = {
+                "params": params,
+                "param_alpha": np.array([p["alpha"] for p in params]),
+                "value": value,
+                "mean_test_score": sign * value,
+            }
+            for k in ("gamma", "degree", "coef0"):
+                if params and k in params[0]:
+                    self.cv_results_["param_" + k] = np.array([p[k] for p in params])
+            best = res["best_index"]
+            self.best_index_ = best
+            self.best_params_ = dict(params[best])
+            self.best_score_ = float(sign * value[best])
+            if res["has_cv_predictions"]:
+                p = model.cv_predictions(X.shape[0], y2.shape[1])
+                self.cv_predictions_ = p.ravel() if y.ndim == 1 else p
+        return self
+
+    def predict(self, X):
+        """Predictions of the model at the chosen point for the rows of X:
+        shape (n,) for a 1-D y, (n, t) for t outputs. O(n·d·t) for a linear
+        model, O(n·m·d) for a kernel expansion over m training rows."""
+        check_is_fitted(self, "model_")
+        X = self._validate_data(X, reset=False, dtype=np.float64, order="C")
+        p = self.model_.predict(X)
+        return p.ravel() if self._y_ndim == 1 else p
+
+    def model_json(self):
+        """The fitted model in rlskit's model file format: ``rlskit predict
+        --model`` reads it."""
+        check_is_fitted(self, "model_")
+        return self.model_.to_json()
+
+    def _more_tags(self):
+        return {"multioutput": True}
+
+
+class RLS(RegressorMixin, _Base):
+    """Regularized least squares (kernel ridge regression) with λ — and the
+    kernel's parameters when given as grids — chosen by exact
+    cross-validation in the Go core (learner "rls").
+
+    Minimizes Σ_i (y_i − f(x_i))² + λ‖f‖² over the kernel's function space:
+    one eigendecomposition of the kernel matrix (O(m³), or O(m·d² + d³) in
+    the linear form) per kernel setting, then the whole λ grid and every
+    hold-out exactly, as retraining would give (rlskit's docs/correctness.md).
+
+    Parameters
+    ----------
+    kernel : {"linear", "gaussian", "polynomial", "precomputed"}
+    gamma : float, "scale" or array of floats
+        Gaussian exp(−γ‖x − z‖²) and polynomial width; an array is a grid
+        searched with λ; "scale" is scikit-learn's 1/(d·Var X).
+    bias : float or None
+        Bias of the linear kernel x·z + bias (None: the learner's default, 1).
+    degree, coef0 : polynomial kernel (γ x·z + coef0)^degree.
+    alphas : float, array of floats, grid string or None
+        λ (scikit-learn's alpha): one value, a grid, a grid SPEC such as
+        "2^-10..2^10", or None for the default 2^-15..2^15.
+    cv : "loo", int, str, splitter or iterable of (train, test)
+        Leave-one-out (default), K-fold (seeded by ``seed``), any scheme
+        name of ``rlskit fit --cv`` ("lgo" over ``groups``, "lpo", …), or
+        explicit disjoint test sets.
+    measure : str or None
+        The CV measure (``rlskit fit --measure``; default mse).
+    standardize : bool
+        Scale features to mean 0, sd 1 first (stored in the model).
+    fit_intercept : bool
+        An unpenalized intercept (scikit-learn's Ridge(fit_intercept=True)).
+    seed : int
+        Seed of the folds drawn for K-fold.
+
+    Attributes
+    ----------
+    alpha_ : the chosen λ.  best_params_ : the chosen point's parameters.
+    best_score_ : the CV value at the chosen point, higher is better (a loss
+        such as mse is negated, as scikit-learn's neg_mean_squared_error).
+    cv_results_ : per grid point: params, param_alpha (param_gamma, …),
+        value (the measure's own value) and mean_test_score (signed).
+    cv_predictions_ : the CV predictions at the chosen point (LOO and folds).
+    result_ : the core's summary (``rlskit fit``'s JSON output).
+    """
+
+    _learner = "rls"
+
+    def __init__(self, kernel="linear", gamma=1.0, bias=None, degree=2, coef0=0.0, alphas=None,
+                 cv="loo", measure=None, standardize=False, fit_intercept=False, seed=1):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.bias = bias
+        self.degree = degree
+        self.coef0 = coef0
+        self.alphas = alphas
+        self.cv = cv
+        self.measure = measure
+        self.standardize = standardize
+        self.fit_intercept = fit_intercept
+        self.seed = seed
+
+    def _settings(self):
+        s = super()._settings()
+        if self.fit_intercept:
+            s["intercept"] = True
+        return s
+
+    def fit(self, X, y, groups=None):
+        """Fit and select by exact CV. groups: a group id per row, for
+        cv="lgo" (leave-group-out) or group-kfold."""
+        return self._fit(X, y, groups)
