@@ -95,8 +95,14 @@ type Flags struct {
 	QueryNormalize bool
 	// FoldScore is --fold-score.
 	FoldScore string
-	// Select is --select, OuterFolds --outer-folds.
-	Select, OuterFolds int
+	// Select is --select.
+	Select int
+	// OuterFoldsArg is --outer-folds as given: an integer K ≥ 2 — New
+	// sets OuterFolds to it — or a file of folds, one per line as --folds
+	// (OuterFoldsFile; not for greedy).
+	OuterFoldsArg  string
+	OuterFolds     int
+	OuterFoldsFile string
 	// Stream is --stream.
 	Stream bool
 	// Intercept is --intercept.
@@ -193,7 +199,8 @@ func Define(fs FlagSet, f *Flags) {
 	fs.BoolVar(&f.Quiet, "quiet", false, "no progress or notices on stderr (warnings and errors still print)")
 	fs.BoolVar(&f.QueryNormalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/(its size), RLScore's convention (default: every pair weighs 1)")
 	fs.IntVar(&f.Select, "select", 0, "greedy: the number K of features to select forward (the model keeps the best k ≤ K by the CV criterion)")
-	fs.IntVar(&f.OuterFolds, "outer-folds", 0, "greedy: estimate the whole selection by an outer K-fold cross-validation (seeded by --seed)")
+	fs.StringVar(&f.OuterFoldsArg, "outer-folds", "", "estimate the whole selection by an outer cross-validation: K folds drawn with --seed (whole queries for queryrank), or FILE, one fold per line as --folds (not greedy). "+
+		"rls, globalrank, queryrank, prefrank: nested CV of the kernel × λ search, exact from one factorization per kernel setting (one per outer fold with --standardize or --gamma scale); JSON outer: value, se, interval at level 0.9 (mse, mae: Bates, Hastie & Tibshirani 2024; other measures: the folds' standard error), per_fold. greedy: the whole selection per outer fold")
 	fs.BoolVar(&f.Stream, "stream", false, "larger than memory: read the data in passes (--data may be a pattern of gzip or plain shards, 'dir/part-*.svm.gz') and cross-validate from additive statistics; rls, globalrank and queryrank with the linear kernel or a fixed basis; cv none, loo, kfold:K, lgo or lqo")
 	fs.StringVar(&f.FoldScore, "fold-score", "pooled", "k-fold and group CV: score the pooled predictions of all folds (pooled) or average the folds' scores (mean, as RLScore does)")
 	fs.StringVar(&f.Rows, "rows", "", "kronrls, twostep: the row objects (CSV with a header and no label column, svmlight with labels ignored, or with --kernel precomputed their kernel matrix)")
@@ -378,7 +385,7 @@ func Completions() map[string][]string {
 
 // FileFlags are the flags of a fit (Define) whose values are file names.
 var FileFlags = []string{"data", "labels", "folds", "basis-rows", "preferences", "weights", "model", "cv-predictions", "report", "curves",
-	"rows", "cols", "pairs", "col-folds", "validation-pairs"}
+	"rows", "cols", "pairs", "col-folds", "validation-pairs", "outer-folds"}
 
 // learnerHelp is the --learner flag's help: every registered learner's summary.
 func learnerHelp() string {

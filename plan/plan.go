@@ -62,6 +62,9 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	if f.GammaText == "scale" && (lookupErr == nil && le.Needs.Has(learn.NeedsPairs) || f.Stream) {
 		return nil, fmt.Errorf("--gamma scale is resolved on the rows of one data set in memory: not with --learner %s or --stream; give a number", f.Learner)
 	}
+	if lookupErr == nil && le.Needs.Has(learn.NeedsPairs) && changed("outer-folds") {
+		return nil, fmt.Errorf("--outer-folds %s: not for --learner %s yet: nested cross-validation works for rls, globalrank, queryrank, prefrank (and greedy)", f.OuterFoldsArg, le.Name)
+	}
 	if lookupErr == nil && le.Needs.Has(learn.NeedsPairs) {
 		if f.Interval != "" {
 			return nil, fmt.Errorf("--interval %s: not for --learner %s yet (prediction intervals are recorded for rls)", f.Interval, f.Learner)
@@ -353,12 +356,12 @@ func learnerNames(keep func(*learn.Descriptor) bool) []string {
 // takes learn.ParamSelect: greedy forward selection on the linear kernel by
 // an exact LOO or hold-out criterion), and refuses its flags for the others.
 func planGreedy(f *Flags, isGreedy bool, cvName string, changed func(string) bool) error {
+	if err := planOuter(f, isGreedy, cvName, changed); err != nil {
+		return err
+	}
 	if !isGreedy {
-		switch {
-		case changed("select"):
+		if changed("select") {
 			return errors.New("--select goes with --learner greedy")
-		case changed("outer-folds"):
-			return errors.New("--outer-folds goes with --learner greedy")
 		}
 		return nil
 	}
@@ -383,8 +386,47 @@ func planGreedy(f *Flags, isGreedy bool, cvName string, changed func(string) boo
 		return errors.New("--one-vs-all does not apply to --learner greedy (give the ±1 label columns with --label)")
 	case f.FoldScore != "pooled":
 		return errors.New("--learner greedy scores the pooled hold-out predictions: --fold-score mean does not apply")
-	case changed("outer-folds") && f.OuterFolds < 2:
-		return fmt.Errorf("--outer-folds %d: want at least 2", f.OuterFolds)
+	}
+	return nil
+}
+
+// planOuter checks --outer-folds: an integer K ≥ 2 (OuterFolds) or a file
+// of folds (OuterFoldsFile, not for greedy). Besides greedy, it is the
+// nested cross-validation of the kernel × λ search (selection.Nested),
+// which needs an inner scheme of leave-one-out or folds cross-validated by
+// the learner's hold-outs in memory: not lpo, none or repeated k-fold, not
+// --stream, --solver cg, --basis-holdout skip or --basis-design 3.
+func planOuter(f *Flags, isGreedy bool, cvName string, changed func(string) bool) error {
+	if !changed("outer-folds") {
+		return nil
+	}
+	arg := strings.TrimSpace(f.OuterFoldsArg)
+	if k, err := strconv.Atoi(arg); err == nil {
+		if k < 2 {
+			return fmt.Errorf("--outer-folds %d: want at least 2", k)
+		}
+		f.OuterFolds = k
+	} else if arg == "" {
+		return errors.New("--outer-folds: give K, the number of outer folds, or a file of folds")
+	} else if isGreedy {
+		return fmt.Errorf("--outer-folds %s: --learner greedy takes K, a number of outer folds, not a file", arg)
+	} else {
+		f.OuterFoldsFile = arg
+	}
+	if isGreedy {
+		return nil
+	}
+	switch {
+	case cvName == "lpo" || cvName == "none" || strings.HasPrefix(cvName, "repeated-kfold"):
+		return fmt.Errorf("--outer-folds %s: the inner cross-validation of a nested CV is leave-one-out or folds (--cv loo, kfold:K, stratified-kfold:K, group-kfold:K, lgo, lqo or --folds), not --cv %s", arg, cvName)
+	case f.Stream:
+		return fmt.Errorf("--outer-folds %s: nested cross-validation needs the data in memory, not --stream", arg)
+	case f.Solver == "cg":
+		return fmt.Errorf("--outer-folds %s: nested cross-validation uses the factorization's hold-outs, not --solver cg", arg)
+	case f.BasisHoldOut == "skip":
+		return fmt.Errorf("--outer-folds %s: --basis-holdout skip predicts no basis row: use keep or remove", arg)
+	case f.BasisDesign == 3:
+		return fmt.Errorf("--outer-folds %s: --basis-design 3 retrains per fold: nested cross-validation uses the hold-outs of one basis", arg)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -160,7 +161,25 @@ func TestNew(t *testing.T) {
 		{"param of another learner", []string{"--data", "d.csv", "--cost", "unit"}, "--cost goes with --learner prefrank, not rls", nil},
 		{"query-normalize", []string{"--data", "d.csv", "--learner", "globalrank", "--query-normalize"}, "--query-normalize goes with --learner queryrank, not globalrank", nil},
 		{"select elsewhere", []string{"--data", "d.csv", "--select", "3"}, "--select goes with --learner greedy", nil},
-		{"outer-folds elsewhere", []string{"--data", "d.csv", "--outer-folds", "3"}, "--outer-folds goes with --learner greedy", nil},
+		{"outer-folds rls", []string{"--data", "d.csv", "--outer-folds", "3"}, "", func(p *Plan) error {
+			if p.flags.OuterFolds != 3 || p.flags.OuterFoldsFile != "" {
+				return fmt.Errorf("outer folds %d, file %q", p.flags.OuterFolds, p.flags.OuterFoldsFile)
+			}
+			return nil
+		}},
+		{"outer-folds file", []string{"--data", "d.csv", "--learner", "queryrank", "--outer-folds", "outer.txt", "--cv", "lqo"}, "", func(p *Plan) error {
+			if p.flags.OuterFolds != 0 || p.flags.OuterFoldsFile != "outer.txt" {
+				return fmt.Errorf("outer folds %d, file %q", p.flags.OuterFolds, p.flags.OuterFoldsFile)
+			}
+			return nil
+		}},
+		{"outer-folds 1", []string{"--data", "d.csv", "--outer-folds", "1"}, "--outer-folds 1: want at least 2", nil},
+		{"outer-folds lpo", []string{"--data", "d.csv", "--outer-folds", "3", "--cv", "lpo", "--measure", "auc"}, "--outer-folds 3: the inner cross-validation of a nested CV is leave-one-out or folds", nil},
+		{"outer-folds repeated", []string{"--data", "d.csv", "--outer-folds", "3", "--cv", "repeated-kfold:5x2"}, "not --cv repeated-kfold:5x2", nil},
+		{"outer-folds stream", []string{"--data", "d/*.svm", "--stream", "--cv", "kfold:3", "--outer-folds", "3"}, "not --stream", nil},
+		{"outer-folds cg", []string{"--data", "d.csv", "--solver", "cg", "--lambda", "1", "--cv", "none", "--outer-folds", "3"}, "--outer-folds 3", nil},
+		{"outer-folds pairs", []string{"--learner", "kronrls", "--outer-folds", "3"}, "--outer-folds 3: not for --learner kronrls yet", nil},
+		{"greedy outer file", []string{"--data", "d.csv", "--learner", "greedy", "--select", "2", "--outer-folds", "o.txt"}, "--learner greedy takes K", nil},
 		{"greedy without select", []string{"--data", "d.csv", "--learner", "greedy"}, "needs --select K", nil},
 		{"greedy select 0", []string{"--data", "d.csv", "--learner", "greedy", "--select", "0"}, "--select 0", nil},
 		{"greedy kernel", []string{"--data", "d.csv", "--learner", "greedy", "--select", "2", "--kernel", "gaussian"}, "selects features of the linear kernel", nil},

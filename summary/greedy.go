@@ -38,21 +38,38 @@ type Step struct {
 }
 
 // Outer is the JSON "outer": the outer cross-validation of the whole
-// selection (greedy.OuterResult).
+// selection — a greedy selection's (greedy.OuterResult) or the kernel × λ
+// search's nested cross-validation (selection.NestedResult, Nested): the
+// number of folds, the measure, its value on the pooled outer predictions
+// and each fold's choice; for a nested cross-validation also the standard
+// error, the interval [lo, hi] at Level, how it was formed (Method:
+// selection.IntervalNestedCV — Bates, Hastie & Tibshirani 2024, centred at
+// value − bias — or selection.IntervalFoldSE) and the bias estimate.
 type Outer struct {
-	Folds   int         `json:"folds"`
-	Measure string      `json:"measure"`
-	Value   float64     `json:"value"`
-	PerFold []OuterFold `json:"per_fold"`
+	Folds    int         `json:"folds"`
+	Measure  string      `json:"measure"`
+	Value    float64     `json:"value"`
+	SE       *float64    `json:"se,omitempty"`
+	Interval *[2]float64 `json:"interval,omitempty"`
+	Level    float64     `json:"level,omitempty"`
+	Method   string      `json:"method,omitempty"`
+	Bias     *float64    `json:"bias,omitempty"`
+	PerFold  []OuterFold `json:"per_fold"`
 }
 
-// OuterFold is the point an outer fold's selection chose, its features and
-// its (optimistic) inner CV value.
+// OuterFold is the point an outer fold's selection chose — its λ, a greedy
+// selection's features, a nested search's kernel — its (optimistic) inner
+// CV value and, for a nested search, the measure of the fold's own outer
+// predictions (omitted where undefined, e.g. auc on one class); Fold
+// numbers the folds from 0 in the order given.
 type OuterFold struct {
-	Lambda   float64 `json:"lambda"`
-	Features int     `json:"features"`
-	Selected []int   `json:"selected"`
-	Inner    float64 `json:"inner"`
+	Fold     int          `json:"fold"`
+	Kernel   *kernel.Spec `json:"kernel,omitempty"`
+	Lambda   float64      `json:"lambda"`
+	Features int          `json:"features,omitempty"`
+	Selected []int        `json:"selected,omitempty"`
+	Inner    float64      `json:"inner"`
+	Outer    *float64     `json:"outer,omitempty"`
 }
 
 // Greedy is the summary of a greedy selection res on the data d with the
@@ -73,8 +90,8 @@ func Greedy(learner string, d *dataset.Data, res *greedy.Result, opt greedy.Opti
 	out.CV.Best = CurvePoint{Lambda: best.Lambda, Value: best.Value}
 	if outer != nil {
 		out.Outer = &Outer{Folds: len(outer.Folds), Measure: opt.Measure.Name, Value: outer.Value}
-		for _, fo := range outer.Folds {
-			out.Outer.PerFold = append(out.Outer.PerFold, OuterFold{Lambda: fo.Lambda, Features: fo.K, Selected: fo.Selected, Inner: fo.Inner})
+		for n, fo := range outer.Folds {
+			out.Outer.PerFold = append(out.Outer.PerFold, OuterFold{Fold: n, Lambda: fo.Lambda, Features: fo.K, Selected: fo.Selected, Inner: fo.Inner})
 		}
 	}
 	return out

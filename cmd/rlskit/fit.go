@@ -62,7 +62,8 @@ group-kfold:K (the k-fold kinds seeded by --seed; groups from --qid), lgo or
 lqo (leave-group-out over the --qid groups), lpo (leave-pair-out:
 positive–negative pairs for auc, all pairs with different labels for cindex),
 or for learners of pairs rows, cols, both, pairs (settings A–D) and vertices;
---folds FILE reads one fold per line.`,
+--folds FILE reads one fold per line. --outer-folds K (or FILE) adds a
+nested cross-validation of the whole search: JSON outer: {value, se, interval}.`,
 		Example: `  # gaussian kernel ridge regression: γ and λ by exact leave-one-out, model and report
   rlskit fit --data train.csv --label y --kernel gaussian --gamma-grid 2^-12..2^-2 \
       --lambda-grid 2^-10..2^10 --cv loo --standardize --model m.json --report r.html
@@ -209,6 +210,11 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 
 	out := summary.Search(string(p.Learner.Name), d, res, scheme, p.Measure, f.BasisHoldOut)
+	if f.OuterFoldsArg != "" { // nested cross-validation of the same search
+		if out.Outer, err = nestedOuter(f, p, d, prob, scheme, prog); err != nil {
+			return err
+		}
+	}
 	if out.CV != nil {
 		curves = fitCurveTable(out.CV, out.Kernel)
 	}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/plan"
+	"github.com/rlskit/rlskit/selection"
+	"github.com/rlskit/rlskit/summary"
+)
+
+// nestedOuter is fit --outer-folds for a learner on rows: the nested
+// cross-validation of the same search (selection.Nested: the kernel grid ×
+// λ chosen by the inner scheme on every outer training part, from the
+// hold-outs of one factorization per kernel setting) and its JSON "outer"
+// (summary.Nested) with the interval at selection.DefaultLevel.
+func nestedOuter(f *fitFlags, p *plan.Plan, d *dataset.Data, prob selection.Problem, scheme selection.Scheme, prog *progressLine) (*summary.Outer, error) {
+	folds, err := outerFolds(f, p, d)
+	if err != nil {
+		return nil, err
+	}
+	res, err := selection.Nested(prob, selection.Settings{Kernels: p.Kernels, GammaScale: p.GammaScale, Lambdas: p.Lambdas, Scheme: scheme,
+		Measure: p.Measure, Options: selection.Options{Queries: d.Queries}, Progress: prog.observe}, folds, selection.DefaultLevel)
+	if err != nil {
+		return nil, fmt.Errorf("--outer-folds %s: %w", f.OuterFoldsArg, err)
+	}
+	return summary.Nested(res), nil
+}
+
+// outerFolds returns the outer folds of --outer-folds: read from its file
+// (one fold per line, as --folds), or K folds drawn with --seed — of whole
+// groups (cv.GroupKFold over --qid) when the learner learns from queries
+// or the inner scheme leaves groups out (lgo, lqo, group-kfold), so that
+// no query is split between an outer fold and its training part; of rows
+// (cv.KFold) otherwise, which with --cv kfold:K and the same K are the
+// inner folds themselves: the inner CV of each outer part is then over the
+// other K − 1 outer folds, Bates, Hastie & Tibshirani's (2024) scheme.
+func outerFolds(f *fitFlags, p *plan.Plan, d *dataset.Data) ([][]int, error) {
+	if f.OuterFoldsFile != "" {
+		folds, err := readFile(f.OuterFoldsFile, func(r io.Reader) ([][]int, error) {
+			return dataset.ReadFolds(r, f.OuterFoldsFile, d.Rows())
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--outer-folds %s: %w", f.OuterFoldsFile, err)
+		}
+		return folds, nil
+	}
+	k := f.OuterFolds
+	byGroup := p.Learner.Needs.Has(learn.NeedsGroups) || p.CVKind == "lgo" || p.CVKind == "lqo" || p.CVKind == "group-kfold"
+	var folds [][]int
+	var err error
+	if byGroup && d.Queries != nil {
+		folds, err = cv.GroupKFold(d.Queries, k, f.Seed)
+	} else {
+		folds, err = cv.KFold(d.Rows(), k, f.Seed)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--outer-folds %d: %w", k, err)
+	}
+	return folds, nil
+}

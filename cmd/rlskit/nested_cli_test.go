@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/selection"
+)
+
+// TestFitNestedOuter: fit --outer-folds K's JSON "outer" is the nested
+// cross-validation of the whole search, checked against the CLI itself run
+// on each outer training part: for every outer fold O of cv.KFold(m, K,
+// --seed), `fit` on the rows of T alone (with --standardize, its own
+// scaler) with --folds the inner folds restricted to T — the other K − 1
+// outer folds, as --cv kfold:K with the same seed draws them — chooses the
+// same γ and λ with the same inner value, and `predict` of its model on O
+// gives the per-fold outer value; the pooled mse over all O is the outer
+// value (1e-8 relative). The interval is at level 0.9, by the nested-CV
+// method for mse and the folds' standard error for r2; --outer-folds FILE
+// reads the folds; a bad file, a pairwise learner and lpo are refused with
+// the flag named.
+func TestFitNestedOuter(t *testing.T) {
+	dir := t.TempDir()
+	const m, k = 40, 4
+	data := writeCSV(t, dir, m, 11)
+	lines := strings.Split(strings.TrimSpace(readFileT(t, data)), "\n")
+	grid := []string{"--kernel", "gaussian", "--gamma-grid", "0.1,1", "--lambda-grid", "0.01,0.1,1,10", "--standardize", "--quiet"}
+	fit := func(args ...string) (string, error) {
+		stdout, stderr, err := run(t, "", append(append([]string{"fit", "--label", "y"}, grid...), args...)...)
+		if err != nil {
+			return stderr, err
+		}
+		return stdout, nil
+	}
+	out, err := fit("--data", data, "--cv", "kfold:4", "--outer-folds", "4", "--seed", "1")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	o := decodeFit(t, out).Outer
+	if o == nil || o.Folds != k || o.Measure != "mse" || o.Level != 0.9 || o.Method != selection.IntervalNestedCV ||
+		o.SE == nil || o.Interval == nil || o.Bias == nil || !(o.Interval[0] < o.Interval[1]) || len(o.PerFold) != k {
+		t.Fatalf("outer %+v", o)
+	}
+	if c := (o.Interval[0] + o.Interval[1]) / 2; math.Abs(c-(o.Value-*o.Bias)) > 1e-12*math.Abs(c) {
+		t.Errorf("interval %v is not centred at value − bias = %g", *o.Interval, o.Value-*o.Bias)
+	}
+	outer, err := cv.KFold(m, k, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := readTable(t, data)["y"]
+	sum, n := 0.0, 0
+	for f, fold := range outer {
+		inO := map[int]bool{}
+		for _, i := range fold {
+			inO[i] = true
+		}
+		var train []int
+		pos := map[int]int{}
+		for i := 0; i < m; i++ {
+			if !inO[i] {
+				pos[i] = len(train)
+				train = append(train, i)
+			}
+		}
+		write := func(name string, rows []int) string {
+			var b strings.Builder
+			b.WriteString(lines[0] + "\n")
+			for _, i := range rows {
+				b.WriteString(lines[i+1] + "\n")
+			}
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		var folds strings.Builder
+		for g, inner := range outer {
+			if g == f {
+				continue
+			}
+			for a, i := range inner {
+				if a > 0 {
+					folds.WriteString(" ")
+				}
+				folds.WriteString(strconv.Itoa(pos[i]))
+			}
+			folds.WriteString("\n")
+		}
+		foldsFile := filepath.Join(dir, fmt.Sprintf("inner%d.txt", f))
+		if err := os.WriteFile(foldsFile, []byte(folds.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		modelFile := filepath.Join(dir, fmt.Sprintf("model%d.json", f))
+		tout, err := fit("--data", write(fmt.Sprintf("train%d.csv", f), train), "--folds", foldsFile, "--model", modelFile)
+		if err != nil {
+			t.Fatalf("outer fold %d: %v\n%s", f, err, tout)
+		}
+		tf := decodeFit(t, tout)
+		pf := o.PerFold[f]
+		if pf.Fold != f || pf.Kernel == nil || pf.Kernel.Gamma != tf.Kernel.Gamma || pf.Lambda != tf.Lambda ||
+			math.Abs(pf.Inner-tf.CV.Best.Value) > 1e-8*math.Abs(tf.CV.Best.Value) {
+			t.Fatalf("outer fold %d: nested chose %+v (inner %.17g), fit on T: γ = %g λ = %g (%.17g)", f, pf, pf.Inner, tf.Kernel.Gamma, tf.Lambda, tf.CV.Best.Value)
+		}
+		pout, stderr, err := run(t, "", "predict", "--model", modelFile, "--data", write(fmt.Sprintf("test%d.csv", f), fold))
+		if err != nil {
+			t.Fatalf("outer fold %d: predict: %v\n%s", f, err, stderr)
+		}
+		preds := strings.Fields(pout)
+		if len(preds) != len(fold) {
+			t.Fatalf("outer fold %d: %d predictions for %d rows", f, len(preds), len(fold))
+		}
+		fs := 0.0
+		for a, i := range fold {
+			p, err := strconv.ParseFloat(preds[a], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs += (y[i] - p) * (y[i] - p)
+		}
+		if pf.Outer == nil || math.Abs(*pf.Outer-fs/float64(len(fold))) > 1e-8*fs/float64(len(fold)) {
+			t.Errorf("outer fold %d: outer value %v, the model of T predicts O with mse %.17g", f, pf.Outer, fs/float64(len(fold)))
+		}
+		sum += fs
+		n += len(fold)
+	}
+	if want := sum / float64(n); math.Abs(o.Value-want) > 1e-8*want {
+		t.Errorf("outer value %.17g, the fits on T predict with mse %.17g", o.Value, want)
+	}
+	// the same folds from a file; r2: the folds' standard error
+	var b strings.Builder
+	for _, fold := range outer {
+		for a, i := range fold {
+			if a > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(strconv.Itoa(i))
+		}
+		b.WriteString("\n")
+	}
+	outerFile := filepath.Join(dir, "outer.txt")
+	if err := os.WriteFile(outerFile, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out2, err := fit("--data", data, "--cv", "kfold:4", "--outer-folds", outerFile, "--seed", "1")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out2)
+	}
+	if o2 := decodeFit(t, out2).Outer; o2 == nil || o2.Value != o.Value || *o2.SE != *o.SE {
+		t.Errorf("--outer-folds FILE: %+v, --outer-folds 4: %+v", o2, o)
+	}
+	out3, err := fit("--data", data, "--cv", "kfold:4", "--outer-folds", "4", "--seed", "1", "--measure", "r2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out3)
+	}
+	if o3 := decodeFit(t, out3).Outer; o3 == nil || o3.Method != selection.IntervalFoldSE || o3.Bias != nil || o3.SE == nil || o3.Measure != "r2" {
+		t.Errorf("--measure r2: outer %+v", o3)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(bad, []byte("0 1 2\n2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", data, "--outer-folds", bad}, "--outer-folds " + bad},
+		{[]string{"--data", data, "--outer-folds", "4", "--cv", "lpo", "--measure", "auc", "--label", "cls"}, "--outer-folds 4"},
+		{[]string{"--learner", "kronrls", "--outer-folds", "4"}, "--outer-folds 4: not for --learner kronrls yet"},
+	} {
+		if msg, err := fit(c.args...); err == nil || !strings.Contains(msg+err.Error(), c.want) {
+			t.Errorf("%v: %v %s, want %q", c.args, err, msg, c.want)
+		}
+	}
+}
