@@ -26,7 +26,45 @@ type nestedCase struct {
 	loo         bool // leave-one-out inner CV (else the 5 folds of kfold:5)
 	standardize bool
 	primal      bool // linear form: the oracle retrains the primal
-	ranker      bool // globalrank: the oracle retrains RankRLS on all pairs
+	// learner is "rls" (the default), "sparse" (basis: every 5th row, under
+	// policy), "globalrank", "queryrank" or "prefrank"
+	learner string
+	policy  learn.Policy
+}
+
+// nestedData is the data of a case: rows, labels, 4 queries, a preference
+// graph that follows the labels, and the sparse basis.
+type nestedData struct {
+	x, y  *mat.Dense
+	q     []int
+	edges []rank.Edge
+	basis []int
+}
+
+func newNestedData(c nestedCase, m int) nestedData {
+	rng := rand.New(rand.NewPCG(22, 3))
+	tt := 2
+	if c.learner != "" && c.learner != "rls" && c.learner != "sparse" {
+		tt = 1
+	}
+	x, y := oracle.Data(rng, m, 3, tt, false, 0, oracle.Smooth)
+	d := nestedData{x: x, y: y, q: make([]int, m)}
+	for i := 0; i < m; i++ {
+		d.q[i] = i % 4
+		if i%5 == 0 {
+			d.basis = append(d.basis, i)
+		}
+		for j := i + 1; j < m; j++ {
+			if a, b := y.At(i, 0), y.At(j, 0); rng.Float64() < 0.3 {
+				if a > b {
+					d.edges = append(d.edges, rank.Edge{I: i, J: j, Magnitude: a - b, Weight: 1})
+				} else {
+					d.edges = append(d.edges, rank.Edge{I: j, J: i, Magnitude: b - a, Weight: 1})
+				}
+			}
+		}
+	}
+	return d
 }
 
 // bruteFold is what retraining gives for one outer fold.
@@ -47,8 +85,9 @@ type bruteFold struct {
 // restricted to T, or each row of T) at every kernel setting and λ and
 // score T's pooled predictions; choose the best (ties: the larger λ, then
 // the first setting); retrain on T at the choice and predict O.
-func bruteNested(t *testing.T, c nestedCase, x, y *mat.Dense, outer, inner [][]int) []bruteFold {
+func bruteNested(t *testing.T, c nestedCase, d nestedData, outer, inner [][]int) []bruteFold {
 	t.Helper()
+	x, y := d.x, d.y
 	m, tt := y.Dims()
 	meas, err := measure.ByName(c.meas)
 	if err != nil {
@@ -95,22 +134,45 @@ func bruteNested(t *testing.T, c nestedCase, x, y *mat.Dense, outer, inner [][]i
 		}
 		retrain := func(spec kernel.Spec, tr, te []int, lambda float64) *mat.Dense {
 			p := oracle.Problem{X: xs, Y: y, K: oracle.Kernel{Name: spec.Name, Gamma: spec.Gamma, Bias: spec.Bias}, Primal: c.primal}
-			if c.ranker {
-				held := map[int]bool{}
-				for _, i := range tr {
-					held[i] = true
+			in := map[int]bool{}
+			for _, i := range tr {
+				in[i] = true
+			}
+			var held []int // every row but the training rows: their edges leave the graph
+			for i := 0; i < m; i++ {
+				if !in[i] {
+					held = append(held, i)
 				}
-				var h []int
-				for i := 0; i < m; i++ {
-					if !held[i] {
-						h = append(h, i)
+			}
+			switch c.learner {
+			case "globalrank":
+				return oracle.Graph(p, oracle.ScoringEdges(y, nil), held, te, lambda)
+			case "queryrank":
+				return oracle.Graph(p, oracle.ScoringEdges(y, d.q), held, te, lambda)
+			case "prefrank":
+				var edges []oracle.Edge
+				for _, e := range d.edges {
+					edges = append(edges, oracle.Edge{I: e.I, J: e.J, W2: e.Weight * e.Weight, Z: []float64{e.Magnitude}})
+				}
+				return oracle.Graph(p, edges, held, te, lambda)
+			case "sparse":
+				p.Basis = d.basis // keep: the held-out basis rows stay
+				if c.policy == learn.Remove {
+					p.Basis = nil
+					for _, b := range d.basis {
+						if in[b] {
+							p.Basis = append(p.Basis, b)
+						}
 					}
 				}
-				return oracle.Graph(p, oracle.ScoringEdges(y, nil), h, te, lambda)
 			}
 			return oracle.Ridge(p, tr, te, lambda)
 		}
 		yT := oracle.Rows(y, train)
+		var qT []int
+		for _, i := range train {
+			qT = append(qT, d.q[i])
+		}
 		bf := bruteFold{kernel: -1}
 		var bestPred *mat.Dense
 		for si, spec := range c.specs {
@@ -136,7 +198,7 @@ func bruteNested(t *testing.T, c nestedCase, x, y *mat.Dense, outer, inner [][]i
 					}
 				}
 				pT := oracle.Rows(p, train)
-				v, err := meas.Score(yT, pT, nil)
+				v, err := meas.Score(yT, pT, qT)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -165,7 +227,7 @@ func bruteNested(t *testing.T, c nestedCase, x, y *mat.Dense, outer, inner [][]i
 }
 
 // nestedMethodOf trains the case's learner with the library, for Nested.
-func nestedMethodOf(c nestedCase, y *mat.Dense) Method {
+func nestedMethodOf(c nestedCase, d nestedData) Method {
 	return func(x mat.Matrix, k kernel.Kernel) (learn.Learner, error) {
 		opt := learn.Options{Kernel: k}
 		if c.primal {
@@ -173,10 +235,17 @@ func nestedMethodOf(c nestedCase, y *mat.Dense) Method {
 		} else {
 			opt.Form = learn.Dual
 		}
-		if c.ranker {
-			return rank.FitGlobal(x, y, opt)
+		switch c.learner {
+		case "globalrank":
+			return rank.FitGlobal(x, d.y, opt)
+		case "queryrank":
+			return rank.FitQuery(x, d.y, d.q, opt)
+		case "prefrank":
+			return rank.FitPreference(x, d.edges, rank.Magnitude, opt)
+		case "sparse":
+			opt.Form, opt.Basis = learn.Sparse, d.basis
 		}
-		return rls.Fit(x, y, opt)
+		return rls.Fit(x, d.y, opt)
 	}
 }
 
@@ -200,18 +269,19 @@ func TestNestedEqualsRetraining(t *testing.T) {
 		{name: "rls dual loo", specs: gauss, lambdas: lambdas, meas: "mse", loo: true},
 		{name: "rls dual standardized", specs: gauss, lambdas: lambdas, meas: "mse", standardize: true},
 		{name: "rls linear", specs: []kernel.Spec{{Name: "linear", Bias: 1}}, lambdas: lambdas, meas: "mse", primal: true},
-		{name: "globalrank cindex", specs: gauss, lambdas: lambdas, meas: "cindex", ranker: true},
-		{name: "globalrank mse", specs: gauss, lambdas: lambdas, meas: "mse", ranker: true},
+		{name: "globalrank cindex", specs: gauss, lambdas: lambdas, meas: "cindex", learner: "globalrank"},
+		{name: "globalrank mse", specs: gauss, lambdas: lambdas, meas: "mse", learner: "globalrank"},
+		{name: "queryrank disagreement", specs: gauss, lambdas: lambdas, meas: "disagreement", learner: "queryrank"},
+		{name: "prefrank cindex loo", specs: gauss, lambdas: lambdas, meas: "cindex", learner: "prefrank", loo: true},
+		{name: "sparse keep", specs: gauss, lambdas: lambdas, meas: "mse", learner: "sparse", policy: learn.Keep},
+		{name: "sparse remove", specs: gauss, lambdas: lambdas, meas: "mse", learner: "sparse", policy: learn.Remove},
 	}
 	const m = 44
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(22, 3))
-			tt := 2
-			if c.ranker {
-				tt = 1
-			}
-			x, y := oracle.Data(rng, m, 3, tt, false, 0, oracle.Smooth)
+			d := newNestedData(c, m)
+			x, y := d.x, d.y
+			_, tt := y.Dims()
 			if c.standardize { // features far from mean 0, variance 1
 				for i := 0; i < m; i++ {
 					x.Set(i, 0, 3*x.At(i, 0)+5)
@@ -220,17 +290,25 @@ func TestNestedEqualsRetraining(t *testing.T) {
 			}
 			outer, _ := cv.KFold(m, 4, 7)
 			innerFolds, _ := cv.KFold(m, 5, 3)
-			meas, _ := measure.ByName(c.meas)
-			sc := Scheme{Kind: Folds, Name: "kfold:5", Folds: innerFolds}
-			if c.loo {
-				sc = Scheme{Kind: LOO, Name: "loo"}
+			if c.learner == "queryrank" { // whole queries: leave-query-out inside, 2 × 2 queries outside
+				outer, _ = cv.GroupKFold(d.q, 2, 7)
+				innerFolds, _ = cv.LeaveGroupOut(d.q)
 			}
-			got, err := Nested(Problem{X: x, Method: nestedMethodOf(c, y), Standardize: c.standardize},
-				Settings{Kernels: c.specs, Lambdas: c.lambdas, Scheme: sc, Measure: meas}, outer, 0.9)
+			meas, _ := measure.ByName(c.meas)
+			sc := Scheme{Kind: Folds, Name: "kfold:5", Folds: innerFolds, Basis: c.policy}
+			if c.loo {
+				sc = Scheme{Kind: LOO, Name: "loo", Basis: c.policy}
+			}
+			opt := Options{Queries: d.q}
+			if c.learner == "prefrank" {
+				opt.Labels = y
+			}
+			got, err := Nested(Problem{X: x, Method: nestedMethodOf(c, d), Standardize: c.standardize},
+				Settings{Kernels: c.specs, Lambdas: c.lambdas, Scheme: sc, Measure: meas, Options: opt}, outer, 0.9)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := bruteNested(t, c, x, y, outer, innerFolds)
+			want := bruteNested(t, c, d, outer, innerFolds)
 			const tol = 1e-8
 			pooled := mat.NewDense(m, tt, nil)
 			for n, w := range want {
@@ -246,7 +324,11 @@ func TestNestedEqualsRetraining(t *testing.T) {
 					t.Fatalf("outer fold %d: chose %s λ = %g (%g), retraining %s λ = %g (%g)", n, g.Kernel, g.Lambda, g.Inner, c.specs[w.kernel], w.lambda, w.inner)
 				}
 				yo := oracle.Rows(y, outer[n])
-				wo, err := meas.Score(yo, w.pred, nil)
+				var qo []int
+				for _, i := range outer[n] {
+					qo = append(qo, d.q[i])
+				}
+				wo, err := meas.Score(yo, w.pred, qo)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -257,7 +339,7 @@ func TestNestedEqualsRetraining(t *testing.T) {
 					pooled.SetRow(i, w.pred.RawRowView(k))
 				}
 			}
-			wv, err := meas.Score(y, pooled, nil)
+			wv, err := meas.Score(y, pooled, d.q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -350,7 +432,7 @@ func TestNestedRefuses(t *testing.T) {
 	x, y := oracle.Data(rng, 20, 2, 1, false, 0, oracle.Smooth)
 	mse, _ := measure.ByName("mse")
 	outer, _ := cv.KFold(20, 4, 1)
-	p := Problem{X: x, Method: nestedMethodOf(nestedCase{}, y)}
+	p := Problem{X: x, Method: nestedMethodOf(nestedCase{}, nestedData{y: y})}
 	s := Settings{Kernels: []kernel.Spec{{Name: "gaussian", Gamma: 1}}, Lambdas: []float64{1}, Scheme: Scheme{Kind: LOO, Name: "loo"}, Measure: mse}
 	for name, f := range map[string]func() error{
 		"lpo": func() error {
@@ -380,7 +462,7 @@ func TestNestedTies(t *testing.T) {
 	mse, _ := measure.ByName("mse")
 	outer, _ := cv.KFold(24, 3, 1)
 	specs := []kernel.Spec{{Name: "gaussian", Gamma: 0.5}, {Name: "gaussian", Gamma: 5}}
-	got, err := Nested(Problem{X: x, Method: nestedMethodOf(nestedCase{}, y)},
+	got, err := Nested(Problem{X: x, Method: nestedMethodOf(nestedCase{}, nestedData{y: y})},
 		Settings{Kernels: specs, Lambdas: []float64{0.01, 1, 100, 0.1}, Scheme: Scheme{Kind: LOO, Name: "loo"}, Measure: mse}, outer, 0.9)
 	if err != nil {
 		t.Fatal(err)
