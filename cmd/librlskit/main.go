@@ -75,6 +75,7 @@ import (
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/progress"
@@ -366,6 +367,11 @@ func (s *session) fit(settings string, xp *C.double, m, d, xstride C.int64_t,
 			groups[i] = int(g)
 		}
 	}
+	if le, err := plan.LookupLearner(f.Learner); err == nil { // before plan.New, whose refusals name the CLI's files
+		if err := refuseOutside(le); err != nil {
+			return err
+		}
+	}
 	var foldSets [][]int
 	if fp != nil {
 		if foldSets, err = foldsOf(unsafe.Slice((*int64)(unsafe.Pointer(fp)), rows)); err != nil {
@@ -379,9 +385,6 @@ func (s *session) fit(settings string, xp *C.double, m, d, xstride C.int64_t,
 		return err
 	}
 	le := p.Learner
-	if err := refuseOutside(le); err != nil {
-		return err
-	}
 	outputs := outputNames(f.Label, int(t))
 	if le.Needs.Has(learn.NeedsGroups) && groups == nil {
 		return fmt.Errorf("--learner %s needs query ids: pass groups", le.Name)
@@ -419,7 +422,7 @@ func (s *session) fit(settings string, xp *C.double, m, d, xstride C.int64_t,
 	pred := res.Predictor
 	ownPoints(pred, xp, m, xstride)
 	out := summary.Search(string(le.Name), &dataset.Data{X: x, Y: y, LabelNames: outputs, Queries: groups}, res, scheme, p.Measure, f.BasisHoldOut)
-	doc := result{Summary: out, NOutputs: int(t), Width: int(d), HigherIsBetter: p.Measure.HigherIsBetter}
+	doc := result{Summary: out, NOutputs: int(t), Width: int(d), Measure: p.Measure.Name, HigherIsBetter: p.Measure.HigherIsBetter}
 	if res.Curves != nil && scheme.Kind != selection.None {
 		best := res.Curves[res.Best].Result
 		doc.BestIndex = best.BestIndex
@@ -449,8 +452,11 @@ type result struct {
 	// NOutputs is t, Width d.
 	NOutputs int `json:"n_outputs"`
 	Width    int `json:"width"`
-	// HigherIsBetter says which way the CV measure improves.
-	HigherIsBetter bool `json:"higher_is_better"`
+	// Measure names the measure of the search (the learner's default when
+	// none was set; also when there is no CV), HigherIsBetter which way it
+	// improves.
+	Measure        string `json:"measure"`
+	HigherIsBetter bool   `json:"higher_is_better"`
 	// HasCVPredictions says rlskit_cv_predictions has the m×t CV
 	// predictions at the chosen point (LOO and fold schemes).
 	HasCVPredictions bool `json:"has_cv_predictions"`
@@ -662,4 +668,43 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// rlskit_score writes to out the measure name (package measure: mse, cindex,
+// disagreement, …) of the predictions P (m×t, row stride pstride) against
+// the labels Y (m×t, row stride ystride), with groups (m query ids, or NULL)
+// for the measures within queries: the core's own scoring, as rlskit
+// predict --measure gives. Cost: the measure's (O(m log m) for the rank
+// measures, O(m) for the others, per output).
+//
+//export rlskit_score
+func rlskit_score(h C.uintptr_t, name *C.char, y *C.double, m, t, ystride C.int64_t, p *C.double, pstride C.int64_t,
+	groups *C.int64_t, out *C.double) C.int {
+	return call(h, func(s *session) error {
+		meas, err := measure.ByName(C.GoString(name))
+		if err != nil {
+			return err
+		}
+		ym, err := matrix(y, m, t, ystride, "y")
+		if err != nil {
+			return err
+		}
+		pm, err := matrix(p, m, t, pstride, "predictions")
+		if err != nil {
+			return err
+		}
+		var q []int
+		if groups != nil {
+			q = make([]int, int(m))
+			for i, g := range unsafe.Slice((*int64)(unsafe.Pointer(groups)), int(m)) {
+				q[i] = int(g)
+			}
+		}
+		v, err := meas.Score(ym, pm, q)
+		if err != nil {
+			return fmt.Errorf("--measure %s: %w", meas.Name, err)
+		}
+		*out = C.double(v)
+		return nil
+	})
 }

@@ -3,6 +3,6 @@ a scikit-learn front end over the Go core (in process, through the C ABI of
 cmd/librlskit). See docs/python.md."""
 
 from ._lib import Model, RlskitError
-from .estimators import RLS
+from .estimators import RLS, GlobalRankRLS, QueryRankRLS
 
-__all__ = ["RLS", "Model", "RlskitError"]
+__all__ = ["RLS", "GlobalRankRLS", "QueryRankRLS", "Model", "RlskitError"]

@@ -83,6 +83,9 @@ def _load():
         lib.rlskit_model_json.argtypes = [u]
         lib.rlskit_load.restype = ctypes.c_int
         lib.rlskit_load.argtypes = [u, ctypes.c_char_p, i64]
+        lib.rlskit_score.restype = ctypes.c_int
+        lib.rlskit_score.argtypes = [u, ctypes.c_char_p, _c_double_p, i64, i64, i64, _c_double_p, i64,
+                                     _c_int64_p, _c_double_p]
         _lib = lib
         return lib
 
@@ -144,22 +147,40 @@ class Model:
                 None if g is None else g.ctypes.data_as(_c_int64_p),
                 None if f is None else f.ctypes.data_as(_c_int64_p))
         out = {}
+        done = threading.Event()  # (an interrupted Thread.join can lose track of its thread)
 
         def run():
-            out["status"] = self._lib.rlskit_fit(*args)
+            try:
+                out["status"] = self._lib.rlskit_fit(*args)
+            finally:
+                done.set()
 
-        worker = threading.Thread(target=run, name="rlskit-fit", daemon=True)
-        worker.start()
+        threading.Thread(target=run, name="rlskit-fit", daemon=True).start()
         try:
-            while worker.is_alive():
-                worker.join(0.1)
+            while not done.wait(0.1):
+                pass
         except KeyboardInterrupt:
             self._lib.rlskit_cancel(self._h)
-            worker.join()  # the arrays must outlive the call
+            while not done.wait(0.1):  # the arrays must outlive the call
+                pass
             if out.get("status") == _STATUS_OK:
                 raise
         self._check(out["status"])
         return json.loads(_take_string(self._lib, self._lib.rlskit_result(self._h)))
+
+    def score(self, measure, Y, P, groups=None):
+        """The core's measure (package measure) of predictions P against
+        labels Y, both m×t; groups for the measures within queries."""
+        Y, ys = _matrix(Y, "y")
+        P, ps = _matrix(P, "predictions")
+        if Y.shape != P.shape:
+            raise ValueError("y %s and predictions %s differ in shape" % (Y.shape, P.shape))
+        g = None if groups is None else np.ascontiguousarray(groups, dtype=np.int64)
+        v = ctypes.c_double()
+        self._check(self._lib.rlskit_score(self._h, measure.encode("utf-8"), Y.ctypes.data_as(_c_double_p),
+                                           Y.shape[0], Y.shape[1], ys, P.ctypes.data_as(_c_double_p), ps,
+                                           None if g is None else g.ctypes.data_as(_c_int64_p), ctypes.byref(v)))
+        return v.value
 
     def cancel(self):
         """Ask a running fit to stop (from another thread)."""

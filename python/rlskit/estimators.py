@@ -136,6 +136,8 @@ class _Base(BaseEstimator):
         self.result_ = res
         summary = res["summary"]
         self.alpha_ = summary["lambda"]
+        self.measure_ = res["measure"]
+        self._higher_is_better = res["higher_is_better"]
         self.kernel_ = summary["kernel"]
         self._y_ndim = y.ndim
         cv = summary.get("cv")
@@ -150,7 +152,6 @@ class _Base(BaseEstimator):
                         p[k] = pt[k]
                 params.append(p)
             value = np.array([np.nan if pt["value"] is None else pt["value"] for pt in curve], dtype=float)
-            self.measure_ = cv["measure"]
             self.cv_results_ = {
                 "params": params,
                 "param_alpha": np.array([p["alpha"] for p in params]),
@@ -177,6 +178,17 @@ class _Base(BaseEstimator):
         X = self._validate_data(X, reset=False, dtype=np.float64, order="C")
         p = self.model_.predict(X)
         return p.ravel() if self._y_ndim == 1 else p
+
+    def _score(self, X, y, groups=None):
+        """The core's measure of the predictions for X against y (the CV
+        measure of the fit, measure_), higher is better: a loss is negated."""
+        check_is_fitted(self, "model_")
+        p = self.predict(X)
+        y = np.asarray(y, dtype=np.float64)
+        if groups is not None:
+            _, groups = np.unique(np.asarray(groups), return_inverse=True)
+        v = self.model_.score(self.measure_, y.reshape(len(y), -1), p.reshape(len(y), -1), groups)
+        return v if self._higher_is_better else -v
 
     def model_json(self):
         """The fitted model in rlskit's model file format: ``rlskit predict
@@ -260,3 +272,78 @@ class RLS(RegressorMixin, _Base):
         """Fit and select by exact CV. groups: a group id per row, for
         cv="lgo" (leave-group-out) or group-kfold."""
         return self._fit(X, y, groups)
+
+
+class _Ranker(_Base):
+    """RankRLS: what the two rankers share. score is the fit's measure
+    (the learner's default, cindex or disagreement, unless measure is set),
+    higher is better (a loss such as disagreement is negated)."""
+
+    def __init__(self, kernel="linear", gamma=1.0, bias=None, degree=2, coef0=0.0, alphas=None,
+                 cv="loo", measure=None, standardize=False, seed=1):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.bias = bias
+        self.degree = degree
+        self.coef0 = coef0
+        self.alphas = alphas
+        self.cv = cv
+        self.measure = measure
+        self.standardize = standardize
+        self.seed = seed
+
+
+class GlobalRankRLS(_Ranker):
+    """RankRLS over all pairs of rows (learner "globalrank"; Pahikkala et
+    al. 2009): minimizes Σ_{i,j} ((y_i − y_j) − (f(x_i) − f(x_j)))² + λ‖f‖²,
+    one factorization per kernel setting, λ by exact CV (default LOO and the
+    C-index; cv="lpo" for leave-pair-out). Parameters and attributes as
+    RLS's (no fit_intercept: the pairwise loss cancels any constant)."""
+
+    _learner = "globalrank"
+
+    def fit(self, X, y, groups=None):
+        """Fit and select by exact CV; groups for cv="lgo"."""
+        return self._fit(X, y, groups)
+
+    def score(self, X, y, groups=None):
+        """The fit's measure (measure_, default cindex) on X, y."""
+        return self._score(X, y, groups)
+
+    def _more_tags(self):
+        return {"multioutput": True, "poor_score": True}
+
+
+class QueryRankRLS(_Ranker):
+    """RankRLS within queries (learner "queryrank"): the pairwise loss over
+    the pairs of rows sharing a query id (groups), λ by exact CV (default
+    leave-query-out, cv="lqo", scored by pairwise disagreement).
+
+    fit(X, y, groups) needs the query ids; score(X, y, groups) too."""
+
+    _learner = "queryrank"
+
+    def __init__(self, kernel="linear", gamma=1.0, bias=None, degree=2, coef0=0.0, alphas=None,
+                 cv="lqo", measure=None, standardize=False, query_normalize=False, seed=1):
+        super().__init__(kernel=kernel, gamma=gamma, bias=bias, degree=degree, coef0=coef0, alphas=alphas,
+                         cv=cv, measure=measure, standardize=standardize, seed=seed)
+        self.query_normalize = query_normalize
+
+    def _settings(self):
+        s = super()._settings()
+        if self.query_normalize:
+            s["query-normalize"] = True
+        return s
+
+    def fit(self, X, y, groups=None):
+        """Fit on queries: groups is a query id per row (required)."""
+        if groups is None:
+            raise ValueError("QueryRankRLS.fit needs the query ids: fit(X, y, groups=qid)")
+        return self._fit(X, y, groups)
+
+    def score(self, X, y, groups=None):
+        """The fit's measure (measure_, default disagreement, negated) within
+        the queries groups."""
+        if groups is None:
+            raise ValueError("QueryRankRLS.score needs the query ids: score(X, y, groups=qid)")
+        return self._score(X, y, groups)

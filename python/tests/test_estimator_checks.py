@@ -1,13 +1,43 @@
-"""scikit-learn's own estimator suite. Skipped checks (reported by pytest
-as skipped, with the reason): check_regressor_data_not_an_array's pandas
-part when pandas is not installed, and check_dataframe_column_names_consistency
-for the same reason."""
+"""scikit-learn's own estimator suite, sklearn.utils.estimator_checks.
 
+Checks skipped (pytest reports them as skipped, with the reason):
+check_regressor_data_not_an_array's and check_dataframe_column_names_
+consistency's pandas parts when pandas is not installed (Debian's
+python3-pandas is not a dependency).
+
+QueryRankRLS learns from query ids, which scikit-learn's checks do not
+pass (they call fit(X, y) and score(X, y)): it is checked through
+_QueryRankRLS3, the same estimator with rows split into three contiguous
+queries (row i of m in query ⌊3i/m⌋) by its fit and score — every check
+runs on QueryRankRLS's own code."""
+
+import numpy as np
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rlskit
 
 
-@parametrize_with_checks([rlskit.RLS(), rlskit.RLS(kernel="gaussian", gamma=0.5, cv=3)])
+class _QueryRankRLS3(rlskit.QueryRankRLS):
+    """QueryRankRLS with three contiguous queries supplied by fit and score."""
+
+    @staticmethod
+    def _queries(X):
+        m = len(X)
+        return np.arange(m) * 3 // max(m, 1)
+
+    def fit(self, X, y):
+        return super().fit(X, y, groups=self._queries(X))
+
+    def score(self, X, y):
+        return super().score(X, y, groups=self._queries(X))
+
+
+@parametrize_with_checks([
+    rlskit.RLS(),
+    rlskit.RLS(kernel="gaussian", gamma=0.5, cv=3),
+    rlskit.GlobalRankRLS(),
+    rlskit.GlobalRankRLS(kernel="gaussian", gamma=0.5, cv="lpo"),
+    _QueryRankRLS3(),
+])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

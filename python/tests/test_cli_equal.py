@@ -1,0 +1,111 @@
+"""Python results equal the CLI's on the same data and settings: the chosen
+λ (and kernel parameter), every point of the CV curve, the CV predictions
+and the predictions of the model, to 1e-12 (relative to the values' scale).
+The data go to the CLI as a CSV of shortest round-trip decimals, which it
+reads back to the same float64 values."""
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+import rlskit
+
+TOL = 1e-12
+
+
+def write_csv(path, X, y, qid=None):
+    cols = ["f%d" % j for j in range(X.shape[1])] + ["y"] + (["q"] if qid is not None else [])
+    with open(path, "w") as f:
+        f.write(",".join(cols) + "\n")
+        for i in range(X.shape[0]):
+            row = [repr(float(v)) for v in X[i]] + [repr(float(y[i]))]
+            if qid is not None:
+                row.append(str(int(qid[i])))
+            f.write(",".join(row) + "\n")
+
+
+def read_column(path):
+    with open(path) as f:
+        lines = f.read().split()
+    return np.array([float(v) for v in lines if v not in ("y",)], dtype=float)
+
+
+def close(a, b):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    scale = max(1.0, float(np.max(np.abs(b))))
+    assert a.shape == b.shape
+    assert np.max(np.abs(a - b)) <= TOL * scale, np.max(np.abs(a - b))
+
+
+def data(m=45, d=4, seed=3, queries=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d))
+    y = X @ rng.normal(size=d) + 0.4 * rng.normal(size=m)
+    q = np.arange(m) * queries // m if queries else None
+    return X, y, q
+
+
+CASES = [
+    # (estimator, CLI flags, queries)
+    (rlskit.RLS(kernel="gaussian", gamma=[0.05, 0.3], alphas=[0.01, 0.1, 1.0, 10.0]),
+     ["--learner", "rls", "--kernel", "gaussian", "--gamma-grid", "0.05,0.3", "--lambda-grid", "0.01,0.1,1.0,10.0", "--cv", "loo"], 0),
+    (rlskit.RLS(alphas="2^-6..2^6", cv=5, seed=7, standardize=True),
+     ["--learner", "rls", "--kernel", "linear", "--lambda-grid", "2^-6..2^6", "--cv", "kfold:5", "--seed", "7", "--standardize"], 0),
+    (rlskit.RLS(kernel="polynomial", gamma=0.5, degree=3, coef0=1.0, alphas=[0.1, 1.0, 10.0], cv=4, measure="mae"),
+     ["--learner", "rls", "--kernel", "polynomial", "--gamma", "0.5", "--degree", "3", "--coef0", "1.0",
+      "--lambda-grid", "0.1,1.0,10.0", "--cv", "kfold:4", "--measure", "mae"], 0),
+    (rlskit.RLS(alphas=[0.01, 1.0, 100.0], fit_intercept=True),
+     ["--learner", "rls", "--lambda-grid", "0.01,1.0,100.0", "--cv", "loo", "--intercept"], 0),
+    (rlskit.RLS(kernel="gaussian", gamma="scale", alphas=[0.1, 1.0]),
+     ["--learner", "rls", "--kernel", "gaussian", "--gamma", "scale", "--lambda-grid", "0.1,1.0", "--cv", "loo"], 0),
+    (rlskit.GlobalRankRLS(kernel="gaussian", gamma=0.2, alphas=[0.1, 1.0, 10.0]),
+     ["--learner", "globalrank", "--kernel", "gaussian", "--gamma", "0.2", "--lambda-grid", "0.1,1.0,10.0", "--cv", "loo"], 0),
+    (rlskit.GlobalRankRLS(alphas=[0.1, 1.0, 10.0], cv="lpo"),
+     ["--learner", "globalrank", "--lambda-grid", "0.1,1.0,10.0", "--cv", "lpo"], 0),
+    (rlskit.QueryRankRLS(alphas=[0.1, 1.0, 10.0]),
+     ["--learner", "queryrank", "--lambda-grid", "0.1,1.0,10.0", "--cv", "lqo", "--qid", "q"], 5),
+    (rlskit.QueryRankRLS(kernel="gaussian", gamma=0.3, alphas=[0.1, 1.0], query_normalize=True),
+     ["--learner", "queryrank", "--kernel", "gaussian", "--gamma", "0.3", "--lambda-grid", "0.1,1.0", "--cv", "lqo",
+      "--qid", "q", "--query-normalize"], 5),
+]
+
+
+@pytest.mark.parametrize("est,flags,queries", CASES, ids=[" ".join(c[1][1:4]) + " " + c[1][-1] for c in CASES])
+def test_python_equals_cli(rlskit_cli, tmp_path, est, flags, queries):
+    X, y, q = data(queries=queries)
+    train = tmp_path / "train.csv"
+    write_csv(train, X, y, q)
+    model, cvp = tmp_path / "m.json", tmp_path / "cv.csv"
+    has_cvp = "lpo" not in flags
+    cmd = [rlskit_cli, "fit", "--data", str(train), "--label", "y", "--quiet", "--model", str(model)] + flags
+    if has_cvp:
+        cmd += ["--cv-predictions", str(cvp)]
+    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+
+    est.fit(X, y, groups=q) if q is not None else est.fit(X, y)
+    cv = out["cv"]
+    assert est.alpha_ == out["lambda"]
+    assert est.kernel_ == out["kernel"]
+    close(est.cv_results_["value"], [pt["value"] for pt in cv["curve"]])
+    close(est.cv_results_["param_alpha"], [pt["lambda"] for pt in cv["curve"]])
+    assert est.cv_results_["value"][est.best_index_] == cv["best"]["value"]
+    if has_cvp:
+        close(est.cv_predictions_, read_column(cvp))
+    # predictions of the CLI's model on new rows equal the estimator's
+    Xn, yn, qn = data(m=20, seed=11, queries=queries)
+    test = tmp_path / "test.csv"
+    write_csv(test, Xn, yn, qn)
+    pred = subprocess.run([rlskit_cli, "predict", "--model", str(model), "--data", str(test)],
+                          check=True, capture_output=True, text=True).stdout.split()
+    close(est.predict(Xn), np.array(pred, dtype=float))
+    # and the estimator's model file, read by the CLI, predicts the same
+    # (its model records no column names: every column but the label is a feature)
+    mine = tmp_path / "mine.json"
+    mine.write_text(est.model_json())
+    plain = tmp_path / "plain.csv"
+    write_csv(plain, Xn, yn)
+    pred2 = subprocess.run([rlskit_cli, "predict", "--model", str(mine), "--data", str(plain)],
+                           check=True, capture_output=True, text=True).stdout.split()
+    close(est.predict(Xn), np.array(pred2, dtype=float))
