@@ -316,6 +316,10 @@ func cvFigure(d *Data) (figure, error) {
 		}
 	}
 
+	bars, err := addSEBars(p, d.Curves, ax)
+	if err != nil {
+		return figure{}, err
+	}
 	best, err := plotter.NewScatter(plotter.XYs{{X: math.Log2(d.BestLambda), Y: ax.hold(d.BestValue)}})
 	if err != nil {
 		return figure{}, fmt.Errorf("report: chosen point: %w", err)
@@ -367,6 +371,12 @@ func cvFigure(d *Data) (figure, error) {
 		chosen, measure, num(d.BestValue), plural(len(d.Curves), "curve", "curves"), plural(points, "point", "points"), measure)
 	if d.ValueNote != "" {
 		caption += " The " + measure + " is " + d.ValueNote + "."
+	}
+	if bars > 0 {
+		caption += " The bars are the mean of the per-fold values ± one standard error (their sd/√K over the K folds; for leave-one-out the rows' losses), the uncertainty of the CV value at each λ."
+	}
+	if d.ChooseNote != "" {
+		caption += " " + d.ChooseNote
 	}
 	if f := ax.Focus; f != nil {
 		caption += " " + focusNote(*f, "The y axis", measure)

@@ -50,6 +50,10 @@ type Curve struct {
 	// Values holds the measure value per λ, same length as Lambdas. NaN
 	// is allowed and leaves a gap in the line; ±Inf is not allowed.
 	Values []float64
+	// FoldMeans and SE, when set (same length as Lambdas), are the mean
+	// of the per-fold values at each λ and its standard error
+	// (selection.Point), drawn as a bar FoldMean ± SE; NaN: no bar there.
+	FoldMeans, SE []float64
 }
 
 // Data is everything a report shows. Only Curves and the Best* fields are
@@ -75,6 +79,16 @@ type Data struct {
 	// BestLambda (positive, finite) and BestValue (finite) locate the
 	// chosen point, marked on the CV plot.
 	BestLambda, BestValue float64
+	// ChooseNote, when set, says how the chosen point was chosen if not as
+	// the best value (the one-standard-error rule), a sentence of the CV
+	// plot's caption.
+	ChooseNote string
+	// OutputCurves (a λ per output) are each output's CV curve on the
+	// chosen kernel setting, Label the output's name, and OutputLambdas
+	// and OutputValues each output's chosen point, ringed; drawn as their
+	// own plot. Empty omits it.
+	OutputCurves                []Curve
+	OutputLambdas, OutputValues []float64
 	// ValueNote says what the CV values are computed over, completing
 	// "The <measure> is …", e.g. "the mean over the 3 outputs of each
 	// output's mse over the 20 leave-one-out predictions"; it is printed in
@@ -175,6 +189,7 @@ func Write(w io.Writer, d Data) error {
 	}{
 		{true, one(cvFigure)},
 		{heatmapPossible(&d), one(heatmapFigure)},
+		{len(d.OutputCurves) > 0, one(outputCurvesFigure)},
 		{len(d.Steps) > 0, one(stepsFigure)},
 		{len(d.Outputs) > 0, outputFigures},
 		{len(d.Classes) > 0, classFigures},
@@ -309,6 +324,12 @@ func validate(d *Data) error {
 				return fmt.Errorf("%w: curve %d: value[%d] is infinite", ErrData, i, j)
 			}
 		}
+		if err := validateSE(c, i); err != nil {
+			return err
+		}
+	}
+	if err := validateOutputCurves(d); err != nil {
+		return err
 	}
 	if d.BestCurve < 0 || d.BestCurve >= len(d.Curves) {
 		return fmt.Errorf("%w: BestCurve %d out of range [0, %d)", ErrData, d.BestCurve, len(d.Curves))

@@ -47,6 +47,34 @@ func Search(fit *summary.Fit, res *selection.SearchResult, d *dataset.Data, sche
 		BestLambda:     best.Best.Lambda,
 		BestValue:      best.Best.Value,
 	}
+	if res.ChosenPredictions != nil { // the model's CV predictions: at its λ (one-standard-error rule) or each output's
+		cp := *best
+		cp.Predictions, cp.Tolerance = res.ChosenPredictions, res.ChosenTolerance
+		best = &cp
+	}
+	if res.Choose == selection.Choose1SE {
+		c := best.Curve[res.Chosen]
+		r.BestLambda, r.BestValue = c.Lambda, c.Value
+		ref := best.Curve[0] // the best fold mean, ties to the larger λ: the rule's reference (selection.OneSE)
+		for _, p := range best.Curve {
+			if meas.Better(p.FoldMean, ref.FoldMean) || p.FoldMean == ref.FoldMean && p.Lambda > ref.Lambda {
+				ref = p
+			}
+		}
+		r.ChooseNote = fmt.Sprintf("The chosen λ is the one-standard-error rule's (--choose 1se): the largest λ whose fold mean is within one standard error of the best fold mean, %s ± %s at λ = %s; the best %s value is %s at λ = %s.",
+			num(ref.FoldMean), num(ref.SE), Pow2(ref.Lambda), meas.Name, num(best.Best.Value), Pow2(best.Best.Lambda))
+	}
+	if len(res.PerOutput) > 0 {
+		c := res.Curves[res.Best]
+		for _, o := range res.PerOutput {
+			rc := Curve{Label: labelName(d, o.Output)}
+			for n, p := range c.Curve {
+				rc.Lambdas, rc.Values = append(rc.Lambdas, p.Lambda), append(rc.Values, c.PerOutput[n][o.Output])
+			}
+			r.OutputCurves = append(r.OutputCurves, rc)
+			r.OutputLambdas, r.OutputValues = append(r.OutputLambdas, o.Lambda), append(r.OutputValues, o.Value)
+		}
+	}
 	r.Summary = [][2]string{
 		{"data", fmt.Sprintf("%s: %d rows × %d features, outputs %v", opt.Data, fit.NTrain, fit.NFeatures, fit.Outputs)},
 		{"learner", fmt.Sprintf("%s (%s form)", fit.Learner, fit.Form)},
@@ -80,9 +108,20 @@ func Search(fit *summary.Fit, res *selection.SearchResult, d *dataset.Data, sche
 		if len(curves) > 1 {
 			rc.Label = labels[i]
 		}
+		withSE := false
 		for _, p := range c.Curve {
 			rc.Lambdas = append(rc.Lambdas, p.Lambda)
 			rc.Values = append(rc.Values, p.Value)
+			withSE = withSE || p.NFolds >= 2
+		}
+		if withSE {
+			for _, p := range c.Curve {
+				m, se := math.NaN(), math.NaN()
+				if p.NFolds >= 2 {
+					m, se = p.FoldMean, p.SE
+				}
+				rc.FoldMeans, rc.SE = append(rc.FoldMeans, m), append(rc.SE, se)
+			}
 		}
 		r.Curves = append(r.Curves, rc)
 	}
@@ -116,6 +155,15 @@ func Search(fit *summary.Fit, res *selection.SearchResult, d *dataset.Data, sche
 	}
 	r.Provenance = opt.Provenance
 	return r
+}
+
+// labelName is the name of output c of the data (its label column), or
+// "output c+1".
+func labelName(d *dataset.Data, c int) string {
+	if c < len(d.LabelNames) && d.LabelNames[c] != "" {
+		return d.LabelNames[c]
+	}
+	return fmt.Sprintf("output %d", c+1)
 }
 
 // Greedy is the report's data of a greedy selection res on the data d,

@@ -280,6 +280,13 @@ func TestSearchChoose1SE(t *testing.T) {
 	if !mat.Equal(p1, p2) {
 		t.Error("the predictor is not the model at the chosen λ")
 	}
+	at, err := Select(one.Learner, []float64{one.Lambda}, sc, mse, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.ChosenPredictions == nil || !mat.Equal(one.ChosenPredictions, at.Predictions) || best.ChosenPredictions != nil {
+		t.Error("the chosen model's CV predictions are not those at the chosen λ")
+	}
 	for _, spec := range []string{"lpo", "none"} {
 		sc, err := NewScheme(spec, SchemeOptions{Rows: m})
 		if err != nil {

@@ -77,10 +77,11 @@ func selectPath(l learn.Learner, pv, twinPV FoldPathValidator, grid []float64, s
 			opt.Progress.Step("cross-validating λ", done, len(grid))
 		}
 	}
-	var scoreErr error                     // a λ's scoring failed: returned as Select's per-λ route returns it
-	later := make([][]float64, len(grid))  // the later repetitions' values at each λ
-	spread := make([][]float64, len(grid)) // their per-fold values (spreadValues)
-	tied := make([]bool, len(grid))        // every later repetition indistinguishable at λ
+	var scoreErr error                        // a λ's scoring failed: returned as Select's per-λ route returns it
+	later := make([][]float64, len(grid))     // the later repetitions' values at each λ
+	spread := make([][]float64, len(grid))    // their per-fold values (spreadValues)
+	outputs := make([][][]float64, len(grid)) // their per-output values (Options.PerOutput)
+	tied := make([]bool, len(grid))           // every later repetition indistinguishable at λ
 	for n := range tied {
 		tied[n] = true
 	}
@@ -93,6 +94,14 @@ func selectPath(l learn.Learner, pv, twinPV FoldPathValidator, grid []float64, s
 			}
 			later[n], tied[n] = append(later[n], v), tied[n] && ind
 			spread[n] = append(spread[n], c.spreadValues(meas, y, opt.Queries, sc, reps[r])...)
+			if opt.PerOutput {
+				o, err := c.outputValues(meas, y, opt.Queries, sc, reps[r])
+				if err != nil {
+					scoreErr = fmt.Errorf("%s at λ = %g: %w", sc.Name, grid[n], repetitionErr(sc, r, err))
+					return scoreErr
+				}
+				outputs[n] = append(outputs[n], o)
+			}
 			step(r-1, n)
 			return nil
 		})
@@ -117,6 +126,14 @@ func selectPath(l learn.Learner, pv, twinPV FoldPathValidator, grid []float64, s
 			pt.Indistinguishable = pt.Indistinguishable && tied[n]
 		}
 		pt.setSpread(append(c.spreadValues(meas, y, opt.Queries, sc, reps[0]), spread[n]...))
+		if opt.PerOutput {
+			o, err := c.outputValues(meas, y, opt.Queries, sc, reps[0])
+			if err != nil {
+				scoreErr = fmt.Errorf("%s at λ = %g: %w", sc.Name, lambda, repetitionErr(sc, 0, err))
+				return scoreErr
+			}
+			res.PerOutput = append(res.PerOutput, outputMeans(append([][]float64{o}, outputs[n]...)))
+		}
 		res.Curve = append(res.Curve, pt)
 		if res.BestIndex < 0 || meas.Better(pt.Value, res.Best.Value) || (pt.Value == res.Best.Value && lambda > res.Best.Lambda) {
 			res.BestIndex, res.Best, res.Predictions, res.Tolerance = n, pt, copyInto(res.Predictions, c.p), c.tol

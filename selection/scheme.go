@@ -459,35 +459,101 @@ func (c *cvPredictions) value(meas measure.Measure, y *mat.Dense, q []int, sc Sc
 // every repetition, and the predictions returned are the first
 // repetition's. Cost: R times one repetition's.
 func crossValidate(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure, q []int) (cp *cvPredictions, v float64, indistinct bool, err error) {
-	cp, v, indistinct, _, err = crossValidateSpread(s, s2, sc, y, meas, q)
-	return cp, v, indistinct, err
+	pt, err := crossValidatePoint(s, s2, sc, y, meas, q, false)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return pt.cp, pt.v, pt.indistinct, nil
 }
 
-// crossValidateSpread is crossValidate that also returns the values whose
-// spread is the point's standard error (spreadValues): every repetition's
-// per-fold values, one after the other, or leave-one-out's per-row losses.
-func crossValidateSpread(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure, q []int) (cp *cvPredictions, v float64, indistinct bool, spread []float64, err error) {
+// cvPoint is crossValidatePoint's result at one λ.
+type cvPoint struct {
+	cp         *cvPredictions // the first repetition's predictions
+	v          float64        // the value: the mean over the repetitions
+	indistinct bool
+	// spread holds the values whose spread is the point's standard error
+	// (spreadValues): every repetition's per-fold values, one after the
+	// other, or leave-one-out's per-row losses.
+	spread []float64
+	// perOutput is each output's value alone (outputValues), the mean over
+	// the repetitions; nil unless asked.
+	perOutput []float64
+}
+
+// crossValidatePoint is crossValidate with the spread of the point's
+// values and, with perOutput, the value of each output alone.
+func crossValidatePoint(s, s2 learn.Solution, sc Scheme, y *mat.Dense, meas measure.Measure, q []int, perOutput bool) (cvPoint, error) {
 	reps := sc.Repetitions()
 	values := make([]float64, len(reps))
-	indistinct = true
+	out := cvPoint{indistinct: true}
+	var outputs [][]float64 // per repetition
 	for r, folds := range reps {
 		one := sc
 		one.Folds, one.Repeats = folds, 0
 		c, err := predictWithNoise(s, s2, one, y)
 		if err != nil {
-			return nil, 0, false, nil, repetitionErr(sc, r, err)
+			return cvPoint{}, repetitionErr(sc, r, err)
 		}
 		vr, ind, err := c.value(meas, y, q, sc, folds)
 		if err != nil {
-			return nil, 0, false, nil, repetitionErr(sc, r, err)
+			return cvPoint{}, repetitionErr(sc, r, err)
 		}
 		if r == 0 {
-			cp = c
+			out.cp = c
 		}
-		values[r], indistinct = vr, indistinct && ind
-		spread = append(spread, c.spreadValues(meas, y, q, sc, folds)...)
+		values[r], out.indistinct = vr, out.indistinct && ind
+		out.spread = append(out.spread, c.spreadValues(meas, y, q, sc, folds)...)
+		if perOutput {
+			v, err := c.outputValues(meas, y, q, sc, folds)
+			if err != nil {
+				return cvPoint{}, repetitionErr(sc, r, err)
+			}
+			outputs = append(outputs, v)
+		}
 	}
-	return cp, repeatMean(values), indistinct, spread, nil
+	out.v = repeatMean(values)
+	out.perOutput = outputMeans(outputs)
+	return out, nil
+}
+
+// outputMeans returns each output's mean over the repetitions' values
+// (nil for none).
+func outputMeans(reps [][]float64) []float64 {
+	if len(reps) == 0 {
+		return nil
+	}
+	out := make([]float64, len(reps[0]))
+	for c := range out {
+		col := make([]float64, len(reps))
+		for r := range reps {
+			col[r] = reps[r][c]
+		}
+		out[c] = repeatMean(col)
+	}
+	return out
+}
+
+// outputValues scores each output's predictions alone as value scores
+// them all — pooled, or the mean over the folds with the scheme's FoldMean
+// — ties within that output's tolerance. For a measure of one output at a
+// time (not Multiclass) the mean of the t values is the value of all
+// outputs together (measure.Score's mean over outputs). O(m·t) to copy
+// the columns plus the measure's per output.
+func (c *cvPredictions) outputValues(meas measure.Measure, y *mat.Dense, q []int, sc Scheme, folds [][]int) ([]float64, error) {
+	m, t := y.Dims()
+	out := make([]float64, t)
+	for j := range out {
+		oc := &cvPredictions{p: mat.NewDense(m, 1, mat.Col(nil, j, c.p)), covered: c.covered}
+		if c.tol != nil {
+			oc.tol = []float64{c.tol[j]}
+		}
+		v, _, err := oc.value(meas, mat.NewDense(m, 1, mat.Col(nil, j, y)), q, sc, folds)
+		if err != nil {
+			return nil, fmt.Errorf("output %d: %w", j, err)
+		}
+		out[j] = v
+	}
+	return out, nil
 }
 
 // perOutputRepeated is perOutput for the permutation test over the

@@ -81,6 +81,15 @@ type Settings struct {
 	// kernel setting is still the one of the best value. Choose1SE needs a
 	// scheme with standard errors (HasSE).
 	Choose string
+	// LambdaPerOutput chooses each output's λ by its own CV curve on the
+	// best kernel setting (the measure on that output's CV predictions
+	// alone at every λ, Result.PerOutput, all from the setting's one
+	// factorization; BestPerOutput), as scikit-learn's
+	// RidgeCV(alpha_per_target=True): SearchResult.PerOutput, and the
+	// predictor's output c is the model at its λ_c. The kernel setting is
+	// the one of the best value over all outputs. Leave-one-out or folds,
+	// a measure of one output at a time, a learner on rows.
+	LambdaPerOutput bool
 	// Progress, when set, is told of each factorization phase (through the
 	// learner) and of each point of the search: done of all kernel settings
 	// × λ points, then of the permutation test's.
@@ -118,6 +127,18 @@ type SearchResult struct {
 	// indexes Curves[Best].Curve at the chosen λ (BestIndex with ChooseBest).
 	Choose string
 	Chosen int
+	// PerOutput (Settings.LambdaPerOutput) is each output's λ and value on
+	// Curves[Best]. Lambda and Value then stay the best point of all
+	// outputs together, and Solution the model there; Predictor holds each
+	// output's coefficients at its own λ.
+	PerOutput []OutputChoice
+	// ChosenPredictions, when the model is not the best point's of
+	// Curves[Best] (Choose1SE choosing another λ, LambdaPerOutput), are the
+	// CV predictions of the model chosen — each output's at its λ — and
+	// ChosenTolerance their tie tolerances (nil: compared exactly); nil
+	// otherwise: Curves[Best].Predictions are the model's.
+	ChosenPredictions *mat.Dense
+	ChosenTolerance   []float64
 	// Learner is the learner trained with the best kernel setting, Solution
 	// its model at the chosen λ.
 	Learner  learn.Learner
@@ -238,6 +259,11 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 	if err := CheckChoose(s.Choose, s.Scheme, s.Measure); err != nil {
 		return nil, err
 	}
+	if s.LambdaPerOutput {
+		if err := checkPerOutput(p, s); err != nil {
+			return nil, err
+		}
+	}
 	if s.Scheme.Kind != None && p.Input != nil { // labels the measure cannot score: refused before training
 		if err := s.Measure.CheckLabels(p.Input.Y, p.Input.Outputs); err != nil {
 			return nil, err
@@ -258,6 +284,7 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 		}
 	}
 	opt := s.Options
+	opt.PerOutput = s.LambdaPerOutput
 	colGrid := s.ColLambdas
 	points := len(s.Lambdas) * max(1, len(colGrid))
 	steps := len(settings) * points
@@ -346,6 +373,40 @@ func Search(p Problem, s Settings) (*SearchResult, error) {
 		return out, nil
 	}
 	out.Predictor = sol.Predictor()
+	if out.Choose == Choose1SE && out.Chosen != out.Curves[out.Best].BestIndex {
+		var r *Result
+		if p.Retrain != nil { // the folds retrained, as the curve was
+			y, err := labels(out.Learner, opt)
+			if err != nil {
+				return nil, err
+			}
+			k, _ := kernel.New(out.Kernel)
+			r, err = SelectRetrain(p.Retrain(p.X, k), y, []float64{out.Lambda}, s.Scheme.Folds, s.Scheme.Name, s.Measure, opt)
+		} else {
+			r, err = Select(out.Learner, []float64{out.Lambda}, s.Scheme, s.Measure, opt)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the CV predictions at the chosen λ = %g: %w", out.Lambda, err)
+		}
+		out.ChosenPredictions, out.ChosenTolerance = r.Predictions, r.Tolerance
+	}
+	if s.LambdaPerOutput {
+		c := out.Curves[out.Best]
+		if out.PerOutput, err = BestPerOutput(c.Curve, c.PerOutput, s.Measure); err != nil {
+			return nil, err
+		}
+		lambdas := make([]float64, len(out.PerOutput))
+		for k, o := range out.PerOutput {
+			lambdas[k] = o.Lambda
+		}
+		if out.Predictor, err = perOutputPredictor(out.Learner, lambdas); err != nil {
+			return nil, fmt.Errorf("a λ per output: %w", err)
+		}
+		out.Predictor.Lambda = out.Lambda
+		if out.ChosenPredictions, out.ChosenTolerance, err = perOutputPredictions(out.Learner, lambdas, s.Scheme, s.Measure, opt); err != nil {
+			return nil, fmt.Errorf("a λ per output: %w", err)
+		}
+	}
 	if out.Scaler != nil {
 		out.Predictor.Scaler = out.Scaler
 	}

@@ -189,6 +189,11 @@ type Result struct {
 	// Tolerance is the tie tolerance per output of the predictions at the
 	// best λ (nil: compared exactly), for scoring them again (FoldValues).
 	Tolerance []float64
+	// PerOutput (with Options.PerOutput) holds, for every point of Curve,
+	// the value of each output's CV predictions alone, scored as Value
+	// scores them all; for a measure of one output at a time the point's
+	// Value is their mean.
+	PerOutput [][]float64
 }
 
 // FoldValues scores each fold's CV predictions at the best λ on its own,
@@ -243,6 +248,11 @@ type Options struct {
 	// Progress, when set, is told of each λ cross-validated (each fold
 	// retrained, for SelectRetrain).
 	Progress progress.Observer
+	// PerOutput asks Select (leave-one-out and folds) for each output's
+	// value alone at every λ (Point.PerOutput), for a λ per output
+	// (Settings.LambdaPerOutput). Cost: the measure once more per output
+	// and λ, and an m-row copy of each output's column.
+	PerOutput bool
 }
 
 // Select evaluates the CV scheme at every λ of the grid with the given measure
@@ -308,11 +318,14 @@ func Select(l learn.Learner, grid []float64, sc Scheme, meas measure.Measure, op
 		var tol []float64
 		switch sc.Kind {
 		case LOO, Folds:
-			var cp *cvPredictions
-			var spread []float64
-			if cp, pt.Value, pt.Indistinguishable, spread, err = crossValidateSpread(s, s2, sc, y, meas, opt.Queries); err == nil {
-				pred, tol = cp.p, cp.tol
-				pt.setSpread(spread)
+			var r cvPoint
+			if r, err = crossValidatePoint(s, s2, sc, y, meas, opt.Queries, opt.PerOutput); err == nil {
+				pred, tol = r.cp.p, r.cp.tol
+				pt.Value, pt.Indistinguishable = r.v, r.indistinct
+				if opt.PerOutput {
+					res.PerOutput = append(res.PerOutput, r.perOutput)
+				}
+				pt.setSpread(r.spread)
 			}
 		case LPO:
 			pairs, pt.Value, pt.Indistinguishable, err = lpo(s, s2, sc, y, meas)

@@ -17,6 +17,8 @@
 package summary
 
 import (
+	"fmt"
+
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
@@ -93,6 +95,10 @@ type CV struct {
 	// without a choice rule (a streamed or greedy fit chooses the best).
 	Choose string      `json:"choose,omitempty"`
 	Chosen *CurvePoint `json:"chosen,omitempty"`
+	// BestPerOutput (fit --lambda-per-output) is each output's λ chosen
+	// by its own CV curve and its value there (selection.OutputChoice);
+	// the model applies each output's λ.
+	BestPerOutput []OutputBest `json:"best_per_output,omitempty"`
 	// BasisHoldOut is the sparse models' basis policy in hold-outs.
 	BasisHoldOut string `json:"basis_holdout,omitempty"`
 }
@@ -117,6 +123,14 @@ type CurvePoint struct {
 	FoldMean *float64 `json:"fold_mean,omitempty"`
 	// OnEdge (on the best point only) lists the parameters chosen at an end of their grid.
 	OnEdge []selection.Edge `json:"on_edge,omitempty"`
+}
+
+// OutputBest is one output's own choice of λ: the output's name (its
+// label column), λ and the measure on its CV predictions alone there.
+type OutputBest struct {
+	Output string  `json:"output"`
+	Lambda float64 `json:"lambda"`
+	Value  float64 `json:"value"`
 }
 
 // Timing is the wall time of each part of a fit, in seconds.
@@ -197,6 +211,13 @@ func Search(learner string, d *dataset.Data, res *selection.SearchResult, scheme
 		chosen := Point(c.Curve[res.Chosen], res.Kernel, multi)
 		chosen.OnEdge = res.OnEdge
 		out.CV.Choose, out.CV.Chosen = res.Choose, &chosen
+	}
+	for _, o := range res.PerOutput {
+		name := fmt.Sprint(o.Output + 1)
+		if o.Output < len(d.LabelNames) {
+			name = d.LabelNames[o.Output]
+		}
+		out.CV.BestPerOutput = append(out.CV.BestPerOutput, OutputBest{Output: name, Lambda: o.Lambda, Value: o.Value})
 	}
 	return out
 }
