@@ -68,6 +68,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -345,6 +346,7 @@ func rlskit_fit(h C.uintptr_t, settings *C.char, x *C.double, m, d, xstride C.in
 // fit is rlskit_fit under the lock.
 func (s *session) fit(settings string, xp *C.double, m, d, xstride C.int64_t,
 	yp *C.double, t, ystride C.int64_t, gp, fp *C.int64_t) error {
+	start := time.Now()
 	s.pred, s.result, s.cvPred = nil, nil, nil
 	f, given, err := parseSettings(settings)
 	if err != nil {
@@ -422,6 +424,7 @@ func (s *session) fit(settings string, xp *C.double, m, d, xstride C.int64_t,
 	pred := res.Predictor
 	ownPoints(pred, xp, m, xstride)
 	out := summary.Search(string(le.Name), &dataset.Data{X: x, Y: y, LabelNames: outputs, Queries: groups}, res, scheme, p.Measure, f.BasisHoldOut)
+	out.Timing = summary.Timing{Train: res.Train.Seconds(), CV: res.CV.Seconds(), Total: time.Since(start).Seconds()}
 	doc := result{Summary: out, NOutputs: int(t), Width: int(d), Measure: p.Measure.Name, HigherIsBetter: p.Measure.HigherIsBetter}
 	if res.Curves != nil && scheme.Kind != selection.None {
 		best := res.Curves[res.Best].Result
