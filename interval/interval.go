@@ -53,24 +53,82 @@ var ErrKernelJackknife = errors.New("interval: the jackknife+ of a kernel expans
 // stores its parameters (model.Interval), and for each row i ∈ S_k the
 // residual |y_i − μ_{−S_k}(x_i)|.
 //
-// Cost: K hold-out models (rls: HoldOut's cost plus O(n·r·t) each, n the
-// coefficients' count), and model size K·(d+1)·t (linear predictor) or
-// K·n·t (kernel expansion) numbers plus m·(t+1). The jackknife+ of a
-// kernel expansion is refused (ErrKernelJackknife), as is a model whose
-// hold-out models would hold more than MaxNumbers numbers.
+// Cost: K hold-out models (rls: HoldOut's cost, O(|S|²r + |S|³), plus
+// O(n·r·t) each, n the coefficients' count: O(m³/K + K·m·r·t) for the dual
+// form), and model size K·(d+1)·t (linear predictor) or K·n·t (kernel
+// expansion) numbers plus m·(t+1). The jackknife+ of a kernel expansion is
+// refused (ErrKernelJackknife), as is a model whose hold-out models would
+// hold more than MaxNumbers numbers. NewFromCV skips the hold-out solves
+// when the cross-validation's predictions are at hand.
 func New(p *model.Predictor, sol learn.Solution, y *mat.Dense, method string, folds [][]int) (*model.Interval, error) {
 	hm, ok := sol.(HoldOutModeler)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s intervals need the model retrained without each fold, which the %s solution does not give", learn.ErrCapability, method, p.Learner)
 	}
+	folds, fold, err := prepare(p, y, method, folds)
+	if err != nil {
+		return nil, err
+	}
+	return build(p, y, method, folds, fold, hm.HoldOutModel)
+}
+
+// GivenHoldOutModeler is a solution that gives the models retrained
+// without each fold from the hold-out predictions cv (m×t) of the rows of
+// every fold — those of a cross-validation already run — with no hold-out
+// solve (rls: O(m·r·t + n·r·K·t), one product for all K).
+type GivenHoldOutModeler interface {
+	HoldOutModelsGiven(folds [][]int, cv *mat.Dense) ([]*model.Predictor, error)
+}
+
+// NewFromCV is New given cv (m×t), the hold-out prediction of every
+// training row that the cross-validation at this solution's λ computed —
+// the leave-one-out predictions for the jackknife+, each row's fold's for
+// CV+ — so that no hold-out is solved again: for rls the K models cost
+// O(m·r·t + n·r·K·t) in all, one product, instead of New's O(m³/K) more
+// (dual form). The solution checks cv (GivenHoldOutModeler; rls bounds
+// each fold's error from the residual of its hold-out system); when it
+// cannot confirm them — predictions of another λ, or a solution without
+// the capability — NewFromCV falls back to New. The residuals are then
+// |y_i − cv_i|.
+func NewFromCV(p *model.Predictor, sol learn.Solution, y *mat.Dense, method string, folds [][]int, cv *mat.Dense) (*model.Interval, error) {
+	g, ok := sol.(GivenHoldOutModeler)
+	if !ok || cv == nil {
+		return New(p, sol, y, method, folds)
+	}
+	folds2, fold, err := prepare(p, y, method, folds)
+	if err != nil {
+		return nil, err
+	}
+	models, err := g.HoldOutModelsGiven(folds2, cv)
+	if err != nil {
+		return New(p, sol, y, method, folds)
+	}
+	k := 0
+	return build(p, y, method, folds2, fold, func(s []int) (*model.Predictor, *mat.Dense, error) {
+		pred := mat.NewDense(len(s), y.RawMatrix().Cols, nil)
+		for a, i := range s {
+			copy(pred.RawRowView(a), cv.RawRowView(i))
+		}
+		k++
+		return models[k-1], pred, nil
+	})
+}
+
+// prepare checks the method and folds (the jackknife+'s singletons made
+// here), the partition and the size bound, and returns the folds and each
+// row's fold.
+func prepare(p *model.Predictor, y *mat.Dense, method string, folds [][]int) ([][]int, []int, error) {
 	m, t := y.Dims()
+	if len(p.Outputs) != t {
+		return nil, nil, fmt.Errorf("interval: %d label columns for a model of %d outputs", t, len(p.Outputs))
+	}
 	switch method {
 	case model.JackknifePlus:
 		if folds != nil {
-			return nil, errors.New("interval: the jackknife+ leaves out one row at a time: give no folds")
+			return nil, nil, errors.New("interval: the jackknife+ leaves out one row at a time: give no folds")
 		}
 		if !p.IsLinear() {
-			return nil, ErrKernelJackknife
+			return nil, nil, ErrKernelJackknife
 		}
 		folds = make([][]int, m)
 		for i := range folds {
@@ -78,14 +136,14 @@ func New(p *model.Predictor, sol learn.Solution, y *mat.Dense, method string, fo
 		}
 	case model.CVPlus:
 		if len(folds) < 2 {
-			return nil, fmt.Errorf("interval: CV+ needs at least 2 folds, got %d", len(folds))
+			return nil, nil, fmt.Errorf("interval: CV+ needs at least 2 folds, got %d", len(folds))
 		}
 	default:
-		return nil, fmt.Errorf("interval: method %q, want %q or %q", method, model.JackknifePlus, model.CVPlus)
+		return nil, nil, fmt.Errorf("interval: method %q, want %q or %q", method, model.JackknifePlus, model.CVPlus)
 	}
 	fold, err := partition(folds, m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var per int
 	if p.IsLinear() {
@@ -96,11 +154,18 @@ func New(p *model.Predictor, sol learn.Solution, y *mat.Dense, method string, fo
 		per = r * t
 	}
 	if float64(len(folds))*float64(per) > MaxNumbers {
-		return nil, fmt.Errorf("interval: %s would store %d models of %d numbers (more than %d): use fewer folds", method, len(folds), per, MaxNumbers)
+		return nil, nil, fmt.Errorf("interval: %s would store %d models of %d numbers (more than %d): use fewer folds", method, len(folds), per, MaxNumbers)
 	}
+	return folds, fold, nil
+}
+
+// build forms the interval from each fold's hold-out model and
+// predictions (holdOut).
+func build(p *model.Predictor, y *mat.Dense, method string, folds [][]int, fold []int, holdOut func([]int) (*model.Predictor, *mat.Dense, error)) (*model.Interval, error) {
+	m, t := y.Dims()
 	iv := &model.Interval{Method: method, Fold: fold, Residuals: mat.NewDense(m, t, nil), B: make([][]float64, len(folds))}
 	for k, s := range folds {
-		q, pred, err := hm.HoldOutModel(s)
+		q, pred, err := holdOut(s)
 		if err != nil {
 			return nil, fmt.Errorf("interval: fold %d of %d rows: %w", k+1, len(s), err)
 		}

@@ -69,7 +69,11 @@ type oracleCase struct {
 // coverage 0.99 with n = 30 (⌈0.99·31⌉ = 31 > n) gives (−∞, +∞) as the
 // paper defines, the predictions are the model's own, the jackknife+ of a
 // gaussian kernel expansion is refused (ErrKernelJackknife), and a model
-// saved and loaded gives the same intervals bit for bit.
+// saved and loaded gives the same intervals bit for bit. Each interval is
+// built three ways, all held to the oracle: New (hold-outs solved),
+// NewFromCV given the CV predictions at λ (no hold-out solve: rls's
+// HoldOutModelsGiven accepts them), and NewFromCV given those of λ·1.5
+// (which HoldOutModelsGiven refuses, ErrHoldOutMismatch, and New replaces).
 func TestIntervalsEqualRetraining(t *testing.T) {
 	const m, mt, d, nOut = 30, 7, 3, 2
 	rng := rand.New(rand.NewPCG(22, 1))
@@ -109,113 +113,161 @@ func TestIntervalsEqualRetraining(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, method := range []string{model.JackknifePlus, model.CVPlus} {
-				p := sol.Predictor()
-				var fs [][]int
-				if method == model.CVPlus {
-					fs = folds
-				}
-				iv, err := interval.New(p, sol, y, method, fs)
-				if method == model.JackknifePlus && !p.IsLinear() {
-					if !errors.Is(err, interval.ErrKernelJackknife) {
-						t.Errorf("%s: jackknife+ of a kernel expansion: err %v, want ErrKernelJackknife", c.name, err)
+			for _, variant := range []string{"New", "NewFromCV", "NewFromCV of another λ"} {
+				for _, method := range []string{model.JackknifePlus, model.CVPlus} {
+					p := sol.Predictor()
+					var fs [][]int
+					if method == model.CVPlus {
+						fs = folds
 					}
-					continue
-				}
-				if err != nil {
-					t.Fatalf("%s λ=%g %s: %v", c.name, lambda, method, err)
-				}
-				p.Interval = iv
-				// the oracle: every hold-out model retrained from scratch
-				bf := fs
-				if bf == nil {
-					bf = make([][]int, m)
-					for i := range bf {
-						bf[i] = []int{i}
-					}
-				}
-				fold := make([]int, m)
-				res := make([][]float64, nOut)
-				for c := range res {
-					res[c] = make([]float64, m)
-				}
-				mu := make([][][]float64, mt) // [test row][output][fold]
-				for i := range mu {
-					mu[i] = make([][]float64, nOut)
-					for c := range mu[i] {
-						mu[i][c] = make([]float64, len(bf))
-					}
-				}
-				for k, s := range bf {
-					keep := make([]int, 0, m)
-					for i := 0; i < m; i++ {
-						if !slices.Contains(s, i) {
-							keep = append(keep, i)
+					var iv *model.Interval
+					var err error
+					if variant == "New" {
+						iv, err = interval.New(p, sol, y, method, fs)
+					} else {
+						cvSol := sol
+						if variant == "NewFromCV of another λ" { // must fall back to New
+							cvSol, _ = r.Solve(lambda * 1.5)
 						}
-					}
-					out := oracle.Ridge(prob, keep, append(slices.Clone(s), test...), lambda)
-					for a, i := range s {
-						fold[i] = k
-						for c := 0; c < nOut; c++ {
-							res[c][i] = math.Abs(y.At(i, c) - out.At(a, c))
+						cv := cvPredictions(t, cvSol, fs, m, nOut)
+						// the fast path is taken exactly for the solution's own predictions
+						all := fs
+						if all == nil {
+							for i := 0; i < m; i++ {
+								all = append(all, []int{i})
+							}
 						}
-					}
-					for j := range test {
-						for c := 0; c < nOut; c++ {
-							mu[j][c][k] = out.At(len(s)+j, c)
+						_, gerr := sol.HoldOutModelsGiven(all, cv)
+						if (gerr == nil) != (cvSol == sol) || gerr != nil && !errors.Is(gerr, rls.ErrHoldOutMismatch) {
+							t.Errorf("%s λ=%g %s %s: HoldOutModelsGiven: %v", c.name, lambda, method, variant, gerr)
 						}
+						iv, err = interval.NewFromCV(p, sol, y, method, fs, cv)
 					}
-				}
-				full := oracle.Ridge(prob, oracle.AllRows(m), test, lambda)
-				for _, l := range levels {
-					pred, lo, hi, err := p.PredictInterval(xt, l.float())
+					if method == model.JackknifePlus && !p.IsLinear() {
+						if !errors.Is(err, interval.ErrKernelJackknife) {
+							t.Errorf("%s: jackknife+ of a kernel expansion: err %v, want ErrKernelJackknife", c.name, err)
+						}
+						continue
+					}
 					if err != nil {
-						t.Fatal(err)
+						t.Fatalf("%s λ=%g %s: %v", c.name, lambda, method, err)
 					}
-					if e := oracle.RelErr(pred, full); e > 1e-8 {
-						t.Errorf("%s λ=%g: predictions differ from the full model's by %.2g", c.name, lambda, e)
+					p.Interval = iv
+					// the oracle: every hold-out model retrained from scratch
+					bf := fs
+					if bf == nil {
+						bf = make([][]int, m)
+						for i := range bf {
+							bf[i] = []int{i}
+						}
 					}
-					for j := 0; j < mt; j++ {
-						for o := 0; o < nOut; o++ {
-							wl, wh := bruteInterval(mu[j][o], fold, res[o], l)
-							for _, pair := range [][2]float64{{lo.At(j, o), wl}, {hi.At(j, o), wh}} {
-								got, want := pair[0], pair[1]
-								if math.IsInf(want, 0) {
-									if got != want {
-										t.Errorf("%s λ=%g %s %d/%d row %d output %d: got %v, want %v", c.name, lambda, method, l.Num, l.Den, j, o, got, want)
+					fold := make([]int, m)
+					res := make([][]float64, nOut)
+					for c := range res {
+						res[c] = make([]float64, m)
+					}
+					mu := make([][][]float64, mt) // [test row][output][fold]
+					for i := range mu {
+						mu[i] = make([][]float64, nOut)
+						for c := range mu[i] {
+							mu[i][c] = make([]float64, len(bf))
+						}
+					}
+					for k, s := range bf {
+						keep := make([]int, 0, m)
+						for i := 0; i < m; i++ {
+							if !slices.Contains(s, i) {
+								keep = append(keep, i)
+							}
+						}
+						out := oracle.Ridge(prob, keep, append(slices.Clone(s), test...), lambda)
+						for a, i := range s {
+							fold[i] = k
+							for c := 0; c < nOut; c++ {
+								res[c][i] = math.Abs(y.At(i, c) - out.At(a, c))
+							}
+						}
+						for j := range test {
+							for c := 0; c < nOut; c++ {
+								mu[j][c][k] = out.At(len(s)+j, c)
+							}
+						}
+					}
+					full := oracle.Ridge(prob, oracle.AllRows(m), test, lambda)
+					for _, l := range levels {
+						pred, lo, hi, err := p.PredictInterval(xt, l.float())
+						if err != nil {
+							t.Fatal(err)
+						}
+						if e := oracle.RelErr(pred, full); e > 1e-8 {
+							t.Errorf("%s λ=%g: predictions differ from the full model's by %.2g", c.name, lambda, e)
+						}
+						for j := 0; j < mt; j++ {
+							for o := 0; o < nOut; o++ {
+								wl, wh := bruteInterval(mu[j][o], fold, res[o], l)
+								for _, pair := range [][2]float64{{lo.At(j, o), wl}, {hi.At(j, o), wh}} {
+									got, want := pair[0], pair[1]
+									if math.IsInf(want, 0) {
+										if got != want {
+											t.Errorf("%s λ=%g %s %d/%d row %d output %d: got %v, want %v", c.name, lambda, method, l.Num, l.Den, j, o, got, want)
+										}
+										continue
 									}
-									continue
-								}
-								e := math.Abs(got-want) / scale
-								worst = max(worst, e)
-								if !(e <= 1e-8) {
-									t.Errorf("%s λ=%g %s %d/%d row %d output %d: got %v, want %v (rel %.2g)", c.name, lambda, method, l.Num, l.Den, j, o, got, want, e)
+									e := math.Abs(got-want) / scale
+									worst = max(worst, e)
+									if !(e <= 1e-8) {
+										t.Errorf("%s λ=%g %s %d/%d row %d output %d: got %v, want %v (rel %.2g)", c.name, lambda, method, l.Num, l.Den, j, o, got, want, e)
+									}
 								}
 							}
 						}
 					}
-				}
-				// saved and loaded: the same intervals
-				var buf bytes.Buffer
-				if err := p.Save(&buf); err != nil {
-					t.Fatal(err)
-				}
-				if !strings.Contains(buf.String(), `"version":5`) {
-					t.Errorf("%s: a model with an interval is not version 5", c.name)
-				}
-				q, err := model.Load(&buf)
-				if err != nil {
-					t.Fatalf("%s: load: %v", c.name, err)
-				}
-				_, lo1, hi1, _ := p.PredictInterval(xt, 0.9)
-				_, lo2, hi2, err := q.PredictInterval(xt, 0.9)
-				if err != nil || !mat.Equal(lo1, lo2) || !mat.Equal(hi1, hi2) {
-					t.Errorf("%s: the loaded model's intervals differ (err %v)", c.name, err)
+					// saved and loaded: the same intervals
+					var buf bytes.Buffer
+					if err := p.Save(&buf); err != nil {
+						t.Fatal(err)
+					}
+					if !strings.Contains(buf.String(), `"version":5`) {
+						t.Errorf("%s: a model with an interval is not version 5", c.name)
+					}
+					q, err := model.Load(&buf)
+					if err != nil {
+						t.Fatalf("%s: load: %v", c.name, err)
+					}
+					_, lo1, hi1, _ := p.PredictInterval(xt, 0.9)
+					_, lo2, hi2, err := q.PredictInterval(xt, 0.9)
+					if err != nil || !mat.Equal(lo1, lo2) || !mat.Equal(hi1, hi2) {
+						t.Errorf("%s: the loaded model's intervals differ (err %v)", c.name, err)
+					}
 				}
 			}
 		}
 	}
 	t.Logf("largest difference from retraining: %.2g of max|y|", worst)
+}
+
+// cvPredictions are the hold-out predictions of every row — LOO (folds
+// nil) or each fold's — as a cross-validation computes them.
+func cvPredictions(t *testing.T, sol *rls.Solution, folds [][]int, m, nOut int) *mat.Dense {
+	t.Helper()
+	if folds == nil {
+		p, err := sol.LeaveOneOut()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	out := mat.NewDense(m, nOut, nil)
+	for _, s := range folds {
+		p, err := sol.HoldOut(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for a, i := range s {
+			out.SetRow(i, p.RawRowView(a))
+		}
+	}
+	return out
 }
 
 // TestRanks: Barber et al.'s ranks ⌈(1−α)(n+1)⌉ and ⌊α(n+1)⌋ by integer

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -99,9 +100,11 @@ func checkCoverage(coverage float64) error {
 //
 // Cost per test point: one prediction of each of the K hold-out models —
 // O(K·d·t) linear, or one kernel row (O(n·d), shared by the K models) plus
-// O(K·n·t) for a kernel expansion — and O(n log n) per output to take the
-// two order statistics. Memory: the K models' predictions of a block of at
-// most max(1, 2²⁰/(K·t)) rows at a time, plus O(n) per output.
+// O(K·n·t) for a kernel expansion, the K models stacked into one product
+// — and O(n) expected per output to select the two order statistics
+// (quickselect, O(n log n) at worst). Memory: the K models' predictions of
+// a block of at most max(1, 2²⁰/(K·t)) rows at a time, the stacked
+// parameters (K·(d+1)·t or K·n·t), and O(n).
 func (p *Predictor) PredictInterval(x mat.Matrix, coverage float64) (pred, lo, hi *mat.Dense, err error) {
 	if p == nil || p.Interval == nil {
 		return nil, nil, nil, ErrNoInterval
@@ -142,67 +145,141 @@ func (p *Predictor) PredictInterval(x mat.Matrix, coverage float64) (pred, lo, h
 		}
 	}
 	k := iv.Models()
+	stacked, b := iv.stack(p.IsLinear())
 	block := max(1, (1<<20)/(k*t))
-	mu := make([]*mat.Dense, k)
-	vals := make([]float64, n)
+	lov, hiv := make([]float64, n), make([]float64, n)
+	res := iv.Residuals.RawMatrix()
 	for r0 := 0; r0 < m; r0 += block {
 		r1 := min(m, r0+block)
-		xb := rowRange(x, r0, r1)
-		if err := p.holdOutPredictions(iv, kern, xb, mu); err != nil {
+		all, err := p.holdOutPredictions(kern, rowRange(x, r0, r1), stacked, b)
+		if err != nil {
 			return nil, nil, nil, err
 		}
 		for r := 0; r < r1-r0; r++ {
+			mu := all.RawRowView(r) // model f's output c at f·t + c
 			for c := 0; c < t; c++ {
 				for i, f := range iv.Fold {
-					vals[i] = mu[f].At(r, c) - iv.Residuals.At(i, c)
+					v, ri := mu[f*t+c], res.Data[i*res.Stride+c]
+					lov[i], hiv[i] = v-ri, v+ri
 				}
-				slices.Sort(vals)
-				lo.Set(r0+r, c, vals[rLo-1])
-				for i, f := range iv.Fold {
-					vals[i] = mu[f].At(r, c) + iv.Residuals.At(i, c)
-				}
-				slices.Sort(vals)
-				hi.Set(r0+r, c, vals[rHi-1])
+				lo.Set(r0+r, c, selectKth(lov, rLo-1))
+				hi.Set(r0+r, c, selectKth(hiv, rHi-1))
 			}
 		}
 	}
 	return pred, lo, hi, nil
 }
 
-// holdOutPredictions sets mu[k] to the predictions of hold-out model k for
-// the rows of x (already standardized). A kernel expansion forms the kernel
-// block of x once for all K models.
-func (p *Predictor) holdOutPredictions(iv *Interval, kern kernel.Kernel, x mat.Matrix, mu []*mat.Dense) error {
-	if p.IsLinear() {
-		for k := range mu {
-			q := &Predictor{Kernel: p.Kernel, Width: p.Width, Outputs: p.Outputs, W: iv.W[k], WIndex: p.WIndex, B: iv.B[k]}
-			pk, err := q.Predict(x)
-			if err != nil {
-				return fmt.Errorf("hold-out model %d: %w", k, err)
-			}
-			mu[k] = pk
+// stack returns the K models' weights (linear: rows×K·t, the rows of W) or
+// coefficients (kernel: n×K·t) side by side, model k in columns k·t…, and
+// their intercepts (K·t; nil for kernel models without one). O(K·n·t).
+func (iv *Interval) stack(linear bool) (*mat.Dense, []float64) {
+	ms := iv.A
+	if linear {
+		ms = iv.W
+	}
+	n, t := ms[0].Dims()
+	k := len(ms)
+	out := mat.NewDense(n, k*t, nil)
+	var b []float64
+	for f, mf := range ms {
+		for i := 0; i < n; i++ {
+			copy(out.RawRowView(i)[f*t:f*t+t], mf.RawRowView(i))
 		}
-		return nil
+		if iv.B[f] != nil {
+			if b == nil {
+				b = make([]float64, k*t)
+			}
+			copy(b[f*t:f*t+t], iv.B[f])
+		}
+	}
+	return out, b
+}
+
+// holdOutPredictions returns the predictions of the K hold-out models for
+// the rows of x (already standardized) side by side (rows×K·t, model k in
+// columns k·t…): one product with the stacked weights (linear), or the
+// kernel block of x against the points once and one product with the
+// stacked coefficients.
+func (p *Predictor) holdOutPredictions(kern kernel.Kernel, x mat.Matrix, stacked *mat.Dense, b []float64) (*mat.Dense, error) {
+	_, kt := stacked.Dims()
+	rows, _ := x.Dims()
+	var out *mat.Dense
+	if p.IsLinear() {
+		// the linear predictor of K·t outputs whose weights are the stack
+		q := &Predictor{Kernel: p.Kernel, Width: p.Width, Outputs: make([]string, kt), W: stacked, WIndex: p.WIndex, B: b}
+		if q.B == nil {
+			q.B = make([]float64, kt)
+		}
+		var err error
+		if out, err = q.Predict(x); err != nil {
+			return nil, fmt.Errorf("hold-out models: %w", err)
+		}
+		return out, nil
 	}
 	kb, err := kern.Block(x, p.Points)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for k := range mu {
-		var out mat.Dense
-		out.Mul(kb, iv.A[k])
-		if b := iv.B[k]; b != nil {
-			r, _ := out.Dims()
-			for i := 0; i < r; i++ {
-				row := out.RawRowView(i)
-				for c := range row {
-					row[c] += b[c]
-				}
+	out = mat.NewDense(rows, kt, nil)
+	out.Mul(kb, stacked)
+	if b != nil {
+		for i := 0; i < rows; i++ {
+			row := out.RawRowView(i)
+			for c := range row {
+				row[c] += b[c]
 			}
 		}
-		mu[k] = &out
 	}
-	return nil
+	return out, nil
+}
+
+// selectKth returns the k-th smallest (0-based) of v, reordering v:
+// quickselect with a median-of-three pivot, O(n) expected; after 2·log₂ n
+// partitions without reaching k it sorts what is left, so O(n log n) at
+// worst.
+func selectKth(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for budget := 2 * bits.Len(uint(len(v))); lo < hi; budget-- {
+		if budget == 0 {
+			slices.Sort(v[lo : hi+1])
+			return v[k]
+		}
+		mid := lo + (hi-lo)/2
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		pivot := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < pivot {
+				i++
+			}
+			for pivot < v[j] {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
 }
 
 // rowRange is the rows [r0, r1) of x: a view for dense data, a copy of

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,5 +76,41 @@ func TestIntervalByHand(t *testing.T) {
 	b, _ := json.Marshal(f)
 	if _, err := Load(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), "0 models") {
 		t.Errorf("no models: err %v", err)
+	}
+}
+
+// TestSelectKth: the k-th smallest of random arrays — with many ties, sorted,
+// reversed, constant, and an organ-pipe order — equals sorting's, for
+// every k, lengths 1 to 64 and 1000.
+func TestSelectKth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 3, 5, 8, 13, 64, 1000} {
+		for kind := 0; kind < 6; kind++ {
+			v := make([]float64, n)
+			for i := range v {
+				switch kind {
+				case 0:
+					v[i] = rng.NormFloat64()
+				case 1:
+					v[i] = float64(rng.IntN(3))
+				case 2:
+					v[i] = float64(i)
+				case 3:
+					v[i] = float64(n - i)
+				case 4:
+					v[i] = 7
+				case 5:
+					v[i] = float64(min(i, n-i))
+				}
+			}
+			want := slices.Clone(v)
+			slices.Sort(want)
+			for k := 0; k < n; k += max(1, n/50) {
+				w := slices.Clone(v)
+				if got := selectKth(w, k); got != want[k] {
+					t.Fatalf("n=%d kind %d k=%d: %v, want %v", n, kind, k, got, want[k])
+				}
+			}
+		}
 	}
 }
