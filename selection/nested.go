@@ -40,9 +40,14 @@ type NestedFold struct {
 	Rows []int
 	// Kernel and Lambda are the point the inner search on T chose (by
 	// Search's rule: the best value, the larger λ on ties, the first
-	// kernel setting on ties between settings).
-	Kernel kernel.Spec
-	Lambda float64
+	// kernel setting on ties between settings); ColKernel and ColLambda
+	// the column kernel and λ of a learner of pairs (NestedDesign; nil and
+	// 0 otherwise). For a learner of pairs Rows are the labelled pairs of
+	// the outer block.
+	Kernel    kernel.Spec
+	ColKernel *kernel.Spec
+	Lambda    float64
+	ColLambda float64
 	// Inner is the inner CV value there (optimistic: it is the best of
 	// the grid); Outer the measure of O's predictions by the model
 	// trained on T at that point (NaN when the measure is undefined on O
@@ -131,7 +136,7 @@ func Nested(p Problem, s Settings, outer [][]int, level float64) (*NestedResult,
 	case len(s.Lambdas) == 0:
 		return nil, fmt.Errorf("%w: no λ values", ErrGrid)
 	case len(s.ColKernels) > 0 || len(s.ColLambdas) > 0 || s.Scheme.Kind == Objects || p.Learner != nil && p.Learner.Needs.Has(learn.NeedsPairs):
-		return nil, fmt.Errorf("%w: nested cross-validation is for learners on rows (rls, globalrank, queryrank, prefrank), not learners of pairs", ErrScheme)
+		return nil, fmt.Errorf("%w: Nested is for learners on rows (rls, globalrank, queryrank, prefrank); a learner of pairs takes NestedDesign", ErrScheme)
 	case p.Retrain != nil:
 		return nil, fmt.Errorf("%w: nested cross-validation uses the learner's hold-outs: not with a design that retrains per fold", ErrScheme)
 	case s.Scheme.Kind != LOO && s.Scheme.Kind != Folds:
