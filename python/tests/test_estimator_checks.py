@@ -1,9 +1,9 @@
 """scikit-learn's own estimator suite, sklearn.utils.estimator_checks.
 
-Checks skipped (pytest reports them as skipped, with the reason):
-check_regressor_data_not_an_array's and check_dataframe_column_names_
-consistency's pandas parts when pandas is not installed (Debian's
-python3-pandas is not a dependency).
+No check is skipped when pandas is installed (.ci/run installs Debian's
+python3-pandas); without it scikit-learn skips the pandas parts of
+check_regressor_data_not_an_array and check_dataframe_column_names_consistency,
+and pytest reports them as skipped with that reason.
 
 QueryRankRLS learns from query ids, which scikit-learn's checks do not
 pass (they call fit(X, y) and score(X, y)): it is checked through
