@@ -168,6 +168,9 @@ func lockstep(run, twin func(visit func(i, j int, p *mat.Dense) error) error, vi
 			}
 		})
 	}()
+	var finished sync.Once
+	finish := func() { finished.Do(func() { close(stop); wg.Wait() }) }
+	defer finish() // a panic in run (a progress observer's cancellation) does not leave the twin blocked
 	err := run(func(i, j int, p *mat.Dense) error {
 		it, ok := <-items
 		if !ok {
@@ -180,8 +183,7 @@ func lockstep(run, twin func(visit func(i, j int, p *mat.Dense) error) error, vi
 		done <- struct{}{}
 		return verr
 	})
-	close(stop)
-	wg.Wait()
+	finish()
 	if err != nil {
 		return err
 	}
