@@ -200,7 +200,9 @@ func Define(fs FlagSet, f *Flags) {
 	fs.BoolVar(&f.QueryNormalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/(its size), RLScore's convention (default: every pair weighs 1)")
 	fs.IntVar(&f.Select, "select", 0, "greedy: the number K of features to select forward (the model keeps the best k ≤ K by the CV criterion)")
 	fs.StringVar(&f.OuterFoldsArg, "outer-folds", "", "estimate the whole selection by an outer cross-validation: K folds drawn with --seed (whole queries for queryrank), or FILE, one fold per line as --folds (not greedy). "+
-		"rls, globalrank, queryrank, prefrank: nested CV of the kernel × λ search, exact from one factorization per kernel setting (one per outer fold with --standardize or --gamma scale); JSON outer: value, se, interval at level 0.9 (mse, mae: Bates, Hastie & Tibshirani 2024; other measures: the folds' standard error), per_fold. greedy: the whole selection per outer fold")
+		"rls, globalrank, queryrank, prefrank: nested CV of the kernel × λ search, exact from one factorization per kernel setting (one per outer fold with --standardize or --gamma scale); "+
+		"kronrls, twostep (K only, --cv rows, cols or both, no --standardize): K folds of the objects the setting holds out (both: K × K blocks); "+
+		"JSON outer: value, se, interval at level 0.9 (mse, mae: Bates, Hastie & Tibshirani 2024; other measures: the folds' standard error), per_fold. greedy: the whole selection per outer fold")
 	fs.BoolVar(&f.Stream, "stream", false, "larger than memory: read the data in passes (--data may be a pattern of gzip or plain shards, 'dir/part-*.svm.gz') and cross-validate from additive statistics; rls, globalrank and queryrank with the linear kernel or a fixed basis; cv none, loo, kfold:K, lgo or lqo")
 	fs.StringVar(&f.FoldScore, "fold-score", "pooled", "k-fold and group CV: score the pooled predictions of all folds (pooled) or average the folds' scores (mean, as RLScore does)")
 	fs.StringVar(&f.Rows, "rows", "", "kronrls, twostep: the row objects (CSV with a header and no label column, svmlight with labels ignored, or with --kernel precomputed their kernel matrix)")

@@ -62,15 +62,15 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	if f.GammaText == "scale" && (lookupErr == nil && le.Needs.Has(learn.NeedsPairs) || f.Stream) {
 		return nil, fmt.Errorf("--gamma scale is resolved on the rows of one data set in memory: not with --learner %s or --stream; give a number", f.Learner)
 	}
-	if lookupErr == nil && le.Needs.Has(learn.NeedsPairs) && changed("outer-folds") {
-		return nil, fmt.Errorf("--outer-folds %s: not for --learner %s yet: nested cross-validation works for rls, globalrank, queryrank, prefrank (and greedy)", f.OuterFoldsArg, le.Name)
-	}
 	if lookupErr == nil && le.Needs.Has(learn.NeedsPairs) {
 		if f.Interval != "" {
 			return nil, fmt.Errorf("--interval %s: not for --learner %s yet (prediction intervals are recorded for rls)", f.Interval, f.Learner)
 		}
 		pp, err := planPairwise(f, le, changed)
 		if err != nil {
+			return nil, err
+		}
+		if err := planOuterPairs(f, pp, changed); err != nil {
 			return nil, err
 		}
 		return &Plan{Learner: le, Pairwise: pp, flags: f}, nil
@@ -387,6 +387,36 @@ func planGreedy(f *Flags, isGreedy bool, cvName string, changed func(string) boo
 	case f.FoldScore != "pooled":
 		return errors.New("--learner greedy scores the pooled hold-out predictions: --fold-score mean does not apply")
 	}
+	return nil
+}
+
+// planOuterPairs checks --outer-folds for a learner of pairs: the nested
+// cross-validation of its search (selection.NestedDesign) takes K outer
+// folds (no file) of the objects the --cv setting holds out — rows, cols,
+// or both (K × K blocks of a row fold and a column fold) — on two sets of
+// objects, without --standardize (its sides scale themselves on all
+// objects) or --solver cg.
+func planOuterPairs(f *Flags, pp *PairPlan, changed func(string) bool) error {
+	if !changed("outer-folds") {
+		return nil
+	}
+	arg := strings.TrimSpace(f.OuterFoldsArg)
+	k, err := strconv.Atoi(arg)
+	switch setting := string(pp.Setting); {
+	case err != nil:
+		return fmt.Errorf("--outer-folds %s: --learner %s takes K, a number of outer folds of objects, not a file", arg, f.Learner)
+	case k < 2:
+		return fmt.Errorf("--outer-folds %d: want at least 2", k)
+	case setting != "rows" && setting != "cols" && setting != "both":
+		return fmt.Errorf("--outer-folds %d: nested cross-validation of --learner %s holds out objects: --cv rows, cols or both (with :K), not %s", k, f.Learner, pp.CVSpec)
+	case pp.Homogeneous:
+		return fmt.Errorf("--outer-folds %d: nested cross-validation of pairs needs two sets of objects, not --cols same", k)
+	case f.Standardize:
+		return fmt.Errorf("--outer-folds %d: a learner of pairs standardizes its objects on all of them; nested cross-validation of pairs runs without --standardize", k)
+	case pp.ForceCG:
+		return fmt.Errorf("--outer-folds %d: nested cross-validation of pairs uses the closed forms' hold-outs, not --solver cg", k)
+	}
+	f.OuterFolds = k
 	return nil
 }
 

@@ -178,7 +178,16 @@ func TestNew(t *testing.T) {
 		{"outer-folds repeated", []string{"--data", "d.csv", "--outer-folds", "3", "--cv", "repeated-kfold:5x2"}, "not --cv repeated-kfold:5x2", nil},
 		{"outer-folds stream", []string{"--data", "d/*.svm", "--stream", "--cv", "kfold:3", "--outer-folds", "3"}, "not --stream", nil},
 		{"outer-folds cg", []string{"--data", "d.csv", "--solver", "cg", "--lambda", "1", "--cv", "none", "--outer-folds", "3"}, "--outer-folds 3", nil},
-		{"outer-folds pairs", []string{"--learner", "kronrls", "--outer-folds", "3"}, "--outer-folds 3: not for --learner kronrls yet", nil},
+		{"outer-folds pairs", []string{"--learner", "twostep", "--rows", "r.csv", "--cols", "c.csv", "--pairs", "p.txt", "--cv", "both:3", "--outer-folds", "3"}, "", func(p *Plan) error {
+			if p.flags.OuterFolds != 3 {
+				return fmt.Errorf("outer folds %d", p.flags.OuterFolds)
+			}
+			return nil
+		}},
+		{"outer-folds pairs setting", []string{"--learner", "kronrls", "--rows", "r.csv", "--cols", "c.csv", "--pairs", "p.txt", "--outer-folds", "3"}, "--outer-folds 3: nested cross-validation of --learner kronrls holds out objects: --cv rows, cols or both", nil},
+		{"outer-folds pairs file", []string{"--learner", "kronrls", "--rows", "r.csv", "--cols", "c.csv", "--pairs", "p.txt", "--cv", "rows", "--outer-folds", "o.txt"}, "--outer-folds o.txt: --learner kronrls takes K", nil},
+		{"outer-folds pairs standardize", []string{"--learner", "kronrls", "--rows", "r.csv", "--cols", "c.csv", "--pairs", "p.txt", "--cv", "rows", "--outer-folds", "3", "--standardize"}, "without --standardize", nil},
+		{"outer-folds pairs same", []string{"--learner", "kronrls", "--rows", "r.csv", "--cols", "same", "--pairs", "p.txt", "--cv", "vertices", "--outer-folds", "3"}, "--outer-folds 3", nil},
 		{"greedy outer file", []string{"--data", "d.csv", "--learner", "greedy", "--select", "2", "--outer-folds", "o.txt"}, "--learner greedy takes K", nil},
 		{"greedy without select", []string{"--data", "d.csv", "--learner", "greedy"}, "needs --select K", nil},
 		{"greedy select 0", []string{"--data", "d.csv", "--learner", "greedy", "--select", "0"}, "--select 0", nil},

@@ -58,18 +58,21 @@ type Outer struct {
 }
 
 // OuterFold is the point an outer fold's selection chose — its λ, a greedy
-// selection's features, a nested search's kernel — its (optimistic) inner
+// selection's features, a nested search's kernel (and a learner of pairs'
+// column kernel and λ) — its (optimistic) inner
 // CV value and, for a nested search, the measure of the fold's own outer
 // predictions (omitted where undefined, e.g. auc on one class); Fold
 // numbers the folds from 0 in the order given.
 type OuterFold struct {
-	Fold     int          `json:"fold"`
-	Kernel   *kernel.Spec `json:"kernel,omitempty"`
-	Lambda   float64      `json:"lambda"`
-	Features int          `json:"features,omitempty"`
-	Selected []int        `json:"selected,omitempty"`
-	Inner    float64      `json:"inner"`
-	Outer    *float64     `json:"outer,omitempty"`
+	Fold      int          `json:"fold"`
+	Kernel    *kernel.Spec `json:"kernel,omitempty"`
+	ColKernel *kernel.Spec `json:"col_kernel,omitempty"`
+	Lambda    float64      `json:"lambda"`
+	ColLambda float64      `json:"col_lambda,omitempty"`
+	Features  int          `json:"features,omitempty"`
+	Selected  []int        `json:"selected,omitempty"`
+	Inner     float64      `json:"inner"`
+	Outer     *float64     `json:"outer,omitempty"`
 }
 
 // Greedy is the summary of a greedy selection res on the data d with the

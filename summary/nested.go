@@ -10,8 +10,9 @@ import (
 // search (selection.Nested): the pooled outer value, its standard error
 // and interval at the level (omitted when undefined: fewer than two outer
 // folds on which the measure is defined), the interval's method and, for
-// selection.IntervalNestedCV, the bias estimate; per fold the kernel and
-// λ the inner search chose, the inner value there and the fold's outer
+// selection.IntervalNestedCV, the bias estimate; per fold (per outer
+// block of a learner of pairs) the kernel and λ (and column kernel and λ)
+// the inner search chose, the inner value there and the fold's outer
 // value. O(K).
 func Nested(res *selection.NestedResult) *Outer {
 	out := &Outer{Folds: len(res.Folds), Measure: res.Measure, Value: res.Value, Level: res.Level, Method: res.Method}
@@ -24,7 +25,7 @@ func Nested(res *selection.NestedResult) *Outer {
 		out.Bias = &b
 	}
 	for n, f := range res.Folds {
-		fo := OuterFold{Fold: n, Kernel: &f.Kernel, Lambda: f.Lambda, Inner: f.Inner}
+		fo := OuterFold{Fold: n, Kernel: &f.Kernel, ColKernel: f.ColKernel, Lambda: f.Lambda, ColLambda: f.ColLambda, Inner: f.Inner}
 		if !math.IsNaN(f.Outer) {
 			v := f.Outer
 			fo.Outer = &v

@@ -62,3 +62,31 @@ func outerFolds(f *fitFlags, p *plan.Plan, d *dataset.Data) ([][]int, error) {
 	}
 	return folds, nil
 }
+
+// nestedPairs is fit --outer-folds K for a learner of pairs on complete
+// data: selection.NestedDesign of the same search st (the --cv setting's
+// design inside) with K outer folds of the objects the setting holds out,
+// drawn as the inner folds are (cv.KFold with --seed for the rows,
+// --seed + 1 for the columns): rows, cols, or for both every row fold with
+// every column fold as an outer block.
+func nestedPairs(f *fitFlags, p *plan.PairPlan, in *learn.Input, st selection.Settings, m, q int, prog *progressLine) (*summary.Outer, error) {
+	k := f.OuterFolds
+	outer := learn.Design{Setting: string(p.Setting)}
+	var err error
+	if outer.Setting != "cols" {
+		if outer.RowFolds, err = cv.KFold(m, k, f.Seed); err != nil {
+			return nil, fmt.Errorf("--outer-folds %d: %d row objects: %w", k, m, err)
+		}
+	}
+	if outer.Setting != "rows" {
+		if outer.ColFolds, err = cv.KFold(q, k, f.Seed+1); err != nil {
+			return nil, fmt.Errorf("--outer-folds %d: %d column objects: %w", k, q, err)
+		}
+	}
+	st.Progress = prog.observe
+	res, err := selection.NestedDesign(selection.Problem{Learner: p.Learner, Input: in}, st, outer, selection.DefaultLevel)
+	if err != nil {
+		return nil, fmt.Errorf("--outer-folds %d: %w", k, err)
+	}
+	return summary.Nested(res), nil
+}

@@ -9,7 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/rlskit/rlskit/cv"
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/selection"
 )
 
@@ -23,8 +29,7 @@ import (
 // gives the per-fold outer value; the pooled mse over all O is the outer
 // value (1e-8 relative). The interval is at level 0.9, by the nested-CV
 // method for mse and the folds' standard error for r2; --outer-folds FILE
-// reads the folds; a bad file, a pairwise learner and lpo are refused with
-// the flag named.
+// reads the folds; a bad file and lpo are refused with the flag named.
 func TestFitNestedOuter(t *testing.T) {
 	dir := t.TempDir()
 	const m, k = 40, 4
@@ -173,10 +178,87 @@ func TestFitNestedOuter(t *testing.T) {
 	}{
 		{[]string{"--data", data, "--outer-folds", bad}, "--outer-folds " + bad},
 		{[]string{"--data", data, "--outer-folds", "4", "--cv", "lpo", "--measure", "auc", "--label", "cls"}, "--outer-folds 4"},
-		{[]string{"--learner", "kronrls", "--outer-folds", "4"}, "--outer-folds 4: not for --learner kronrls yet"},
 	} {
 		if msg, err := fit(c.args...); err == nil || !strings.Contains(msg+err.Error(), c.want) {
 			t.Errorf("%v: %v %s, want %q", c.args, err, msg, c.want)
 		}
+	}
+}
+
+// TestFitNestedPairs: fit --outer-folds K for two-step RLS on the tutorial's
+// drug–target data is selection.NestedDesign of the same search — the
+// inner design rows:4 drawn with --seed, K = 3 outer folds of drugs drawn
+// with --seed too (cv.KFold) — value, SE, interval and every outer fold's
+// kernel, λ, λ_c and values equal (1e-12; the library is checked against
+// brute-force retraining in package selection); with --cv both:3 the
+// outer blocks are the 2 × 2 drug folds × target folds (--seed + 1).
+func TestFitNestedPairs(t *testing.T) {
+	drugs, err := dataset.ReadFile(dti("dti-drugs.csv"), "csv", dataset.CSVOptions{}, dataset.SVMLightOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets, err := dataset.ReadFile(dti("dti-targets.csv"), "csv", dataset.CSVOptions{}, dataset.SVMLightOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(dti("dti-pairs.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := dataset.ReadPairs(fh, "p", dataset.PairsOptions{Rows: 60, Cols: 40})
+	fh.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"fit", "--learner", "twostep", "--rows", dti("dti-drugs.csv"), "--cols", dti("dti-targets.csv"),
+		"--pairs", dti("dti-pairs.txt"), "--kernel", "gaussian", "--gamma-grid", "0.004,0.015625", "--col-gamma", "0.05", "--quiet",
+		"--lambda-grid", "0.25,1,4", "--col-lambda-grid", "0.25,1", "--seed", "3"}
+	stdout, stderr, err := run(t, "", append(args, "--cv", "rows:4", "--outer-folds", "3")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	o := decodePairFit(t, stdout).Outer
+	if o == nil || o.Folds != 3 || o.Measure != "mse" || o.Method != selection.IntervalNestedCV || o.SE == nil || o.Level != 0.9 {
+		t.Fatalf("outer %+v", o)
+	}
+	in := &learn.Input{X: drugs.X, Cols: targets.X, Y: mat.NewDense(len(pf.Labels), 1, pf.Labels), Outputs: []string{"y"}}
+	for k := range pf.Labels {
+		in.Pairs = append(in.Pairs, learn.ObjectPair{Row: pf.Rows[k], Col: pf.Cols[k]})
+	}
+	le, err := learn.Lookup("twostep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mse, _ := measure.ByName("mse")
+	innerFolds, _ := cv.KFold(60, 4, 3)
+	outer := learn.Design{Setting: "rows"}
+	outer.RowFolds, _ = cv.KFold(60, 3, 3)
+	want, err := selection.NestedDesign(selection.Problem{Learner: le, Input: in},
+		selection.Settings{Kernels: []kernel.Spec{{Name: "gaussian", Gamma: 0.004}, {Name: "gaussian", Gamma: 0.015625}}, ColKernels: []kernel.Spec{{Name: "gaussian", Gamma: 0.05}},
+			Lambdas: []float64{0.25, 1, 4}, ColLambdas: []float64{0.25, 1}, Measure: mse,
+			Scheme: selection.Scheme{Kind: selection.Objects, Name: "rows:4", Design: learn.Design{Setting: "rows", RowFolds: innerFolds}}}, outer, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+	if !close(o.Value, want.Value) || !close(*o.SE, want.SE) || !close(o.Interval[0], want.Interval[0]) || !close(o.Interval[1], want.Interval[1]) {
+		t.Errorf("CLI outer %.17g ± %g %v, library %.17g ± %g %v", o.Value, *o.SE, *o.Interval, want.Value, want.SE, want.Interval)
+	}
+	for n, f := range want.Folds {
+		g := o.PerFold[n]
+		if g.Kernel == nil || *g.Kernel != f.Kernel || g.ColKernel == nil || *g.ColKernel != *f.ColKernel || g.Lambda != f.Lambda || g.ColLambda != f.ColLambda ||
+			!close(g.Inner, f.Inner) || g.Outer == nil || !close(*g.Outer, f.Outer) {
+			t.Errorf("outer fold %d: CLI %+v, library %+v", n, g, f)
+		}
+	}
+	stdout, stderr, err = run(t, "", append(args, "--cv", "both:3", "--outer-folds", "2")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if ob := decodePairFit(t, stdout).Outer; ob == nil || ob.Folds != 4 || len(ob.PerFold) != 4 {
+		t.Errorf("both: outer %+v", ob)
+	}
+	if _, _, err := run(t, "", append(args, "--cv", "pairs", "--outer-folds", "3")...); err == nil || !strings.Contains(err.Error(), "--outer-folds 3") {
+		t.Errorf("--cv pairs --outer-folds 3: %v", err)
 	}
 }

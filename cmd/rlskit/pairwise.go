@@ -306,6 +306,11 @@ func runComplete(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data
 		strategy = p.CVSpec
 	}
 	summary.PairSearch(out, res, strategy, p.Measure)
+	if f.OuterFolds > 0 { // nested cross-validation of the same search
+		if out.Outer, err = nestedPairs(f, p, in, st, m, q, prog); err != nil {
+			return nil, nil, 0, 0, err
+		}
+	}
 	best := res.Curves[res.Best].Result
 	if out.CV != nil { // warnings print with --quiet too
 		edgeWarnings(e, res.OnEdge)
