@@ -292,7 +292,8 @@ func TestRanks(t *testing.T) {
 	}
 }
 
-// TestRefusals: an intercept model (not formed yet), folds that do not
+// TestRefusals: given predictions for an intercept model (not checked
+// yet: HoldOutModelsGiven refuses them), folds that do not
 // partition the rows, one fold, an unknown method, and coverage levels
 // outside (0, 1) are refused with errors that say so.
 func TestRefusals(t *testing.T) {
@@ -338,8 +339,8 @@ func TestRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	si, _ := ri.Solve(1)
-	if _, err := interval.New(si.Predictor(), si, y, model.JackknifePlus, nil); !errors.Is(err, rls.ErrHoldOutModelIntercept) {
-		t.Errorf("intercept: err %v", err)
+	if _, err := si.HoldOutModelsGiven([][]int{{0}, {1}}, y); !errors.Is(err, rls.ErrHoldOutModelIntercept) {
+		t.Errorf("intercept: HoldOutModelsGiven: err %v", err)
 	}
 	_ = fmt.Sprint
 }

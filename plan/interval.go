@@ -17,10 +17,10 @@ var IntervalValues = []string{"jackknife+", "cv+"}
 // partition of the rows (kfold:K, stratified-kfold:K, group-kfold:K, lgo,
 // lqo or --folds FILE, whose folds must partition the rows). Only a
 // regression learner on rows (squared loss, not greedy) in memory with the
-// direct solver records intervals, without --intercept (its hold-out
-// models are not formed yet), --one-vs-all or --positive (classes), and a
-// sparse model with --basis-holdout keep (the hold-out models keep the
-// basis). Every refusal names the flag and its value.
+// direct solver records intervals (with --intercept and --weights too:
+// every hold-out model refits them), not for --one-vs-all or --positive
+// (classes), and a sparse model with --basis-holdout keep (the hold-out
+// models keep the basis). Every refusal names the flag and its value.
 func planInterval(f *Flags, le *learn.Descriptor, cvName, kind string) error {
 	switch f.Interval {
 	case "":
@@ -37,8 +37,6 @@ func planInterval(f *Flags, le *learn.Descriptor, cvName, kind string) error {
 		return fmt.Errorf("%s: not with --stream (the fold models from the statistics are not recorded yet)", iv)
 	case f.Solver != "direct":
 		return fmt.Errorf("%s: needs the exact hold-out models of --solver direct, not --solver %s", iv, f.Solver)
-	case f.Intercept:
-		return fmt.Errorf("%s: not with --intercept yet (the hold-out models with a refit intercept are not formed)", iv)
 	case f.OneVsAll || f.Positive != "":
 		return fmt.Errorf("%s: prediction intervals are for a numeric label, not classes (--one-vs-all, --positive)", iv)
 	case f.BasisDesign == 3:

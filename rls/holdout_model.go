@@ -14,9 +14,10 @@ import (
 	"github.com/rlskit/rlskit/model"
 )
 
-// ErrHoldOutModelIntercept is returned by HoldOutModel for a model with an
-// unpenalized intercept, whose retrained coefficients it does not form yet.
-var ErrHoldOutModelIntercept = errors.New("rls: the hold-out model of a model with an unpenalized intercept (--intercept) is not formed yet")
+// ErrHoldOutModelIntercept is returned by HoldOutModelsGiven for a model
+// with an unpenalized intercept, whose given predictions it cannot check
+// yet (HoldOutModel forms those models).
+var ErrHoldOutModelIntercept = errors.New("rls: the hold-out models of a model with an unpenalized intercept are formed by HoldOutModel, not from given predictions")
 
 // ErrHoldOutMismatch is returned by HoldOutModelsGiven for predictions it
 // cannot confirm to be this solution's hold-out predictions.
@@ -47,12 +48,16 @@ var ErrHoldOutMismatch = errors.New("rls: the predictions given are not the hold
 //
 // Cost: HoldOut's plus O(|H|·r·t) for U_HᵀZ and O(n·r·t) for the map T
 // (n = m dual, d+1 linear, |B| sparse), plus model.New's (O(m·d·t) for a
-// linear kernel in the dual form). A model with an unpenalized intercept
-// is refused (ErrHoldOutModelIntercept).
+// linear kernel in the dual form).
+//
+// With an unpenalized intercept the model retrained without H is the model
+// of all rows for the labels Y′ = Y − E_H Z (each held-out label replaced by
+// its hold-out prediction: that row's loss is then 0 at the retrained
+// model, which therefore minimizes the full loss too). Its intercept is b′
+// = 1ᵀAY′/s = b − v_HᵀZ/s (v = A1, s = 1ᵀA1, the package comment's) and its
+// coefficients those of Y′ − 1b′ᵀ: T diag(ψ) (UᵀY − U_HᵀZ − (Uᵀ1)b′ᵀ), Z
+// the hold-out residuals of Â (HoldOut). O(|H|·t) more.
 func (s *Solution) HoldOutModel(h []int) (*model.Predictor, *mat.Dense, error) {
-	if s.r.icpt != nil {
-		return nil, nil, ErrHoldOutModelIntercept
-	}
 	z, err := s.holdOutResidual(h)
 	if err != nil {
 		return nil, nil, err
@@ -186,12 +191,34 @@ func (s *Solution) checkGiven(folds [][]int, cv, rhsT *mat.Dense) error {
 }
 
 // modelWithout is the predictor of the model retrained without the rows H,
-// given their hold-out residuals Z of the factored problem.
+// given their hold-out residuals Z of the factored problem (with an
+// intercept, HoldOutModel's b′).
 func (s *Solution) modelWithout(h []int, z *mat.Dense) *model.Predictor {
 	uty := mat.DenseCopyOf(s.r.uty)
 	uh := kernel.Rows(s.r.f.U, h).(*mat.Dense)
 	linalg.Gemm(true, false, -1, uh, z, 1, uty) // UᵀY − U_HᵀZ
-	return s.r.meta.Predictor(s.coefficientsOf(uty), s.Lambda)
+	var b []float64
+	if s.r.icpt != nil {
+		b = make([]float64, len(s.b))
+		for c := range b {
+			q := 0.0
+			for a, i := range h {
+				q += s.v[i] * z.At(a, c)
+			}
+			b[c] = s.b[c] - q/s.s
+		}
+		for k, u := range s.r.icpt.u1 {
+			row := uty.RawRowView(k)
+			for c := range row {
+				row[c] -= u * b[c]
+			}
+		}
+	}
+	p := s.r.meta.Predictor(s.coefficientsOf(uty), s.Lambda)
+	if b != nil {
+		p.AddIntercept(b)
+	}
+	return p
 }
 
 // coefficientsOf maps U-coordinates V (r×c, overwritten) to coefficients:

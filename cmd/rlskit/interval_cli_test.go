@@ -170,7 +170,8 @@ func TestIntervalCLI(t *testing.T) {
 }
 
 // TestIntervalCLIRefusals: every refused combination names the flag and
-// its value.
+// its value; --intercept with --weights and a sparse model with
+// --basis-holdout keep are recorded.
 func TestIntervalCLIRefusals(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(5, 5))
@@ -195,7 +196,6 @@ func TestIntervalCLIRefusals(t *testing.T) {
 		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "lpo", "--measure", "cindex"), "not --cv lpo"},
 		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "none"), "not --cv none"},
 		{append(slices.Clone(fit), "--interval", "jackknife+", "--cv", "loo", "--kernel", "gaussian"), "--interval jackknife+: interval: the jackknife+ of a kernel expansion"},
-		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "kfold:5", "--intercept"), "--interval cv+: not with --intercept"},
 		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "kfold:5", "--stream"), "--interval cv+: not with --stream"},
 		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "kfold:5", "--learner", "globalrank"), "not --learner globalrank"},
 		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "kfold:5", "--basis", "10"), "give --basis-holdout keep, not remove"},
@@ -208,6 +208,17 @@ func TestIntervalCLIRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err %v (stderr %s), want %q", c.args, err, stderr, c.want)
 		}
+	}
+	// --intercept and --weights: the hold-out models refit them
+	wfile := filepath.Join(dir, "w.txt")
+	if err := os.WriteFile(wfile, []byte(strings.Repeat("1\n2\n", 15)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := run(t, "", append(slices.Clone(fit), "--interval", "cv+", "--cv", "kfold:5", "--intercept", "--weights", wfile, "--model", filepath.Join(dir, "icpt.json"))...); err != nil {
+		t.Errorf("cv+ with --intercept --weights: %v\n%s", err, stderr)
+	}
+	if out, stderr, err := run(t, "", "predict", "--model", filepath.Join(dir, "icpt.json"), "--data", train, "--coverage", "0.8"); err != nil || len(strings.Fields(strings.Split(out, "\n")[0])) != 3 {
+		t.Errorf("predict --coverage of the --intercept model: %v %q\n%s", err, out, stderr)
 	}
 	// --basis-holdout keep: a sparse CV+ model is recorded
 	if _, stderr, err := run(t, "", append(slices.Clone(fit), "--interval", "cv+", "--cv", "kfold:5", "--basis", "10", "--basis-holdout", "keep", "--kernel", "gaussian", "--model", filepath.Join(dir, "sp.json"))...); err != nil {
