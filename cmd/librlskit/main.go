@@ -64,7 +64,9 @@ import (
 	"io"
 	"runtime"
 	"runtime/cgo"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -76,6 +78,7 @@ import (
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/plan"
@@ -252,9 +255,9 @@ func (s *session) observer() progress.Observer {
 	}
 }
 
-// matrix wraps m×n float64 values at p with row stride stride (elements)
+// dense wraps m×n float64 values at p with row stride stride (elements)
 // as a gonum matrix over the caller's memory, without copying.
-func matrix(p *C.double, m, n, stride C.int64_t, name string) (*mat.Dense, error) {
+func dense(p *C.double, m, n, stride C.int64_t, name string) (*mat.Dense, error) {
 	switch {
 	case p == nil:
 		return nil, fmt.Errorf("%s: no data", name)
@@ -339,24 +342,91 @@ func rlskit_fit(h C.uintptr_t, settings *C.char, x *C.double, m, d, xstride C.in
 		if s.cancelled.Load() { // cancelled before it started
 			return errCancelled
 		}
-		return s.fit(C.GoString(settings), x, m, d, xstride, y, t, ystride, groups, folds)
+		xm, err := dense(x, m, d, xstride, "X")
+		if err != nil {
+			return err
+		}
+		return s.fit(C.GoString(settings), xm, []region{regionOf(unsafe.Pointer(x), int(m*xstride)*8)}, y, t, ystride, groups, folds)
 	})
 }
 
-// fit is rlskit_fit under the lock.
-func (s *session) fit(settings string, xp *C.double, m, d, xstride C.int64_t,
+// rlskit_fit_csr is rlskit_fit for a sparse X in compressed sparse rows
+// (SciPy's CSR): m+1 row pointers indptr, nnz column indices (strictly
+// increasing within a row) and values, all read in place (int64 indices:
+// Go's int on a 64-bit platform). The checks are matrix.NewCSR's, O(nnz).
+//
+//export rlskit_fit_csr
+func rlskit_fit_csr(h C.uintptr_t, settings *C.char, m, d C.int64_t, indptr, indices *C.int64_t, nnz C.int64_t, values *C.double,
+	y *C.double, t, ystride C.int64_t, groups, folds *C.int64_t) C.int {
+	return call(h, func(s *session) error {
+		defer s.cancelled.Store(false)
+		s.fitG.Store(goid())
+		if s.cancelled.Load() {
+			return errCancelled
+		}
+		xm, regions, err := csr(m, d, indptr, indices, nnz, values)
+		if err != nil {
+			return err
+		}
+		return s.fit(C.GoString(settings), xm, regions, y, t, ystride, groups, folds)
+	})
+}
+
+// region is a span of the caller's memory: [lo, hi).
+type region struct{ lo, hi uintptr }
+
+// regionOf is the region of n bytes at p.
+func regionOf(p unsafe.Pointer, n int) region {
+	return region{uintptr(p), uintptr(p) + uintptr(n)}
+}
+
+// inCaller reports whether p lies in one of the caller's regions.
+func inCaller(p unsafe.Pointer, regions []region) bool {
+	for _, r := range regions {
+		if uintptr(p) >= r.lo && uintptr(p) < r.hi {
+			return true
+		}
+	}
+	return false
+}
+
+// csr wraps m×d CSR arrays as a *matrix.CSR over the caller's memory
+// (checked by matrix.NewCSR), with the regions it reads.
+func csr(m, d C.int64_t, indptr, indices *C.int64_t, nnz C.int64_t, values *C.double) (*matrix.CSR, []region, error) {
+	if strconv.IntSize != 64 {
+		return nil, nil, errors.New("X: sparse input needs a 64-bit platform (Go int = int64)")
+	}
+	if indptr == nil || m < 1 || d < 1 || nnz < 0 || (nnz > 0 && (indices == nil || values == nil)) {
+		return nil, nil, fmt.Errorf("X: sparse %d×%d with %d stored values: want at least one row and one column and the three arrays", m, d, nnz)
+	}
+	ip := unsafe.Slice((*int)(unsafe.Pointer(indptr)), int(m)+1)
+	var ix []int
+	var vs []float64
+	if nnz > 0 {
+		ix = unsafe.Slice((*int)(unsafe.Pointer(indices)), int(nnz))
+		vs = unsafe.Slice((*float64)(unsafe.Pointer(values)), int(nnz))
+	}
+	x, err := matrix.NewCSR(int(m), int(d), ip, ix, vs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("X: %w", err)
+	}
+	return x, []region{regionOf(unsafe.Pointer(indptr), int(m+1)*8), regionOf(unsafe.Pointer(indices), int(nnz)*8),
+		regionOf(unsafe.Pointer(values), int(nnz)*8)}, nil
+}
+
+// fit is rlskit_fit under the lock, on X read in place from the caller's
+// regions.
+func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	yp *C.double, t, ystride C.int64_t, gp, fp *C.int64_t) error {
 	start := time.Now()
 	s.pred, s.result, s.cvPred = nil, nil, nil
+	m64, d64 := x.Dims()
+	m, d := C.int64_t(m64), C.int64_t(d64)
 	f, given, err := parseSettings(settings)
 	if err != nil {
 		return err
 	}
-	x, err := matrix(xp, m, d, xstride, "X")
-	if err != nil {
-		return err
-	}
-	yv, err := matrix(yp, m, t, ystride, "y")
+	yv, err := dense(yp, m, t, ystride, "y")
 	if err != nil {
 		return err
 	}
@@ -422,7 +492,7 @@ func (s *session) fit(settings string, xp *C.double, m, d, xstride C.int64_t,
 		return err
 	}
 	pred := res.Predictor
-	ownPoints(pred, xp, m, xstride)
+	ownPoints(pred, caller)
 	out := summary.Search(string(le.Name), &dataset.Data{X: x, Y: y, LabelNames: outputs, Queries: groups}, res, scheme, p.Measure, f.BasisHoldOut)
 	out.Timing = summary.Timing{Train: res.Train.Seconds(), CV: res.CV.Seconds(), Total: time.Since(start).Seconds()}
 	doc := result{Summary: out, NOutputs: int(t), Width: int(d), Measure: p.Measure.Name, HigherIsBetter: p.Measure.HigherIsBetter}
@@ -522,22 +592,25 @@ func foldsOf(ids []int64) ([][]int, error) {
 	return folds, nil
 }
 
-// ownPoints gives a kernel expansion whose support rows are the caller's X
-// (no standardization made a copy) its own copy of them: the handle
-// outlives the caller's array. O(m·d) when it copies, O(1) otherwise.
-func ownPoints(p *model.Predictor, xp *C.double, m, stride C.int64_t) {
-	dense, ok := p.Points.(*mat.Dense)
-	if !ok || dense == nil {
-		return
-	}
-	raw := dense.RawMatrix()
-	if len(raw.Data) == 0 {
-		return
-	}
-	lo := uintptr(unsafe.Pointer(xp))
-	hi := lo + uintptr(m*stride)*8
-	if at := uintptr(unsafe.Pointer(&raw.Data[0])); at >= lo && at < hi {
-		p.Points = mat.DenseCopyOf(dense)
+// ownPoints gives a kernel expansion whose support rows are (or share
+// arrays with) the caller's X — no standardization copied them, or a CSR
+// scaler kept X's indices — its own copy of them: the handle outlives the
+// caller's arrays. O(m·d) dense, O(nnz) sparse when it copies, O(1)
+// otherwise.
+func ownPoints(p *model.Predictor, caller []region) {
+	switch x := p.Points.(type) {
+	case *mat.Dense:
+		if raw := x.RawMatrix(); len(raw.Data) > 0 && inCaller(unsafe.Pointer(&raw.Data[0]), caller) {
+			p.Points = mat.DenseCopyOf(x)
+		}
+	case *matrix.CSR:
+		shared := inCaller(unsafe.Pointer(&x.Indptr[0]), caller)
+		if len(x.Values) > 0 {
+			shared = shared || inCaller(unsafe.Pointer(&x.Indices[0]), caller) || inCaller(unsafe.Pointer(&x.Values[0]), caller)
+		}
+		if shared {
+			p.Points = &matrix.CSR{R: x.R, C: x.C, Indptr: slices.Clone(x.Indptr), Indices: slices.Clone(x.Indices), Values: slices.Clone(x.Values)}
+		}
 	}
 }
 
@@ -594,7 +667,29 @@ func rlskit_predict(h C.uintptr_t, x *C.double, m, d, xstride C.int64_t, out *C.
 		if s.pred == nil {
 			return errors.New("rlskit: no model on this handle: fit or load one first")
 		}
-		xm, err := matrix(x, m, d, xstride, "X")
+		xm, err := dense(x, m, d, xstride, "X")
+		if err != nil {
+			return err
+		}
+		p, err := s.pred.Predict(xm)
+		if err != nil {
+			return err
+		}
+		return copyOut(p, out, m, t, "predictions")
+	})
+}
+
+// rlskit_predict_csr is rlskit_predict for a sparse X in CSR arrays
+// (rlskit_fit_csr), read in place. Cost: O(nnz·t) linear, O(m·n·…) for a
+// kernel expansion of n rows.
+//
+//export rlskit_predict_csr
+func rlskit_predict_csr(h C.uintptr_t, m, d C.int64_t, indptr, indices *C.int64_t, nnz C.int64_t, values *C.double, out *C.double, t C.int64_t) C.int {
+	return call(h, func(s *session) error {
+		if s.pred == nil {
+			return errors.New("rlskit: no model on this handle: fit or load one first")
+		}
+		xm, _, err := csr(m, d, indptr, indices, nnz, values)
 		if err != nil {
 			return err
 		}
@@ -688,11 +783,11 @@ func rlskit_score(h C.uintptr_t, name *C.char, y *C.double, m, t, ystride C.int6
 		if err != nil {
 			return err
 		}
-		ym, err := matrix(y, m, t, ystride, "y")
+		ym, err := dense(y, m, t, ystride, "y")
 		if err != nil {
 			return err
 		}
-		pm, err := matrix(p, m, t, pstride, "predictions")
+		pm, err := dense(p, m, t, pstride, "predictions")
 		if err != nil {
 			return err
 		}

@@ -71,6 +71,11 @@ def _load():
         lib.rlskit_fit.restype = ctypes.c_int
         lib.rlskit_fit.argtypes = [u, ctypes.c_char_p, _c_double_p, i64, i64, i64,
                                    _c_double_p, i64, i64, _c_int64_p, _c_int64_p]
+        lib.rlskit_fit_csr.restype = ctypes.c_int
+        lib.rlskit_fit_csr.argtypes = [u, ctypes.c_char_p, i64, i64, _c_int64_p, _c_int64_p, i64, _c_double_p,
+                                       _c_double_p, i64, i64, _c_int64_p, _c_int64_p]
+        lib.rlskit_predict_csr.restype = ctypes.c_int
+        lib.rlskit_predict_csr.argtypes = [u, i64, i64, _c_int64_p, _c_int64_p, i64, _c_double_p, _c_double_p, i64]
         lib.rlskit_result.restype = ctypes.c_void_p
         lib.rlskit_result.argtypes = [u]
         lib.rlskit_cv_predictions.restype = ctypes.c_int
@@ -111,6 +116,27 @@ def _matrix(a, name):
     return a, a.strides[0] // 8
 
 
+def _is_sparse(a):
+    return hasattr(a, "tocsr") and hasattr(a, "nnz")
+
+
+def _csr(a):
+    """a as CSR arrays the core reads in place: float64 values, int64 row
+    pointers and column indices (SciPy's int32 indices are converted: a copy
+    of O(nnz) integers), sorted indices without duplicates (else a copy)."""
+    a = a.tocsr()
+    if not a.has_canonical_format:
+        a = a.copy()
+        a.sum_duplicates()
+    values = np.require(a.data, dtype=np.float64, requirements=["C"])
+    indptr = np.require(a.indptr, dtype=np.int64, requirements=["C"])
+    indices = np.require(a.indices, dtype=np.int64, requirements=["C"])
+    if values.size == 0:  # the core reads no values; pointers must still be valid
+        values = np.zeros(1)
+        indices = np.zeros(1, dtype=np.int64)
+    return a.shape, indptr, indices, a.nnz, values
+
+
 class Model:
     """A handle on the Go core: one fitted or loaded model, its selection
     result and CV predictions. Pickles as the model file (the result and CV
@@ -137,21 +163,28 @@ class Model:
         registry). settings maps rlskit fit's flag names to values. The call
         runs in a worker thread (the GIL is released); Ctrl-C in the calling
         thread cancels it (rlskit_cancel) and raises KeyboardInterrupt."""
-        X, xs = _matrix(X, "X")
         Y, ys = _matrix(Y, "y")
         g = None if groups is None else np.ascontiguousarray(groups, dtype=np.int64)
         f = None if folds is None else np.ascontiguousarray(folds, dtype=np.int64)
         text = json.dumps(settings).encode("utf-8")
-        args = (self._h, text, X.ctypes.data_as(_c_double_p), X.shape[0], X.shape[1], xs,
-                Y.ctypes.data_as(_c_double_p), Y.shape[1], ys,
+        tail = (Y.ctypes.data_as(_c_double_p), Y.shape[1], ys,
                 None if g is None else g.ctypes.data_as(_c_int64_p),
                 None if f is None else f.ctypes.data_as(_c_int64_p))
+        if _is_sparse(X):
+            (m, d), indptr, indices, nnz, values = keep = _csr(X)
+            fit = self._lib.rlskit_fit_csr
+            args = (self._h, text, m, d, indptr.ctypes.data_as(_c_int64_p), indices.ctypes.data_as(_c_int64_p), nnz,
+                    values.ctypes.data_as(_c_double_p)) + tail
+        else:
+            X, xs = keep = _matrix(X, "X")
+            fit = self._lib.rlskit_fit
+            args = (self._h, text, X.ctypes.data_as(_c_double_p), X.shape[0], X.shape[1], xs) + tail
         out = {}
         done = threading.Event()  # (an interrupted Thread.join can lose track of its thread)
 
         def run():
             try:
-                out["status"] = self._lib.rlskit_fit(*args)
+                out["status"] = fit(*args)
             finally:
                 done.set()
 
@@ -161,7 +194,7 @@ class Model:
                 pass
         except KeyboardInterrupt:
             self._lib.rlskit_cancel(self._h)
-            while not done.wait(0.1):  # the arrays must outlive the call
+            while not done.wait(0.1):  # the arrays (keep, Y, g, f) must outlive the call
                 pass
             if out.get("status") == _STATUS_OK:
                 raise
@@ -194,8 +227,16 @@ class Model:
 
     def predict(self, X):
         """The m×t predictions for the rows of X."""
-        X, xs = _matrix(X, "X")
         _, t = self.shape()
+        if _is_sparse(X):
+            (m, d), indptr, indices, nnz, values = _csr(X)
+            out = np.empty((m, t), dtype=np.float64)
+            self._check(self._lib.rlskit_predict_csr(self._h, m, d, indptr.ctypes.data_as(_c_int64_p),
+                                                     indices.ctypes.data_as(_c_int64_p), nnz,
+                                                     values.ctypes.data_as(_c_double_p),
+                                                     out.ctypes.data_as(_c_double_p), t))
+            return out
+        X, xs = _matrix(X, "X")
         out = np.empty((X.shape[0], t), dtype=np.float64)
         self._check(self._lib.rlskit_predict(self._h, X.ctypes.data_as(_c_double_p), X.shape[0], X.shape[1], xs,
                                              out.ctypes.data_as(_c_double_p), t))

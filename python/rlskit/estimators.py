@@ -116,7 +116,8 @@ class _Base(BaseEstimator):
         return _fold_ids(cv, X, y, groups)
 
     def _fit(self, X, y, groups):
-        X, y = self._validate_data(X, y, multi_output=True, y_numeric=True, dtype=np.float64, order="C")
+        X, y = self._validate_data(X, y, accept_sparse="csr", multi_output=True, y_numeric=True, dtype=np.float64,
+                                   order="C")
         y2 = y.reshape(-1, 1) if y.ndim == 1 else y
         s = self._settings()
         folds = self._cv(s, X, y, groups)
@@ -175,7 +176,7 @@ class _Base(BaseEstimator):
         shape (n,) for a 1-D y, (n, t) for t outputs. O(n·d·t) for a linear
         model, O(n·m·d) for a kernel expansion over m training rows."""
         check_is_fitted(self, "model_")
-        X = self._validate_data(X, reset=False, dtype=np.float64, order="C")
+        X = self._validate_data(X, accept_sparse="csr", reset=False, dtype=np.float64, order="C")
         p = self.model_.predict(X)
         return p.ravel() if self._y_ndim == 1 else p
 

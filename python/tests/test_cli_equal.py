@@ -29,7 +29,7 @@ def write_csv(path, X, y, qid=None):
 def read_column(path):
     with open(path) as f:
         lines = f.read().split()
-    return np.array([float(v) for v in lines if v not in ("y",)], dtype=float)
+    return np.array([float(v) for v in lines[1:]], dtype=float)  # under the header (the output name)
 
 
 def close(a, b):
@@ -109,3 +109,50 @@ def test_python_equals_cli(rlskit_cli, tmp_path, est, flags, queries):
     pred2 = subprocess.run([rlskit_cli, "predict", "--model", str(mine), "--data", str(plain)],
                            check=True, capture_output=True, text=True).stdout.split()
     close(est.predict(Xn), np.array(pred2, dtype=float))
+
+
+def write_svmlight(path, X, y):
+    """1-based svmlight of the nonzero entries, shortest round-trip decimals."""
+    with open(path, "w") as f:
+        for i in range(X.shape[0]):
+            items = ["%d:%r" % (j + 1, float(X[i, j])) for j in np.flatnonzero(X[i])]
+            f.write(" ".join([repr(float(y[i]))] + items) + "\n")
+
+
+SPARSE_CASES = [
+    (dict(alphas=[0.01, 0.1, 1.0, 10.0]), ["--lambda-grid", "0.01,0.1,1.0,10.0"]),
+    (dict(kernel="gaussian", gamma=0.3, alphas=[0.01, 0.1, 1.0]),
+     ["--kernel", "gaussian", "--gamma", "0.3", "--lambda-grid", "0.01,0.1,1.0"]),
+    (dict(alphas=[0.1, 1.0], standardize=True, cv=4), ["--lambda-grid", "0.1,1.0", "--standardize", "--cv", "kfold:4"]),
+]
+
+
+@pytest.mark.parametrize("params,flags", SPARSE_CASES, ids=[" ".join(c[1]) for c in SPARSE_CASES])
+def test_sparse_python_equals_cli(rlskit_cli, tmp_path, params, flags):
+    """A SciPy CSR X (read in place by the core) gives the CLI's fit on the
+    same rows in svmlight: λ, curve, CV predictions, predictions."""
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(50, 7))
+    X[rng.random(X.shape) < 0.7] = 0
+    X[0, -1] = 1.5  # the file's widest row names the last feature
+    y = X @ rng.normal(size=7) + 0.2 * rng.normal(size=50)
+    train = tmp_path / "train.svm"
+    write_svmlight(train, X, y)
+    model, cvp = tmp_path / "m.json", tmp_path / "cv.csv"
+    out = json.loads(subprocess.run([rlskit_cli, "fit", "--data", str(train), "--zero-based", "false", "--quiet",
+                                     "--model", str(model), "--cv-predictions", str(cvp)] + flags,
+                                    check=True, capture_output=True, text=True).stdout)
+    est = rlskit.RLS(**params).fit(sp.csr_matrix(X), y)
+    assert est.alpha_ == out["lambda"]
+    close(est.cv_results_["value"], [pt["value"] for pt in out["cv"]["curve"]])
+    close(est.cv_predictions_, read_column(cvp))
+    Xn = rng.normal(size=(15, 7))
+    Xn[rng.random(Xn.shape) < 0.7] = 0
+    Xn[0, -1] = 0.5
+    test = tmp_path / "test.svm"
+    write_svmlight(test, Xn, np.zeros(15))
+    pred = subprocess.run([rlskit_cli, "predict", "--model", str(model), "--data", str(test)],
+                          check=True, capture_output=True, text=True).stdout.split()
+    close(est.predict(sp.csr_matrix(Xn)), np.array(pred, dtype=float))
+    close(est.predict(Xn), np.array(pred, dtype=float))

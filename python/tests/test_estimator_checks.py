@@ -22,7 +22,7 @@ class _QueryRankRLS3(rlskit.QueryRankRLS):
 
     @staticmethod
     def _queries(X):
-        m = len(X)
+        m = X.shape[0] if hasattr(X, "shape") else len(X)
         return np.arange(m) * 3 // max(m, 1)
 
     def fit(self, X, y):

@@ -82,3 +82,20 @@ def test_model_outlives_training_array():
     before = r.predict(X)
     Xt[:] = 1e3
     np.testing.assert_array_equal(before, r.predict(X))
+
+
+def test_sparse_model_outlives_training_arrays():
+    """A sparse X is read in place; the model keeps its own copy of the
+    support rows (with standardize, the scaler shares X's indices)."""
+    sp = pytest.importorskip("scipy.sparse")
+    X, y = data()
+    X[np.abs(X) < 0.8] = 0
+    for kw in (dict(), dict(standardize=True)):
+        Xs = sp.csr_matrix(X)
+        Xs.indices = Xs.indices.astype(np.int64)  # read in place, not converted
+        Xs.indptr = Xs.indptr.astype(np.int64)
+        r = rlskit.RLS(kernel="gaussian", gamma=0.2, alphas=1.0, cv="none", **kw).fit(Xs, y)
+        before = r.predict(X)
+        Xs.data[:] = 1e3
+        Xs.indices[:] = 0
+        np.testing.assert_array_equal(before, r.predict(X))
