@@ -39,8 +39,9 @@ type NestedFold struct {
 	// Rows is the outer fold O, the rows held out from the inner search.
 	Rows []int
 	// Kernel and Lambda are the point the inner search on T chose (by
-	// Search's rule: the best value, the larger λ on ties, the first
-	// kernel setting on ties between settings); ColKernel and ColLambda
+	// Search's rule: the kernel setting of the best value, the first on
+	// ties; on its curve the best value, the larger λ on ties, or with
+	// Settings.Choose 1se the one-standard-error rule's λ, OneSE); ColKernel and ColLambda
 	// the column kernel and λ of a learner of pairs (NestedDesign; nil and
 	// 0 otherwise). For a learner of pairs Rows are the labelled pairs of
 	// the outer block.
@@ -48,8 +49,8 @@ type NestedFold struct {
 	ColKernel *kernel.Spec
 	Lambda    float64
 	ColLambda float64
-	// Inner is the inner CV value there (optimistic: it is the best of
-	// the grid); Outer the measure of O's predictions by the model
+	// Inner is the inner CV value there (optimistic: it is chosen on the
+	// grid); Outer the measure of O's predictions by the model
 	// trained on T at that point (NaN when the measure is undefined on O
 	// alone, e.g. auc on a fold of one class).
 	Inner, Outer float64
@@ -143,10 +144,15 @@ func Nested(p Problem, s Settings, outer [][]int, level float64) (*NestedResult,
 		return nil, fmt.Errorf("%w: the inner scheme of a nested cross-validation is leave-one-out or folds, not %s", ErrScheme, s.Scheme.Name)
 	case s.Scheme.Repeats > 1:
 		return nil, fmt.Errorf("%w: the inner scheme of a nested cross-validation is one partition, not %s", ErrScheme, s.Scheme.Name)
+	case s.LambdaPerOutput:
+		return nil, fmt.Errorf("%w: nested cross-validation estimates the search with one λ for all outputs, not a λ per output", ErrScheme)
 	case s.Scheme.Basis == learn.Skip:
 		return nil, fmt.Errorf("%w: the basis policy skip predicts no basis row: nested cross-validation needs keep or remove", ErrScheme)
 	case len(outer) < 2:
 		return nil, fmt.Errorf("%w: nested cross-validation needs at least 2 outer folds, got %d", ErrScheme, len(outer))
+	}
+	if err := CheckChoose(s.Choose, s.Scheme, s.Measure); err != nil {
+		return nil, err
 	}
 	if p.Input != nil && p.Input.Y != nil {
 		if err := s.Measure.CheckLabels(p.Input.Y, p.Input.Outputs); err != nil {
@@ -285,6 +291,7 @@ type nestedState struct {
 	inner        [][]int // the inner folds, restricted to T
 	union        [][]int // O ∪ I for each inner fold I
 	fold         NestedFold
+	bestValue    float64    // the best inner value of the chosen kernel setting (Search's rule between settings)
 	best         *mat.Dense // the inner CV predictions at the chosen point (rows of T)
 	bestTol      []float64
 	outerPred    *mat.Dense // the predictions of O at the chosen point (|O|×t)
@@ -374,6 +381,7 @@ func nestedSetting(l learn.Learner, spec kernel.Spec, folds []*nestedState, s Se
 			if pt.Value, pt.Indistinguishable, err = ci.value(meas, y, opt.Queries, sc, st.inner); err != nil {
 				return fmt.Errorf("outer fold %d: %s at λ = %g: %w", n, sc.Name, lambda, err)
 			}
+			pt.setSpread(ci.spreadValues(meas, y, opt.Queries, sc, st.inner))
 			r := curves[n]
 			r.Curve = append(r.Curve, pt)
 			if r.BestIndex < 0 || meas.Better(pt.Value, r.Best.Value) || (pt.Value == r.Best.Value && lambda > r.Best.Lambda) {
@@ -385,18 +393,42 @@ func nestedSetting(l learn.Learner, spec kernel.Spec, folds []*nestedState, s Se
 	for n, st := range folds {
 		r := curves[n]
 		st.fold.Curves = append(st.fold.Curves, Curve{Kernel: spec, Result: &Result{Curve: r.Curve, Best: r.Best, BestIndex: r.BestIndex}})
-		if len(st.fold.Curves) > 1 && !meas.Better(r.Best.Value, st.fold.Inner) {
+		if len(st.fold.Curves) > 1 && !meas.Better(r.Best.Value, st.bestValue) {
 			continue
 		}
-		sol, err := l.At(r.Best.Lambda)
+		chosen := r.Curve[r.BestIndex]
+		if s.Choose == Choose1SE { // on the best kernel setting's curve, as Search
+			k, err := OneSE(r.Curve, meas)
+			if err != nil {
+				return fmt.Errorf("outer fold %d: the one-standard-error rule: %w", n, err)
+			}
+			if k != r.BestIndex { // the inner predictions at the chosen λ, again
+				chosen = r.Curve[k]
+				sol, err := l.At(chosen.Lambda)
+				var sol2 learn.Solution
+				if err == nil && tw != nil {
+					sol2, err = tw.At(chosen.Lambda)
+				}
+				var c *cvPredictions
+				if err == nil {
+					c, err = st.predict(sol, sol2, union, y)
+				}
+				if err != nil {
+					return fmt.Errorf("outer fold %d at λ = %g: %w", n, chosen.Lambda, err)
+				}
+				bests[n], tols[n] = copyInto(bests[n], c.p), c.tol
+			}
+		}
+		sol, err := l.At(chosen.Lambda)
 		if err != nil {
-			return fmt.Errorf("λ = %g: %w", r.Best.Lambda, err)
+			return fmt.Errorf("λ = %g: %w", chosen.Lambda, err)
 		}
 		c, err := predict(sol, Scheme{Kind: Folds, Folds: [][]int{st.outer}, Basis: sc.Basis}, y)
 		if err != nil {
-			return fmt.Errorf("outer fold %d at λ = %g: %w", n, r.Best.Lambda, err)
+			return fmt.Errorf("outer fold %d at λ = %g: %w", n, chosen.Lambda, err)
 		}
-		st.fold.Kernel, st.fold.Lambda, st.fold.Inner = spec, r.Best.Lambda, r.Best.Value
+		st.bestValue = r.Best.Value
+		st.fold.Kernel, st.fold.Lambda, st.fold.Inner = spec, chosen.Lambda, chosen.Value
 		st.best, st.bestTol, st.outerPred = bests[n], tols[n], kernel.Rows(c.p, st.outer).(*mat.Dense)
 	}
 	return nil

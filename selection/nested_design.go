@@ -63,6 +63,9 @@ func NestedDesign(p Problem, s Settings, outer learn.Design, level float64) (*Ne
 	case p.Input.Cols == nil:
 		return nil, fmt.Errorf("%w: setting %s needs two sets of objects", ErrScheme, in.Setting)
 	}
+	if err := CheckChoose(s.Choose, s.Scheme, s.Measure); err != nil { // object designs: best only
+		return nil, err
+	}
 	if p.Input.Y != nil {
 		if err := s.Measure.CheckLabels(p.Input.Y, p.Input.Outputs); err != nil {
 			return nil, err

@@ -30,6 +30,7 @@ type nestedCase struct {
 	// policy), "globalrank", "queryrank" or "prefrank"
 	learner string
 	policy  learn.Policy
+	oneSE   bool // --choose 1se on the best kernel setting's curve
 }
 
 // nestedData is the data of a case: rows, labels, 4 queries, a preference
@@ -175,8 +176,11 @@ func bruteNested(t *testing.T, c nestedCase, d nestedData, outer, inner [][]int)
 		}
 		bf := bruteFold{kernel: -1}
 		var bestPred *mat.Dense
+		var bestPreds []*mat.Dense // the chosen setting's inner predictions at every λ
+		var bestMeans, bestSEs []float64
 		for si, spec := range c.specs {
-			var curve []float64
+			var curve, means, ses []float64
+			var preds []*mat.Dense
 			bestV, bestL := math.NaN(), 0.0
 			var bestP *mat.Dense
 			for _, lambda := range c.lambdas {
@@ -202,7 +206,31 @@ func bruteNested(t *testing.T, c nestedCase, d nestedData, outer, inner [][]int)
 				if err != nil {
 					t.Fatal(err)
 				}
-				curve = append(curve, v)
+				curve, preds = append(curve, v), append(preds, p)
+				// the spread of the inner folds' values (each fold scored alone)
+				var fv []float64
+				for _, f := range folds {
+					if !c.oneSE {
+						break
+					}
+					fy, fp := oracle.Rows(y, f), oracle.Rows(p, f)
+					v, err := meas.Score(fy, fp, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					fv = append(fv, v)
+				}
+				mean, ss := 0.0, 0.0
+				for _, v := range fv {
+					mean += v
+				}
+				mean /= float64(len(fv))
+				for _, v := range fv {
+					ss += (v - mean) * (v - mean)
+				}
+				if c.oneSE {
+					means, ses = append(means, mean), append(ses, math.Sqrt(ss/float64(len(fv)-1)/float64(len(fv))))
+				}
 				if math.IsNaN(bestV) || meas.Better(v, bestV) || (v == bestV && lambda > bestL) {
 					bestV, bestL, bestP = v, lambda, p
 				}
@@ -210,7 +238,23 @@ func bruteNested(t *testing.T, c nestedCase, d nestedData, outer, inner [][]int)
 			bf.curves = append(bf.curves, curve)
 			if bf.kernel < 0 || meas.Better(bestV, bf.inner) {
 				bf.kernel, bf.lambda, bf.inner, bestPred = si, bestL, bestV, bestP
+				bestPreds, bestMeans, bestSEs = preds, means, ses
 			}
+		}
+		if c.oneSE { // glmnet's lambda.1se on the chosen setting's fold means (mse: lower is better)
+			b := 0
+			for k := range bestMeans {
+				if bestMeans[k] < bestMeans[b] || bestMeans[k] == bestMeans[b] && c.lambdas[k] > c.lambdas[b] {
+					b = k
+				}
+			}
+			ch := b
+			for k := range bestMeans {
+				if bestMeans[k] <= bestMeans[b]+bestSEs[b] && c.lambdas[k] > c.lambdas[ch] {
+					ch = k
+				}
+			}
+			bf.lambda, bf.inner, bestPred = c.lambdas[ch], bf.curves[bf.kernel][ch], bestPreds[ch]
 		}
 		bf.pred = retrain(c.specs[bf.kernel], train, o, bf.lambda)
 		for _, i := range train {
@@ -249,6 +293,17 @@ func nestedMethodOf(c nestedCase, d nestedData) Method {
 	}
 }
 
+// argBest is the index of the smallest value (mse), ties to the larger λ.
+func argBest(curve, lambdas []float64) int {
+	b := 0
+	for k := range curve {
+		if curve[k] < curve[b] || curve[k] == curve[b] && lambdas[k] > lambdas[b] {
+			b = k
+		}
+	}
+	return b
+}
+
 func relClose(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*math.Max(math.Abs(b), 1e-300) || a == b
 }
@@ -267,6 +322,12 @@ func TestNestedEqualsRetraining(t *testing.T) {
 	cases := []nestedCase{
 		{name: "rls dual kfold", specs: gauss, lambdas: lambdas, meas: "mse"},
 		{name: "rls dual loo", specs: gauss, lambdas: lambdas, meas: "mse", loo: true},
+		{name: "rls dual kfold 1se", specs: gauss, lambdas: lambdas, meas: "mse", oneSE: true},
+		{name: "rls dual loo 1se", specs: gauss, lambdas: lambdas, meas: "mse", loo: true, oneSE: true},
+		// two nearly equal γ, in both orders: the second setting's best lies between the first's best
+		// and its 1se value in one of them, and the settings are compared by their best values
+		{name: "rls 1se near γ", specs: []kernel.Spec{{Name: "gaussian", Gamma: 0.2}, {Name: "gaussian", Gamma: 0.2004}}, lambdas: lambdas, meas: "mse", oneSE: true},
+		{name: "rls 1se near γ reversed", specs: []kernel.Spec{{Name: "gaussian", Gamma: 0.2004}, {Name: "gaussian", Gamma: 0.2}}, lambdas: lambdas, meas: "mse", oneSE: true},
 		{name: "rls dual standardized", specs: gauss, lambdas: lambdas, meas: "mse", standardize: true},
 		{name: "rls linear", specs: []kernel.Spec{{Name: "linear", Bias: 1}}, lambdas: lambdas, meas: "mse", primal: true},
 		{name: "globalrank cindex", specs: gauss, lambdas: lambdas, meas: "cindex", learner: "globalrank"},
@@ -303,8 +364,12 @@ func TestNestedEqualsRetraining(t *testing.T) {
 			if c.learner == "prefrank" {
 				opt.Labels = y
 			}
+			choose := ChooseBest
+			if c.oneSE {
+				choose = Choose1SE
+			}
 			got, err := Nested(Problem{X: x, Method: nestedMethodOf(c, d), Standardize: c.standardize},
-				Settings{Kernels: c.specs, Lambdas: c.lambdas, Scheme: sc, Measure: meas, Options: opt}, outer, 0.9)
+				Settings{Kernels: c.specs, Lambdas: c.lambdas, Scheme: sc, Measure: meas, Options: opt, Choose: choose}, outer, 0.9)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -337,6 +402,15 @@ func TestNestedEqualsRetraining(t *testing.T) {
 				}
 				for k, i := range outer[n] {
 					pooled.SetRow(i, w.pred.RawRowView(k))
+				}
+			}
+			if c.oneSE { // the rule must have chosen another λ than the best somewhere
+				moved := false
+				for _, w := range want {
+					moved = moved || w.lambda != c.lambdas[argBest(w.curves[w.kernel], c.lambdas)]
+				}
+				if !moved {
+					t.Fatal("the one-standard-error rule chose the best λ in every outer fold: the case tests nothing")
 				}
 			}
 			wv, err := meas.Score(y, pooled, d.q)

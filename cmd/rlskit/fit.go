@@ -211,7 +211,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 
 	out := summary.Search(string(p.Learner.Name), d, res, scheme, p.Measure, f.BasisHoldOut)
 	if f.OuterFoldsArg != "" { // nested cross-validation of the same search
-		if out.Outer, err = nestedOuter(f, p, d, prob, scheme, prog); err != nil {
+		if out.Outer, err = nestedOuter(f, p, d, prob, scheme, res, prog); err != nil {
 			return err
 		}
 	}

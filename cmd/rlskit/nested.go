@@ -15,15 +15,18 @@ import (
 // nestedOuter is fit --outer-folds for a learner on rows: the nested
 // cross-validation of the same search (selection.Nested: the kernel grid ×
 // λ chosen by the inner scheme on every outer training part, from the
-// hold-outs of one factorization per kernel setting) and its JSON "outer"
-// (summary.Nested) with the interval at selection.DefaultLevel.
-func nestedOuter(f *fitFlags, p *plan.Plan, d *dataset.Data, prob selection.Problem, scheme selection.Scheme, prog *progressLine) (*summary.Outer, error) {
+// hold-outs of one factorization per kernel setting; by the choice rule
+// of the search done, search.Choose, and refused with a λ per output) and
+// its JSON "outer" (summary.Nested) with the interval at
+// selection.DefaultLevel.
+func nestedOuter(f *fitFlags, p *plan.Plan, d *dataset.Data, prob selection.Problem, scheme selection.Scheme, search *selection.SearchResult, prog *progressLine) (*summary.Outer, error) {
 	folds, err := outerFolds(f, p, d)
 	if err != nil {
 		return nil, err
 	}
 	res, err := selection.Nested(prob, selection.Settings{Kernels: p.Kernels, GammaScale: p.GammaScale, Lambdas: p.Lambdas, Scheme: scheme,
-		Measure: p.Measure, Options: selection.Options{Queries: d.Queries}, Progress: prog.observe}, folds, selection.DefaultLevel)
+		Measure: p.Measure, Options: selection.Options{Queries: d.Queries}, Progress: prog.observe,
+		Choose: search.Choose, LambdaPerOutput: search.PerOutput != nil}, folds, selection.DefaultLevel)
 	if err != nil {
 		return nil, fmt.Errorf("--outer-folds %s: %w", f.OuterFoldsArg, err)
 	}
