@@ -97,7 +97,8 @@ func domainInputs(p *Predictor) []mat.Matrix {
 
 // FuzzLoad: any input is a model or ErrCorrupt; a model loaded saves to a
 // file that loads to the same bytes, and predicts finite values for every row
-// within DomainRadius — or the loader refused it.
+// within DomainRadius — and, with an interval, finite intervals lo ≤ hi at
+// coverage 0.5 — or the loader refused it.
 //
 //	go test -run '^$' -fuzz '^FuzzLoad$' -fuzztime 10s ./model
 func FuzzLoad(f *testing.F) {
@@ -106,6 +107,9 @@ func FuzzLoad(f *testing.F) {
 		p.Save(&buf)
 		f.Add(buf.Bytes())
 	}
+	var iv bytes.Buffer
+	handInterval().Save(&iv)
+	f.Add(iv.Bytes())
 	f.Add([]byte(hugeModel))
 	f.Add([]byte(`{"format":"rlskit-model","version":1,"learner":"rls","kernel":{"name":"linear"},"lambda":1,"width":3,` +
 		`"outputs":["y"],"scaler":{"scale":[2],"index":[1]},"type":"linear","weight_index":[0,2],"weights":[[1],[-1]],"intercept":[0]}`))
@@ -140,6 +144,20 @@ func FuzzLoad(f *testing.F) {
 			for _, v := range y.RawMatrix().Data {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					t.Fatalf("prediction %v on %v", v, mat.Formatted(x))
+				}
+			}
+		}
+		if p.Interval != nil { // finite intervals at a level whose ranks lie within 1..n, lo ≤ hi
+			for _, x := range domainInputs(p) {
+				_, lo, hi, err := p.PredictInterval(x, 0.5)
+				if err != nil {
+					t.Fatalf("PredictInterval on %v: %v", mat.Formatted(x), err)
+				}
+				for i, l := range lo.RawMatrix().Data {
+					h := hi.RawMatrix().Data[i]
+					if math.IsNaN(l) || math.IsInf(l, 0) || math.IsNaN(h) || math.IsInf(h, 0) || l > h {
+						t.Fatalf("interval [%v, %v] on %v", l, h, mat.Formatted(x))
+					}
 				}
 			}
 		}

@@ -333,7 +333,8 @@ func (iv *Interval) file() *intervalFile {
 // p (already checked): a known method, at least one model, each in p's
 // layout with finite values whose predictions are bounded as p's are
 // (checkLinearBound, checkKernelBound), every training row's fold a model,
-// every model some row's, and n×t finite residuals ≥ 0. Allocation is
+// every model some row's, and n×t residuals in [0, MaxFloat64/16) (so that
+// μ ± R stays finite). Allocation is
 // bounded by the file's content (fromRows).
 func loadInterval(f *intervalFile, p *Predictor) (*Interval, error) {
 	if f.Method != JackknifePlus && f.Method != CVPlus {
@@ -358,8 +359,8 @@ func loadInterval(f *intervalFile, p *Predictor) (*Interval, error) {
 		return nil, fmt.Errorf("interval: residuals: %v", err)
 	}
 	for _, v := range res.RawMatrix().Data {
-		if v < 0 {
-			return nil, fmt.Errorf("interval: a residual %v is negative", v)
+		if v < 0 || !(v < predictionBound) {
+			return nil, fmt.Errorf("interval: a residual %v is negative or beyond %g", v, predictionBound)
 		}
 	}
 	iv := &Interval{Method: f.Method, Fold: f.Fold, Residuals: res, B: make([][]float64, k)}
