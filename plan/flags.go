@@ -95,6 +95,9 @@ type Flags struct {
 	QueryNormalize bool
 	// FoldScore is --fold-score.
 	FoldScore string
+	// Choose is --choose (best or 1se); LambdaPerOutput is --lambda-per-output.
+	Choose          string
+	LambdaPerOutput bool
 	// Select is --select.
 	Select int
 	// OuterFoldsArg is --outer-folds as given: an integer K ≥ 2 — New
@@ -205,6 +208,8 @@ func Define(fs FlagSet, f *Flags) {
 		"JSON outer: value, se, interval at level 0.9 (mse, mae: Bates, Hastie & Tibshirani 2024; other measures: the folds' standard error), per_fold. greedy: the whole selection per outer fold")
 	fs.BoolVar(&f.Stream, "stream", false, "larger than memory: read the data in passes (--data may be a pattern of gzip or plain shards, 'dir/part-*.svm.gz') and cross-validate from additive statistics; rls, globalrank and queryrank with the linear kernel or a fixed basis; cv none, loo, kfold:K, lgo or lqo")
 	fs.StringVar(&f.FoldScore, "fold-score", "pooled", "k-fold and group CV: score the pooled predictions of all folds (pooled) or average the folds' scores (mean, as RLScore does)")
+	fs.StringVar(&f.Choose, "choose", "best", "the rule that picks λ on the best kernel setting's curve: best (its best CV value) or 1se, the one-standard-error rule (glmnet's lambda.1se): the largest λ whose mean of per-fold values is within one standard error (sd/√K across the K folds) of the best mean; 1se needs folds (kfold:K and its kinds, lgo, lqo, --folds) or loo with mse or mae")
+	fs.BoolVar(&f.LambdaPerOutput, "lambda-per-output", false, "rls with several label columns: each output gets the λ of its own CV curve (the measure on that output alone), all from one factorization, as scikit-learn's RidgeCV(alpha_per_target=True); the model holds each output's coefficients at its λ; JSON cv.best_per_output")
 	fs.StringVar(&f.Rows, "rows", "", "kronrls, twostep: the row objects (CSV with a header and no label column, svmlight with labels ignored, or with --kernel precomputed their kernel matrix)")
 	fs.StringVar(&f.Cols, "cols", "", "kronrls, twostep: the column objects, like --rows; same: the rows (a homogeneous network)")
 	fs.StringVar(&f.Pairs, "pairs", "", "kronrls, twostep: labelled pairs, one \"row col label\" per line (0-based indices into --rows and --cols)")
@@ -381,7 +386,7 @@ func Completions() map[string][]string {
 		"format": FormatValues, "zero-based": ZeroBasedValues, "delimiter": DelimiterValues,
 		"cost": {"unit", "magnitude", "inverse"}, "solver": {"direct", "cg"},
 		"basis-select": {"random", "greedy", "per-group"}, "basis-holdout": {"remove", "keep", "skip"},
-		"basis-design": {"1", "2", "3"}, "fold-score": {"pooled", "mean"}, "symmetry": {"symmetric", "antisymmetric"}, "interval": IntervalValues,
+		"basis-design": {"1", "2", "3"}, "fold-score": {"pooled", "mean"}, "choose": {"best", "1se"}, "symmetry": {"symmetric", "antisymmetric"}, "interval": IntervalValues,
 	}
 }
 

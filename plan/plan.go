@@ -62,6 +62,9 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	if f.GammaText == "scale" && (lookupErr == nil && le.Needs.Has(learn.NeedsPairs) || f.Stream) {
 		return nil, fmt.Errorf("--gamma scale is resolved on the rows of one data set in memory: not with --learner %s or --stream; give a number", f.Learner)
 	}
+	if lookupErr == nil && le.Needs.Has(learn.NeedsPairs) && (f.Choose != "best" && f.Choose != "" || f.LambdaPerOutput) {
+		return nil, fmt.Errorf("--choose %s / --lambda-per-output: the CV curves of a learner of pairs (--learner %s) have no per-fold standard errors or per-output λ; drop them", f.Choose, le.Name)
+	}
 	if lookupErr == nil && le.Needs.Has(learn.NeedsPairs) {
 		if f.Interval != "" {
 			return nil, fmt.Errorf("--interval %s: not for --learner %s yet (prediction intervals are recorded for rls)", f.Interval, f.Learner)
@@ -237,6 +240,9 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	if f.QueryNormalize && f.Solver == "cg" {
 		return nil, errors.New("--query-normalize applies to --learner queryrank with the direct solver")
 	}
+	if err := planChoose(f, le, cvName, cvKind, meas); err != nil {
+		return nil, err
+	}
 	switch f.FoldScore {
 	case "pooled":
 	case "mean":
@@ -296,6 +302,64 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	}
 	return &Plan{Learner: le, Kernels: specs, GammaScale: f.GammaScale, Lambdas: grid, CVSpec: cvName, CVKind: cvKind, KFoldK: kfoldK,
 		Measure: meas, Policy: policy, Sparse: sparse, flags: f}, nil
+}
+
+// planChoose checks --choose and --lambda-per-output. --choose 1se needs
+// the standard error of every curve point (selection.HasSE): a fold scheme,
+// or loo with mse or mae, of the in-memory search (not --stream, greedy
+// or --solver cg). --lambda-per-output needs a squared-loss learner of
+// labels (rls), whose outputs are separate ridge problems sharing one
+// factorization, cross-validated by loo or folds with a measure that scores
+// each output alone (not multiclass-accuracy), in memory; the number of
+// label columns is checked when the data are read.
+func planChoose(f *Flags, le *learn.Descriptor, cvName, cvKind string, meas measure.Measure) error {
+	switch f.Choose {
+	case "best", "":
+	case "1se":
+		switch {
+		case f.Stream:
+			return errors.New("--choose 1se with --stream: the streamed CV curve has no per-fold standard errors; use --choose best")
+		case le.Takes(learn.ParamSelect):
+			return fmt.Errorf("--choose 1se with --learner %s: its selection has its own criterion; use --choose best", le.Name)
+		case f.Solver == "cg":
+			return errors.New("--choose 1se with --solver cg: there is no CV curve; use --solver direct")
+		case !selection.HasSE(selection.Scheme{Kind: schemeKind(cvKind)}, meas):
+			return fmt.Errorf("--choose 1se with --cv %s --measure %s: the rule needs the standard error of the CV curve — folds (kfold:K, stratified-kfold:K, repeated-kfold:KxR, group-kfold:K, lgo, lqo, --folds), or loo with --measure mse or mae", cvName, meas.Name)
+		}
+	default:
+		return fmt.Errorf("--choose %q: want best or 1se", f.Choose)
+	}
+	if !f.LambdaPerOutput {
+		return nil
+	}
+	switch k := schemeKind(cvKind); {
+	case le.Loss != learn.Squared || !le.Needs.Has(learn.NeedsLabels) || le.Takes(learn.ParamSelect):
+		return fmt.Errorf("--lambda-per-output chooses a λ for each label column of a ridge regression (rls), not --learner %s", le.Name)
+	case f.Stream || f.Solver == "cg":
+		return errors.New("--lambda-per-output works on the in-memory direct solution: not with --stream or --solver cg")
+	case k != selection.LOO && k != selection.Folds:
+		return fmt.Errorf("--lambda-per-output with --cv %s: each output's curve comes from leave-one-out or folds (loo, kfold:K and its kinds, lgo, lqo, --folds)", cvName)
+	case f.OneVsAll:
+		return errors.New("--lambda-per-output with --one-vs-all: the class scores are compared with each other, so they share one λ")
+	case meas.Multiclass:
+		return fmt.Errorf("--lambda-per-output with --measure %s: that measure scores the outputs together; use a measure of one output (mse, mae, r2, auc, …)", meas.Name)
+	case f.BasisDesign == 3 || f.Permutations > 0:
+		return errors.New("--lambda-per-output goes with the exact shortcuts and several labels: not with --basis-design 3 or --permutations")
+	case f.Choose == "1se":
+		return errors.New("--lambda-per-output with --choose 1se: each output takes its best λ; use --choose best")
+	}
+	return nil
+}
+
+// schemeKind is the selection.Kind of a scheme word of ParseSpec.
+func schemeKind(cvKind string) selection.Kind {
+	switch cvKind {
+	case "loo":
+		return selection.LOO
+	case "kfold", "stratified-kfold", "repeated-kfold", "group-kfold", "lgo", "lqo", "folds":
+		return selection.Folds
+	}
+	return selection.Kind(cvKind)
 }
 
 // LookupLearner looks up --learner in the registry; the error names the flag

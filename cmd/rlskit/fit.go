@@ -125,7 +125,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	)
 	outs.Add("--model", f.Model, func(w io.Writer) error { return res.Predictor.Save(w) })
 	outs.Add("--cv-predictions", f.CVPredictions, func(w io.Writer) error {
-		return writeCVPredictions(w, res.Curves[res.Best].Result, res.Learner.Labels(), outputColumns(res.Predictor))
+		return writeCVPredictions(w, chosenResult(res), res.Learner.Labels(), outputColumns(res.Predictor))
 	})
 	outs.Add("--report", f.Report, func(w io.Writer) error { return report.Write(w, rd) })
 	var curves *curveTable
@@ -164,6 +164,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if err != nil {
 		return err
 	}
+	if _, t := d.Y.Dims(); f.LambdaPerOutput && t < 2 {
+		return fmt.Errorf("--lambda-per-output chooses a λ for each of several label columns: %s has %d", f.Data, t)
+	}
 	scheme, err := fitScheme(f, p, d, in.Basis)
 	if err != nil {
 		return err
@@ -186,6 +189,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		}
 	}
 	res, err = selection.Search(prob, selection.Settings{Kernels: p.Kernels, GammaScale: p.GammaScale, Lambdas: p.Lambdas, Scheme: scheme, Measure: p.Measure,
+		Choose: f.Choose, LambdaPerOutput: f.LambdaPerOutput,
 		Options: selection.Options{Queries: d.Queries}, Permutations: f.Permutations, Seed: f.Seed, Progress: prog.observe})
 	if err != nil {
 		return err
@@ -227,6 +231,19 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 		rd = report.Search(out, res, d, scheme, p.Measure, reportOptions(f, "rlskit fit: ", classes.oneVsAll()))
 	}
 	return finish(e, f, &outs, prog, out)
+}
+
+// chosenResult is the best kernel setting's curve with the CV predictions
+// of the model chosen (selection.SearchResult.ChosenPredictions: --choose
+// 1se, --lambda-per-output) in place of those at its best point.
+func chosenResult(res *selection.SearchResult) *selection.Result {
+	r := res.Curves[res.Best].Result
+	if res.ChosenPredictions == nil {
+		return r
+	}
+	c := *r
+	c.Predictions, c.Tolerance = res.ChosenPredictions, res.ChosenTolerance
+	return &c
 }
 
 // degenerateWarning says that the chosen kernel's matrix is numerically the
