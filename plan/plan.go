@@ -323,6 +323,8 @@ func planChoose(f *Flags, le *learn.Descriptor, cvName, cvKind string, meas meas
 			return fmt.Errorf("--choose 1se with --learner %s: its selection has its own criterion; use --choose best", le.Name)
 		case f.Solver == "cg":
 			return errors.New("--choose 1se with --solver cg: there is no CV curve; use --solver direct")
+		case f.Interval != "":
+			return fmt.Errorf("--choose 1se with --interval %s: the interval is built from the CV predictions at the best λ, not yet at the rule's; use --choose best", f.Interval)
 		case !selection.HasSE(selection.Scheme{Kind: schemeKind(cvKind)}, meas):
 			return fmt.Errorf("--choose 1se with --cv %s --measure %s: the rule needs the standard error of the CV curve — folds (kfold:K, stratified-kfold:K, repeated-kfold:KxR, group-kfold:K, lgo, lqo, --folds), or loo with --measure mse or mae", cvName, meas.Name)
 		}
@@ -347,6 +349,8 @@ func planChoose(f *Flags, le *learn.Descriptor, cvName, cvKind string, meas meas
 		return errors.New("--lambda-per-output goes with the exact shortcuts and several labels: not with --basis-design 3 or --permutations")
 	case f.Choose == "1se":
 		return errors.New("--lambda-per-output with --choose 1se: each output takes its best λ; use --choose best")
+	case f.Interval != "":
+		return fmt.Errorf("--lambda-per-output with --interval %s: the interval is built from one λ's model and CV predictions, not yet each output's", f.Interval)
 	}
 	return nil
 }
