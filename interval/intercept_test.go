@@ -1,6 +1,7 @@
 package interval_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -22,9 +23,10 @@ import (
 // (bias 0) by the normal equations of [X, 1] with the penalty diag(λI, 0)
 // (jackknife+), and the dual gaussian with sample weights by the weighted
 // LS-SVM system [K_TT + λW_T⁻¹, 1; 1ᵀ, 0][a; b] = [y_T; 0] (CV+, 4 folds)
-// — and the intervals of New and NewFromCV (which falls back to New: rls
-// does not check given predictions with an intercept yet) equal those of
-// the refit models to 1e-8 of max|y|, two outputs.
+// — and the intervals of New and of NewFromCV equal those of the refit
+// models to 1e-8 of max|y|, two outputs. HoldOutModelsGiven accepts the
+// refit models' own hold-out predictions (the intercept's bound) and
+// refuses them with one moved by 1e-6·max|y|.
 func TestIntervalsIntercept(t *testing.T) {
 	const m, mt, d, nOut = 26, 5, 2, 2
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -95,6 +97,14 @@ func TestIntervalsIntercept(t *testing.T) {
 			if variant == "New" {
 				iv, err = interval.New(p, sol, y, c.method, fs)
 			} else {
+				if _, gerr := sol.HoldOutModelsGiven(bf, cv); gerr != nil {
+					t.Errorf("%s: the refit's own predictions are refused: %v", c.name, gerr)
+				}
+				bad := mat.DenseCopyOf(cv)
+				bad.Set(bf[0][0], 0, bad.At(bf[0][0], 0)+1e-6*scale)
+				if _, gerr := sol.HoldOutModelsGiven(bf, bad); !errors.Is(gerr, rls.ErrHoldOutMismatch) {
+					t.Errorf("%s: a prediction moved by 1e-6·max|y| is accepted (%v)", c.name, gerr)
+				}
 				iv, err = interval.NewFromCV(p, sol, y, c.method, fs, cv)
 			}
 			if err != nil {

@@ -292,8 +292,8 @@ func TestRanks(t *testing.T) {
 	}
 }
 
-// TestRefusals: given predictions for an intercept model (not checked
-// yet: HoldOutModelsGiven refuses them), folds that do not
+// TestRefusals: labels given as hold-out predictions of an intercept
+// model (HoldOutModelsGiven's check refuses them), folds that do not
 // partition the rows, one fold, an unknown method, and coverage levels
 // outside (0, 1) are refused with errors that say so.
 func TestRefusals(t *testing.T) {
@@ -339,8 +339,8 @@ func TestRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	si, _ := ri.Solve(1)
-	if _, err := si.HoldOutModelsGiven([][]int{{0}, {1}}, y); !errors.Is(err, rls.ErrHoldOutModelIntercept) {
-		t.Errorf("intercept: HoldOutModelsGiven: err %v", err)
+	if _, err := si.HoldOutModelsGiven([][]int{{0}, {1}}, y); !errors.Is(err, rls.ErrHoldOutMismatch) {
+		t.Errorf("intercept: HoldOutModelsGiven of the labels as predictions: err %v", err)
 	}
 	_ = fmt.Sprint
 }

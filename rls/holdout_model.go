@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -13,11 +14,6 @@ import (
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
 )
-
-// ErrHoldOutModelIntercept is returned by HoldOutModelsGiven for a model
-// with an unpenalized intercept, whose given predictions it cannot check
-// yet (HoldOutModel forms those models).
-var ErrHoldOutModelIntercept = errors.New("rls: the hold-out models of a model with an unpenalized intercept are formed by HoldOutModel, not from given predictions")
 
 // ErrHoldOutMismatch is returned by HoldOutModelsGiven for predictions it
 // cannot confirm to be this solution's hold-out predictions.
@@ -86,11 +82,14 @@ func (s *Solution) HoldOutModel(h []int) (*model.Predictor, *mat.Dense, error) {
 // bound, divided by min s_h with sample weights, exceeds 1e-8·max|y| on
 // some fold — those of another λ or other folds, or a system too
 // ill-conditioned for the check to vouch for them — are refused with
-// ErrHoldOutMismatch; HoldOutModel solves them instead.
+// ErrHoldOutMismatch; HoldOutModel solves them instead. With an
+// unpenalized intercept the system is Â_HH Z = R̂_H, Â_HH = A_HH −
+// v_H v_Hᵀ/s, whose smallest eigenvalue is at least λ_min(A)·‖z_T‖²/‖z‖²
+// (z the intercept's column, T the kept rows: uᵀÂ_HH u = min_c (ũ −
+// cz)ᵀA(ũ − cz) ≥ λ_min(A)·min_c ‖ũ − cz‖² for u extended by zeros to ũ),
+// so the bound is multiplied by ‖z‖²/‖z_T‖²; each model's intercept is b′ =
+// b − v_HᵀẐ/s and its coefficients those of Y′ − 1b′ᵀ, as in HoldOutModel.
 func (s *Solution) HoldOutModelsGiven(folds [][]int, cv *mat.Dense) ([]*model.Predictor, error) {
-	if s.r.icpt != nil {
-		return nil, ErrHoldOutModelIntercept
-	}
 	m, t := s.r.y.Dims()
 	if r, c := cv.Dims(); r != m || c != t {
 		return nil, fmt.Errorf("rls: %w: %d×%d hold-out predictions for %d rows of %d outputs", learn.ErrShape, r, c, m, t)
@@ -127,11 +126,33 @@ func (s *Solution) HoldOutModelsGiven(folds [][]int, cv *mat.Dense) ([]*model.Pr
 	if err := s.checkGiven(folds, cv, rhsT); err != nil {
 		return nil, err
 	}
+	var bs [][]float64 // with an intercept, each fold model's b′ (HoldOutModel)
+	if ic := s.r.icpt; ic != nil {
+		bs = make([][]float64, k)
+		for fk, h := range folds {
+			b := slices.Clone(s.b)
+			for _, i := range h {
+				for c := range b {
+					b[c] -= s.v[i] * s.givenResidual(i, c, cv) / s.s
+				}
+			}
+			for c, bc := range b {
+				row := rhsT.RawRowView(fk*t + c)
+				for j, u := range ic.u1 {
+					row[j] -= u * bc
+				}
+			}
+			bs[fk] = b
+		}
+	}
 	coef := s.coefficientsOf(mat.DenseCopyOf(rhsT.T()))
 	n, _ := coef.Dims()
 	out := make([]*model.Predictor, k)
 	for fk := range out {
 		out[fk] = s.r.meta.Predictor(mat.DenseCopyOf(coef.Slice(0, n, fk*t, fk*t+t)), s.Lambda)
+		if bs != nil {
+			out[fk].AddIntercept(bs[fk])
+		}
 	}
 	return out, nil
 }
@@ -158,12 +179,37 @@ func (s *Solution) checkGiven(folds [][]int, cv, rhsT *mat.Dense) error {
 	}
 	amp := (emax + s.Lambda) / s.Lambda // ≥ 1/λ_min(A_HH)
 	tol := 1e-8 * mat.Norm(s.r.y0, math.Inf(1))
+	ic := s.r.icpt
+	zz := 0.0 // ‖z‖², z the intercept column
+	if ic != nil {
+		for i := range s.diag {
+			zz += ic.zi(i) * ic.zi(i)
+		}
+	}
+	q := make([]float64, t)             // v_HᵀẐ, with an intercept
 	v := mat.NewDense(t, f.Rank(), nil) // row c: diag(g) U_HᵀẐ for output c
 	for fk, h := range folds {
 		for c := 0; c < t; c++ {
 			vr, rr := v.RawRowView(c), rhsT.RawRowView(fk*t+c)
 			for j, g := range s.g {
 				vr[j] = g * (s.r.uty.At(j, c) - rr[j])
+			}
+		}
+		ampH := amp
+		if ic != nil { // λ_min(Â_HH) ≥ λ_min(A)·‖z_T‖²/‖z‖²
+			zh := 0.0
+			for _, i := range h {
+				zh += ic.zi(i) * ic.zi(i)
+			}
+			if !(zz-zh > 0) {
+				return fmt.Errorf("%w: fold %d leaves no row to fit the intercept", ErrHoldOutMismatch, fk+1)
+			}
+			ampH *= zz / (zz - zh)
+			for c := range q {
+				q[c] = 0
+				for _, i := range h {
+					q[c] += s.v[i] * s.givenResidual(i, c, cv)
+				}
 			}
 		}
 		rho2, smin := 0.0, math.Inf(1)
@@ -179,11 +225,14 @@ func (s *Solution) checkGiven(folds [][]int, cv, rhsT *mat.Dense) error {
 				for j, vj := range v.RawRowView(c) {
 					az += u[j] * vj
 				}
+				if ic != nil { // Â_HH = A_HH − v_H v_Hᵀ/s
+					az -= s.v[i] * q[c] / s.s
+				}
 				d := s.res.At(i, c) - az
 				rho2 += d * d
 			}
 		}
-		if bound := math.Sqrt(rho2) * amp / smin; !(bound <= tol) {
+		if bound := math.Sqrt(rho2) * ampH / smin; !(bound <= tol) {
 			return fmt.Errorf("%w: fold %d of %d rows: the predictions given are within %.3g of its hold-out predictions, not %.3g", ErrHoldOutMismatch, fk+1, len(h), bound, tol)
 		}
 	}
