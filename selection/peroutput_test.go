@@ -11,6 +11,7 @@ import (
 	"github.com/rlskit/rlskit/internal/oracle"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/rls"
 )
 
 // perOutputData are m rows of d features and three outputs that want
@@ -158,5 +159,46 @@ func TestBestPerOutput(t *testing.T) {
 	}
 	if _, err := BestPerOutput(curve, values[:2], mustMeasure(t, "mse")); err == nil {
 		t.Error("3 points, 2 rows of values: no error")
+	}
+}
+
+// BenchmarkPerOutput is Select's cross-validation of rls (gaussian kernel,
+// m = 1000, t = 8 outputs, 31 λ, 5-fold and leave-one-out, mse) with and
+// without each output's value at every λ (Options.PerOutput), after
+// training (not timed): the price of the per-output curves of a λ per
+// output — the measure once more per output and λ and an m-row copy of
+// each output's column.
+func BenchmarkPerOutput(b *testing.B) {
+	const m, t = 1000, 8
+	rng := rand.New(rand.NewPCG(5, 6))
+	x, y := mat.NewDense(m, 5, nil), mat.NewDense(m, t, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < 5; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+		for c := 0; c < t; c++ {
+			y.Set(i, c, math.Sin(x.At(i, c%5))+float64(c)*0.2*rng.NormFloat64())
+		}
+	}
+	l, err := rls.Fit(x, y, learn.Options{Kernel: kernel.Gaussian{Gamma: 0.1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mse := mustMeasureBench(b, "mse")
+	for _, spec := range []string{"kfold:5", "loo"} {
+		sc, err := NewScheme(spec, SchemeOptions{Rows: m, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, per := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/perOutput=%v", spec, per), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := Select(l, DefaultGrid(), sc, mse, Options{PerOutput: per}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
