@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -38,8 +39,9 @@ func perOutputData(m, d int) (*mat.Dense, *mat.Dense) {
 // best of its own curve (picked here by hand: the smallest mse, ties to
 // the larger λ), the predictor's output c is the single-output model at
 // λ_c, and the CV predictions of output c are those at λ_c — for rls in
-// its dual (gaussian) and linear forms, by leave-one-out, k-fold and
-// repeated k-fold. The outputs want different λ (checked: a test that can
+// its dual (gaussian) and linear forms, by leave-one-out, k-fold (pooled
+// and, with folds of unequal size, the mean over folds) and repeated
+// k-fold. The outputs want different λ (checked: a test that can
 // fail), and the value of all outputs together (the shared λ's) is the
 // mean of the per-output values. Both searches run the same factorization
 // and the same operations column by column; they differ by BLAS blocking
@@ -56,9 +58,10 @@ func TestLambdaPerOutputEqualsOwnCurves(t *testing.T) {
 	const tol = 1e-9
 	near := func(a, b float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) }
 	for _, k := range []kernel.Spec{{Name: "gaussian", Gamma: 0.3}, {Name: "linear", Bias: 1}} {
-		for _, spec := range []string{"loo", "kfold:5", "repeated-kfold:4x2"} {
+		for _, spec := range []string{"loo", "kfold:5", "kfold:7/mean", "repeated-kfold:4x2"} {
 			t.Run(fmt.Sprintf("%s/%s", k.Name, spec), func(t *testing.T) {
-				sc, err := NewScheme(spec, SchemeOptions{Rows: m, Seed: 4})
+				name, mean := strings.CutSuffix(spec, "/mean")
+				sc, err := NewScheme(name, SchemeOptions{Rows: m, Seed: 4, FoldMean: mean})
 				if err != nil {
 					t.Fatal(err)
 				}
