@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -86,8 +87,7 @@ func checkCoverage(f *predictFlags, p *model.Predictor) error {
 }
 
 // checkCoverageFlag checks predict --coverage before any work: a level in
-// (0, 1), not with --measure (which scores the predictions alone) nor for
-// pairs. Errors are usage errors.
+// (0, 1), not for pairs. Errors are usage errors.
 func checkCoverageFlag(f *predictFlags) error {
 	if !f.coverageSet {
 		return nil
@@ -95,10 +95,47 @@ func checkCoverageFlag(f *predictFlags) error {
 	switch {
 	case !(f.coverage > 0 && f.coverage < 1):
 		return usage(fmt.Errorf("--coverage %g: want a level in (0, 1), such as 0.9", f.coverage))
-	case f.measure != "":
-		return usage(fmt.Errorf("--coverage %g and --measure %s: score the predictions without --coverage", f.coverage, f.measure))
 	case f.pairs != "" || f.rows != "" || f.cols != "":
 		return usage(fmt.Errorf("--coverage %g: models of pairs record no interval yet", f.coverage))
 	}
 	return nil
+}
+
+// predictionColumns returns the prediction columns of predictRows' output:
+// every third column with intervals (m×t), else out itself.
+func predictionColumns(out *mat.Dense, intervals bool) *mat.Dense {
+	if !intervals {
+		return out
+	}
+	m, c := out.Dims()
+	if m == 0 {
+		return out
+	}
+	p := mat.NewDense(m, c/3, nil)
+	for i := 0; i < m; i++ {
+		row := out.RawRowView(i)
+		for k := range c / 3 {
+			p.Set(i, k, row[3*k])
+		}
+	}
+	return p
+}
+
+// coveredShare is the share of the labels y (m×t) inside their intervals
+// [lower, upper] of predictRows' output (m×3t).
+func coveredShare(out, y *mat.Dense) float64 {
+	m, t := y.Dims()
+	if m == 0 {
+		return math.NaN()
+	}
+	in := 0
+	for i := 0; i < m; i++ {
+		row := out.RawRowView(i)
+		for c := 0; c < t; c++ {
+			if v := y.At(i, c); row[3*c+1] <= v && v <= row[3*c+2] {
+				in++
+			}
+		}
+	}
+	return float64(in) / float64(m*t)
 }

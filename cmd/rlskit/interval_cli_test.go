@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -201,13 +202,44 @@ func TestIntervalCLIRefusals(t *testing.T) {
 		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "kfold:5", "--basis", "10"), "give --basis-holdout keep, not remove"},
 		{[]string{"predict", "--model", withIv, "--data", train, "--coverage", "1"}, "--coverage 1: want a level in (0, 1)"},
 		{[]string{"predict", "--model", withIv, "--data", train, "--coverage", "0"}, "--coverage 0: want a level in (0, 1)"},
-		{[]string{"predict", "--model", withIv, "--data", train, "--coverage", "0.9", "--measure", "mse"}, "--coverage 0.9 and --measure mse"},
 		{[]string{"predict", "--model", plain, "--data", train, "--coverage", "0.9"}, "--coverage 0.9: " + plain + " records no prediction interval"},
 	} {
 		_, stderr, err := run(t, "", c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err %v (stderr %s), want %q", c.args, err, stderr, c.want)
 		}
+	}
+	// --measure scores the predictions; covered is the share inside
+	test, _, _ := intervalCSV(t, dir, "test.csv", 40, rng)
+	outFile := filepath.Join(dir, "pred.tsv")
+	stdout, stderr, err := run(t, "", "predict", "--model", withIv, "--data", test, "--label", "y1", "--coverage", "0.9", "--measure", "mse", "--out", outFile)
+	if err != nil {
+		t.Fatalf("predict --coverage --measure: %v\n%s", err, stderr)
+	}
+	var got struct {
+		Measure           string
+		Value             float64
+		Coverage, Covered float64
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(readFileT(t, outFile)), "\n")
+	testLines := strings.Split(strings.TrimSpace(readFileT(t, test)), "\n")[1:]
+	mse, in := 0.0, 0
+	for i, line := range lines {
+		f := strings.Split(line, "\t")
+		yv, _ := strconv.ParseFloat(strings.Split(testLines[i], ",")[3], 64)
+		pv, _ := strconv.ParseFloat(f[0], 64)
+		lo, _ := strconv.ParseFloat(f[1], 64)
+		hi, _ := strconv.ParseFloat(f[2], 64)
+		mse += (yv - pv) * (yv - pv) / float64(len(lines))
+		if lo <= yv && yv <= hi {
+			in++
+		}
+	}
+	if got.Measure != "mse" || math.Abs(got.Value-mse) > 1e-12*mse || got.Coverage != 0.9 || got.Covered != float64(in)/float64(len(lines)) {
+		t.Errorf("predict --coverage --measure: %+v, want mse %v, covered %v", got, mse, float64(in)/float64(len(lines)))
 	}
 	// --intercept and --weights: the hold-out models refit them
 	wfile := filepath.Join(dir, "w.txt")

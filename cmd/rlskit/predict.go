@@ -46,7 +46,9 @@ read as the model's training data were (0-based for a model trained on 0-based
 data, as scikit-learn writes them) unless --zero-based says otherwise.
 With --coverage C a model fit with --interval writes, per output, three
 tab-separated columns — prediction, lower, upper — the jackknife+ or CV+
-interval at coverage C (docs/cli.md, Prediction intervals).`,
+interval at coverage C (docs/cli.md, Prediction intervals); with --measure
+the predictions are scored and "covered" is the share of labels inside
+their intervals.`,
 		Example: `  rlskit predict --model m.json --data test.csv --out pred.txt
   rlskit predict --model m.json --data test.svm --measure mse      # score against the file's labels
   rlskit predict --model classes.json --data new.csv --scores       # one-vs-all: class, then per-class outputs
@@ -246,7 +248,7 @@ func runPredict(e *env, f *predictFlags) error {
 	if _, t := d.Y.Dims(); t != len(p.Outputs) {
 		return fmt.Errorf("--measure %s: %d label columns for a model of %d outputs", meas.Name, t, len(p.Outputs))
 	}
-	score, err := meas.Score(d.Y, pred, d.Queries)
+	score, err := meas.Score(d.Y, predictionColumns(pred, f.coverageSet), d.Queries)
 	if err != nil {
 		return fmt.Errorf("--measure %s: %w", meas.Name, err)
 	}
@@ -264,7 +266,11 @@ func runPredict(e *env, f *predictFlags) error {
 	if f.out != "" {
 		report = e.stdout
 	}
-	return json.NewEncoder(report).Encode(map[string]any{"measure": meas.Name, "value": score})
+	result := map[string]any{"measure": meas.Name, "value": score}
+	if f.coverageSet { // the share of labels inside their intervals
+		result["coverage"], result["covered"] = f.coverage, coveredShare(pred, d.Y)
+	}
+	return json.NewEncoder(report).Encode(result)
 }
 
 // recordWriter remembers the first write error, to tell an output's failure
