@@ -83,6 +83,10 @@ func Search(fit *summary.Fit, res *selection.SearchResult, d *dataset.Data, sche
 		{"cross-validation", fmt.Sprintf("%s, %s = %.6g", fit.CV.Strategy, meas.Name, best.Best.Value)},
 		{"time", fmt.Sprintf("load %.2f s, training %.2f s, cross-validation %.2f s", fit.Timing.Load, fit.Timing.Train, fit.Timing.CV)},
 	}
+	if res.Choose == selection.Choose1SE {
+		r.Summary[4][1] = fmt.Sprintf("%s, %s = %.6g at the chosen λ (the one-standard-error rule; the best value %.6g at λ = %s)",
+			fit.CV.Strategy, meas.Name, r.BestValue, best.Best.Value, Pow2(best.Best.Lambda))
+	}
 	if _, t := d.Y.Dims(); t > 1 && !opt.OneVsAll {
 		r.Summary[4][1] += fmt.Sprintf(" (the mean over the %d outputs)", t)
 	} else if opt.OneVsAll {

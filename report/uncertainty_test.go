@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -92,6 +93,9 @@ func TestReportSE(t *testing.T) {
 	}
 	if r.BestLambda != res.Lambda || r.BestValue != res.Value || res.Lambda == res.Curves[0].Best.Lambda {
 		t.Errorf("ringed λ %g (%g), chosen %g (%g), best %g: the rule must choose another λ here", r.BestLambda, r.BestValue, res.Lambda, res.Value, res.Curves[0].Best.Lambda)
+	}
+	if row := r.Summary[4][1]; !strings.Contains(row, "one-standard-error rule") || !strings.Contains(row, fmt.Sprintf("%.6g at the chosen λ", res.Value)) {
+		t.Errorf("summary row %q", row)
 	}
 	if !strings.Contains(r.ChooseNote, "one-standard-error rule") {
 		t.Errorf("choose note %q", r.ChooseNote)
