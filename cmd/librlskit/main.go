@@ -77,6 +77,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/interval"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/measure"
@@ -282,6 +283,7 @@ var acceptedFlags = map[string]bool{
 	"gamma-grid": true, "degree-grid": true, "coef0-grid": true, "lambda": true, "lambda-grid": true,
 	"cv": true, "measure": true, "seed": true, "standardize": true, "intercept": true,
 	"query-normalize": true, "fold-score": true, "permutations": true, "label": true,
+	"interval": true,
 }
 
 // parseSettings parses the JSON settings into plan flags through the flag
@@ -492,6 +494,11 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 		return err
 	}
 	pred := res.Predictor
+	if f.Interval != "" { // before ownPoints: the hold-out models share the model's points
+		if err := recordInterval(f.Interval, pred, res, scheme); err != nil {
+			return err
+		}
+	}
 	ownPoints(pred, caller)
 	out := summary.Search(string(le.Name), &dataset.Data{X: x, Y: y, LabelNames: outputs, Queries: groups}, res, scheme, p.Measure, f.BasisHoldOut)
 	out.Timing = summary.Timing{Train: res.Train.Seconds(), CV: res.CV.Seconds(), Total: time.Since(start).Seconds()}
@@ -698,6 +705,67 @@ func rlskit_predict_csr(h C.uintptr_t, m, d C.int64_t, indptr, indices *C.int64_
 			return err
 		}
 		return copyOut(p, out, m, t, "predictions")
+	})
+}
+
+// recordInterval stores in the model what its prediction intervals need
+// (package interval: the jackknife+'s leave-one-out models, CV+'s fold
+// models, and every training row's hold-out residual), from the CV
+// predictions the search computed at the chosen λ — as rlskit fit
+// --interval does. Cost: interval.NewFromCV's, O(m·r·t + n·r·K·t) for rls.
+func recordInterval(method string, pred *model.Predictor, res *selection.SearchResult, scheme selection.Scheme) error {
+	flag := "--interval " + method
+	var folds [][]int
+	if method == model.CVPlus {
+		if scheme.Kind != selection.Folds || scheme.Repeats > 1 {
+			return fmt.Errorf("%s needs the folds of one partition of the rows, not --cv %s", flag, scheme.Name)
+		}
+		folds = scheme.Folds
+	}
+	var cv *mat.Dense
+	if best := res.Curves[res.Best].Result; best != nil {
+		cv = best.Predictions
+	}
+	iv, err := interval.NewFromCV(pred, res.Solution, res.Learner.Labels(), method, folds, cv)
+	if err != nil {
+		return fmt.Errorf("%s (--cv %s): %w", flag, scheme.Name, err)
+	}
+	pred.Interval = iv
+	return nil
+}
+
+// rlskit_predict_interval writes, for the rows of X (dense, as
+// rlskit_predict) and a model fitted with the setting "interval", the
+// prediction and the lower and upper ends of the jackknife+ or CV+
+// interval of the given coverage (Barber et al. 2021) into pred, lo and hi
+// (each m×t, C-contiguous), as rlskit predict --coverage does
+// (model.PredictInterval). Cost: the K hold-out models' predictions,
+// O(m·K·d·t) linear, plus a selection per row and output.
+//
+//export rlskit_predict_interval
+func rlskit_predict_interval(h C.uintptr_t, x *C.double, m, d, xstride C.int64_t, coverage C.double,
+	pred, lo, hi *C.double, t C.int64_t) C.int {
+	return call(h, func(s *session) error {
+		if s.pred == nil {
+			return errors.New("rlskit: no model on this handle: fit or load one first")
+		}
+		xm, err := dense(x, m, d, xstride, "X")
+		if err != nil {
+			return err
+		}
+		p, l, u, err := s.pred.PredictInterval(xm, float64(coverage))
+		if err != nil {
+			return fmt.Errorf("--coverage %g: %w", float64(coverage), err)
+		}
+		for _, o := range []struct {
+			src *mat.Dense
+			dst *C.double
+		}{{p, pred}, {l, lo}, {u, hi}} {
+			if err := copyOut(o.src, o.dst, m, t, "interval"); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 

@@ -76,6 +76,9 @@ def _load():
                                        _c_double_p, i64, i64, _c_int64_p, _c_int64_p]
         lib.rlskit_predict_csr.restype = ctypes.c_int
         lib.rlskit_predict_csr.argtypes = [u, i64, i64, _c_int64_p, _c_int64_p, i64, _c_double_p, _c_double_p, i64]
+        lib.rlskit_predict_interval.restype = ctypes.c_int
+        lib.rlskit_predict_interval.argtypes = [u, _c_double_p, i64, i64, i64, ctypes.c_double,
+                                                _c_double_p, _c_double_p, _c_double_p, i64]
         lib.rlskit_result.restype = ctypes.c_void_p
         lib.rlskit_result.argtypes = [u]
         lib.rlskit_cv_predictions.restype = ctypes.c_int
@@ -241,6 +244,19 @@ class Model:
         self._check(self._lib.rlskit_predict(self._h, X.ctypes.data_as(_c_double_p), X.shape[0], X.shape[1], xs,
                                              out.ctypes.data_as(_c_double_p), t))
         return out
+
+    def predict_interval(self, X, coverage):
+        """(prediction, lower, upper), each m×t: the jackknife+ or CV+
+        interval of the given coverage of a model fitted with "interval"."""
+        if _is_sparse(X):
+            raise TypeError("prediction intervals take dense X (a sparse X: predict without coverage)")
+        X, xs = _matrix(X, "X")
+        _, t = self.shape()
+        out = [np.empty((X.shape[0], t), dtype=np.float64) for _ in range(3)]
+        self._check(self._lib.rlskit_predict_interval(self._h, X.ctypes.data_as(_c_double_p), X.shape[0], X.shape[1],
+                                                      xs, float(coverage),
+                                                      *[o.ctypes.data_as(_c_double_p) for o in out], t))
+        return tuple(out)
 
     def cv_predictions(self, m, t):
         """The m×t CV predictions at the chosen point."""

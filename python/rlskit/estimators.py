@@ -171,12 +171,20 @@ class _Base(BaseEstimator):
                 self.cv_predictions_ = p.ravel() if y.ndim == 1 else p
         return self
 
-    def predict(self, X):
+    def predict(self, X, coverage=None):
         """Predictions of the model at the chosen point for the rows of X:
         shape (n,) for a 1-D y, (n, t) for t outputs. O(n·d·t) for a linear
-        model, O(n·m·d) for a kernel expansion over m training rows."""
+        model, O(n·m·d) for a kernel expansion over m training rows.
+
+        With coverage (in (0, 1); a model fitted with interval="jackknife+"
+        or "cv+"), returns (prediction, lower, upper), the interval of
+        Barber et al. (2021) at that level (±inf beyond n/(n+1)), as
+        ``rlskit predict --coverage``."""
         check_is_fitted(self, "model_")
         X = self._validate_data(X, accept_sparse="csr", reset=False, dtype=np.float64, order="C")
+        if coverage is not None:
+            out = self.model_.predict_interval(X, coverage)
+            return tuple(o.ravel() if self._y_ndim == 1 else o for o in out)
         p = self.model_.predict(X)
         return p.ravel() if self._y_ndim == 1 else p
 
@@ -235,6 +243,10 @@ class RLS(RegressorMixin, _Base):
         An unpenalized intercept (scikit-learn's Ridge(fit_intercept=True)).
     seed : int
         Seed of the folds drawn for K-fold.
+    interval : None, "jackknife+" or "cv+"
+        Record in the model what prediction intervals need (``rlskit fit
+        --interval``): the jackknife+ (cv="loo", linear kernel) or CV+ (a
+        K-fold or group cv); then ``predict(X, coverage=0.9)``.
 
     Attributes
     ----------
@@ -250,7 +262,7 @@ class RLS(RegressorMixin, _Base):
     _learner = "rls"
 
     def __init__(self, kernel="linear", gamma=1.0, bias=None, degree=2, coef0=0.0, alphas=None,
-                 cv="loo", measure=None, standardize=False, fit_intercept=False, seed=1):
+                 cv="loo", measure=None, standardize=False, fit_intercept=False, seed=1, interval=None):
         self.kernel = kernel
         self.gamma = gamma
         self.bias = bias
@@ -262,11 +274,14 @@ class RLS(RegressorMixin, _Base):
         self.standardize = standardize
         self.fit_intercept = fit_intercept
         self.seed = seed
+        self.interval = interval
 
     def _settings(self):
         s = super()._settings()
         if self.fit_intercept:
             s["intercept"] = True
+        if self.interval is not None:
+            s["interval"] = self.interval
         return s
 
     def fit(self, X, y, groups=None):

@@ -34,6 +34,9 @@ def read_column(path):
 
 def close(a, b):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    assert a.shape == b.shape
+    if a.size == 0:
+        return
     scale = max(1.0, float(np.max(np.abs(b))))
     assert a.shape == b.shape
     assert np.max(np.abs(a - b)) <= TOL * scale, np.max(np.abs(a - b))
@@ -156,3 +159,43 @@ def test_sparse_python_equals_cli(rlskit_cli, tmp_path, params, flags):
                           check=True, capture_output=True, text=True).stdout.split()
     close(est.predict(sp.csr_matrix(Xn)), np.array(pred, dtype=float))
     close(est.predict(Xn), np.array(pred, dtype=float))
+
+
+INTERVAL_CASES = [
+    (dict(alphas=[0.1, 1.0, 10.0], interval="jackknife+"),
+     ["--lambda-grid", "0.1,1.0,10.0", "--cv", "loo", "--interval", "jackknife+"]),
+    (dict(kernel="gaussian", gamma=0.2, alphas=[0.1, 1.0, 10.0], cv=5, seed=3, interval="cv+"),
+     ["--kernel", "gaussian", "--gamma", "0.2", "--lambda-grid", "0.1,1.0,10.0", "--cv", "kfold:5", "--seed", "3",
+      "--interval", "cv+"]),
+]
+
+
+@pytest.mark.parametrize("params,flags", INTERVAL_CASES, ids=[c[0]["interval"] for c in INTERVAL_CASES])
+def test_interval_python_equals_cli(rlskit_cli, tmp_path, params, flags):
+    """predict(X, coverage=c) gives rlskit predict --coverage c's prediction,
+    lower and upper columns, including ±inf beyond n/(n+1); the training
+    array may be overwritten after fit."""
+    X, y, _ = data(m=40)
+    train = tmp_path / "train.csv"
+    write_csv(train, X, y)
+    model = tmp_path / "m.json"
+    subprocess.run([rlskit_cli, "fit", "--data", str(train), "--label", "y", "--quiet", "--model", str(model)] + flags,
+                   check=True, capture_output=True, text=True)
+    Xt = X.copy()
+    est = rlskit.RLS(**params).fit(Xt, y)
+    Xt[:] = 7.0
+    Xn, yn, _ = data(m=12, seed=4)
+    test = tmp_path / "test.csv"
+    write_csv(test, Xn, yn)
+    for c in (0.513, 0.903, 0.99):  # c·41 just above an integer: the order statistic read moves with c
+        out = subprocess.run([rlskit_cli, "predict", "--model", str(model), "--data", str(test), "--coverage", str(c)],
+                             check=True, capture_output=True, text=True).stdout
+        cli = np.array([[float(v) for v in line.split("\t")] for line in out.strip().split("\n")])
+        pred, lo, hi = est.predict(Xn, coverage=c)
+        close(pred, cli[:, 0])
+        finite = np.isfinite(cli[:, 1])
+        assert finite.all() if c < 40 / 41 else not finite.any()  # ±inf beyond n/(n+1)
+        np.testing.assert_array_equal(np.isfinite(lo), finite)
+        np.testing.assert_array_equal(np.isfinite(hi), np.isfinite(cli[:, 2]))
+        close(lo[finite], cli[finite, 1])
+        close(hi[finite], cli[finite, 2])

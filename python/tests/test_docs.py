@@ -35,3 +35,4 @@ def test_docs_python_blocks_run(monkeypatch):
     # the numbers the quick start quotes
     assert "{'alpha': 0.001953125, 'gamma': 0.00048828125}" in printed
     assert "3072.47" in printed and "2634.71" in printed
+    assert "\n0.92\n" in printed  # the CV+ 90 % intervals' share of test rows
