@@ -121,7 +121,8 @@ type CurvePoint struct {
 	// another measure).
 	SE       *float64 `json:"se,omitempty"`
 	FoldMean *float64 `json:"fold_mean,omitempty"`
-	// OnEdge (on the best point only) lists the parameters chosen at an end of their grid.
+	// OnEdge (on the chosen point, and on the best point when it is the
+	// chosen one) lists the parameters chosen at an end of their grid.
 	OnEdge []selection.Edge `json:"on_edge,omitempty"`
 }
 
@@ -211,6 +212,9 @@ func Search(learner string, d *dataset.Data, res *selection.SearchResult, scheme
 		chosen := Point(c.Curve[res.Chosen], res.Kernel, multi)
 		chosen.OnEdge = res.OnEdge
 		out.CV.Choose, out.CV.Chosen = res.Choose, &chosen
+		if res.Chosen != c.BestIndex { // the edges are the chosen point's (the model's), not the best's
+			out.CV.Best.OnEdge = nil
+		}
 	}
 	for _, o := range res.PerOutput {
 		name := fmt.Sprint(o.Output + 1)

@@ -177,6 +177,9 @@ func TestChoose1SECLI(t *testing.T) {
 	if o.CV.Choose != "1se" || o.CV.Chosen == nil || o.CV.Chosen.Lambda != want.Lambda || o.Lambda != want.Lambda {
 		t.Fatalf("choose %q, chosen %+v, lambda %g; want 1se at λ %g", o.CV.Choose, o.CV.Chosen, o.Lambda, want.Lambda)
 	}
+	if len(o.CV.Best.OnEdge) != 0 && o.CV.Chosen.Lambda != o.CV.Best.Lambda {
+		t.Errorf("best %+v carries the chosen point's edges", o.CV.Best)
+	}
 	if o.CV.Best.Lambda == o.Lambda {
 		t.Errorf("the rule chose the best λ %g: the data do not exercise it", o.Lambda)
 	}
