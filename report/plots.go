@@ -373,7 +373,7 @@ func cvFigure(d *Data) (figure, error) {
 		caption += " The " + measure + " is " + d.ValueNote + "."
 	}
 	if bars > 0 {
-		caption += " The bars are the mean of the per-fold values ± one standard error (their sd/√K over the K folds; for leave-one-out the rows' losses), the uncertainty of the CV value at each λ."
+		caption += " The bars are the mean of the per-fold values ± one standard error (their sd/√K over the K folds; for leave-one-out the rows' losses), the uncertainty of the CV value at each λ; a bar reaching past the axis is cut at its end."
 	}
 	if d.ChooseNote != "" {
 		caption += " " + d.ChooseNote
