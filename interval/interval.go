@@ -38,11 +38,12 @@ type HoldOutModeler interface {
 const MaxNumbers = 1 << 26
 
 // ErrKernelJackknife is returned by New for the jackknife+ of a kernel
-// expansion: its n leave-one-out models are n coefficient vectors of n
-// values each — an n×n·t matrix in the model, and O(n²·t) per test point.
-// CV+ with K folds stores K·n·t numbers and costs O(n·d + K·n·t) per test
-// point instead.
-var ErrKernelJackknife = errors.New("interval: the jackknife+ of a kernel expansion would store n leave-one-out models of n coefficients each (n×n); use CV+ with k-fold cross-validation")
+// expansion over every training row (the dual form): its n leave-one-out
+// models are n coefficient vectors of n values each — an n×n·t matrix in
+// the model, and O(n²·t) per test point. CV+ with K folds stores K·n·t
+// numbers and costs O(n·d + K·n·t) per test point instead. A sparse model
+// over a basis of b < n points stores n·b·t (O(b·d + n·b·t) per point).
+var ErrKernelJackknife = errors.New("interval: the jackknife+ of a kernel expansion over the n training rows would store n leave-one-out models of n coefficients each (n×n); use CV+ with k-fold cross-validation")
 
 // New returns the interval of the given method (model.JackknifePlus or
 // model.CVPlus) for the predictor p of the solution sol trained on the
@@ -56,9 +57,10 @@ var ErrKernelJackknife = errors.New("interval: the jackknife+ of a kernel expans
 // Cost: K hold-out models (rls: HoldOut's cost, O(|S|²r + |S|³), plus
 // O(n·r·t) each, n the coefficients' count: O(m³/K + K·m·r·t) for the dual
 // form), and model size K·(d+1)·t (linear predictor) or K·n·t (kernel
-// expansion) numbers plus m·(t+1). The jackknife+ of a kernel expansion is
-// refused (ErrKernelJackknife), as is a model whose hold-out models would
-// hold more than MaxNumbers numbers. NewFromCV skips the hold-out solves
+// expansion) numbers plus m·(t+1). The jackknife+ of a kernel expansion
+// over every training row (dual form) is refused (ErrKernelJackknife), as
+// is a model whose hold-out models would hold more than MaxNumbers
+// numbers. NewFromCV skips the hold-out solves
 // when the cross-validation's predictions are at hand.
 func New(p *model.Predictor, sol learn.Solution, y *mat.Dense, method string, folds [][]int) (*model.Interval, error) {
 	hm, ok := sol.(HoldOutModeler)
@@ -128,7 +130,9 @@ func prepare(p *model.Predictor, y *mat.Dense, method string, folds [][]int) ([]
 			return nil, nil, errors.New("interval: the jackknife+ leaves out one row at a time: give no folds")
 		}
 		if !p.IsLinear() {
-			return nil, nil, ErrKernelJackknife
+			if n, _ := p.A.Dims(); n >= m {
+				return nil, nil, ErrKernelJackknife
+			}
 		}
 		folds = make([][]int, m)
 		for i := range folds {

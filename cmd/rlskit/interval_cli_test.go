@@ -252,6 +252,10 @@ func TestIntervalCLIRefusals(t *testing.T) {
 	if out, stderr, err := run(t, "", "predict", "--model", filepath.Join(dir, "icpt.json"), "--data", train, "--coverage", "0.8"); err != nil || len(strings.Fields(strings.Split(out, "\n")[0])) != 3 {
 		t.Errorf("predict --coverage of the --intercept model: %v %q\n%s", err, out, stderr)
 	}
+	// the jackknife+ of a sparse model (n models over the basis) is recorded
+	if _, stderr, err := run(t, "", append(slices.Clone(fit), "--interval", "jackknife+", "--cv", "loo", "--basis", "10", "--kernel", "gaussian", "--model", filepath.Join(dir, "spj.json"))...); err != nil {
+		t.Errorf("sparse jackknife+: %v\n%s", err, stderr)
+	}
 	// --basis-holdout keep: a sparse CV+ model is recorded
 	if _, stderr, err := run(t, "", append(slices.Clone(fit), "--interval", "cv+", "--cv", "kfold:5", "--basis", "10", "--basis-holdout", "keep", "--kernel", "gaussian", "--model", filepath.Join(dir, "sp.json"))...); err != nil {
 		t.Errorf("sparse cv+ with --basis-holdout keep: %v\n%s", err, stderr)
