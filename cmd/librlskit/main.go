@@ -874,3 +874,38 @@ func rlskit_score(h C.uintptr_t, name *C.char, y *C.double, m, t, ystride C.int6
 		return nil
 	})
 }
+
+// learnerInfo describes a registered learner to a front end.
+type learnerInfo struct {
+	// Name is the learner's registry name (the setting "learner"),
+	// Summary its one-line description.
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	// Available says this ABI fits it (learners on rows through
+	// selection.Search); Reason says why not otherwise.
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"`
+	// NeedsGroups: fit needs a group (query) id per row.
+	NeedsGroups bool `json:"needs_groups"`
+}
+
+// rlskit_learners returns the learners of the registry (learn.Descriptors)
+// as a JSON array of learnerInfo, a new C string (free with
+// rlskit_string_free): what a front end can offer without naming any.
+//
+//export rlskit_learners
+func rlskit_learners() *C.char {
+	var out []learnerInfo
+	for _, d := range learn.Descriptors() {
+		li := learnerInfo{Name: string(d.Name), Summary: d.Summary, Available: true, NeedsGroups: d.Needs.Has(learn.NeedsGroups)}
+		if err := refuseOutside(d); err != nil {
+			li.Available, li.Reason = false, err.Error()
+		}
+		out = append(out, li)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil
+	}
+	return C.CString(string(b))
+}

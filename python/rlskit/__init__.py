@@ -2,7 +2,7 @@
 a scikit-learn front end over the Go core (in process, through the C ABI of
 cmd/librlskit). See docs/python.md."""
 
-from ._lib import Model, RlskitError
-from .estimators import RLS, GlobalRankRLS, QueryRankRLS
+from ._lib import Model, RlskitError, learners
+from .estimators import RLS, Estimator, GlobalRankRLS, QueryRankRLS
 
-__all__ = ["RLS", "GlobalRankRLS", "QueryRankRLS", "Model", "RlskitError"]
+__all__ = ["RLS", "GlobalRankRLS", "QueryRankRLS", "Estimator", "learners", "Model", "RlskitError"]

@@ -79,6 +79,8 @@ def _load():
         lib.rlskit_predict_interval.restype = ctypes.c_int
         lib.rlskit_predict_interval.argtypes = [u, _c_double_p, i64, i64, i64, ctypes.c_double,
                                                 _c_double_p, _c_double_p, _c_double_p, i64]
+        lib.rlskit_learners.restype = ctypes.c_void_p
+        lib.rlskit_learners.argtypes = []
         lib.rlskit_result.restype = ctypes.c_void_p
         lib.rlskit_result.argtypes = [u]
         lib.rlskit_cv_predictions.restype = ctypes.c_int
@@ -96,6 +98,14 @@ def _load():
                                      _c_int64_p, _c_double_p]
         _lib = lib
         return lib
+
+
+def learners():
+    """The learners of the Go core's registry: a list of dicts with name,
+    summary, available (this package fits it), reason (why not) and
+    needs_groups."""
+    lib = _load()
+    return json.loads(_take_string(lib, lib.rlskit_learners()))
 
 
 def _take_string(lib, ptr):

@@ -363,3 +363,45 @@ class QueryRankRLS(_Ranker):
         if groups is None:
             raise ValueError("QueryRankRLS.score needs the query ids: score(X, y, groups=qid)")
         return self._score(X, y, groups)
+
+
+class Estimator(_Base):
+    """Any learner of the Go core's registry (``rlskit.learners()``), by
+    name: the settings go to the core as ``rlskit fit`` flags, so a learner
+    registered in Go is reachable here with no new Python or C code.
+
+    learner is the registry name; settings a dict of further ``rlskit fit``
+    flags the C ABI takes (e.g. {"intercept": True}); the other parameters
+    are RLS's. groups are passed to fit (and score) for the learners that
+    need them. score is the fit's measure, higher is better (a loss negated).
+    """
+
+    def __init__(self, learner="rls", kernel="linear", gamma=1.0, bias=None, degree=2, coef0=0.0, alphas=None,
+                 cv="loo", measure=None, standardize=False, seed=1, settings=None):
+        self.learner = learner
+        self.kernel = kernel
+        self.gamma = gamma
+        self.bias = bias
+        self.degree = degree
+        self.coef0 = coef0
+        self.alphas = alphas
+        self.cv = cv
+        self.measure = measure
+        self.standardize = standardize
+        self.seed = seed
+        self.settings = settings
+
+    def _settings(self):
+        self._learner = self.learner
+        s = super()._settings()
+        for k, v in (self.settings or {}).items():
+            s[k] = v
+        return s
+
+    def fit(self, X, y, groups=None):
+        """Fit the learner and select by exact CV."""
+        return self._fit(X, y, groups)
+
+    def score(self, X, y, groups=None):
+        """The fit's measure (measure_) on X, y, higher is better."""
+        return self._score(X, y, groups)

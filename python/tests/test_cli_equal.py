@@ -199,3 +199,29 @@ def test_interval_python_equals_cli(rlskit_cli, tmp_path, params, flags):
         np.testing.assert_array_equal(np.isfinite(hi), np.isfinite(cli[:, 2]))
         close(lo[finite], cli[finite, 1])
         close(hi[finite], cli[finite, 2])
+
+
+def available_learners():
+    return [l for l in rlskit.learners() if l["available"]]
+
+
+@pytest.mark.parametrize("info", available_learners(), ids=lambda l: l["name"])
+def test_every_registered_learner_equals_cli(rlskit_cli, tmp_path, info):
+    """Every learner of the registry that the C ABI fits, named only by
+    rlskit.learners() (no name in this file or the package), gives the
+    CLI's λ and curve through rlskit.Estimator, with the learner's default
+    CV scheme and measure."""
+    queries = 5 if info["needs_groups"] else 0
+    X, y, q = data(queries=queries)
+    train = tmp_path / "train.csv"
+    write_csv(train, X, y, q)
+    cmd = [rlskit_cli, "fit", "--data", str(train), "--label", "y", "--quiet", "--learner", info["name"],
+           "--kernel", "gaussian", "--gamma", "0.2", "--lambda-grid", "0.1,1.0,10.0"]
+    if q is not None:
+        cmd += ["--qid", "q"]
+    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    est = rlskit.Estimator(learner=info["name"], kernel="gaussian", gamma=0.2, alphas=[0.1, 1.0, 10.0],
+                           cv=out["cv"]["strategy"])
+    est.fit(X, y, groups=q)
+    assert est.alpha_ == out["lambda"] and est.measure_ == out["cv"]["measure"]
+    close(est.cv_results_["value"], [pt["value"] for pt in out["cv"]["curve"]])

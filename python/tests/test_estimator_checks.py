@@ -38,6 +38,8 @@ class _QueryRankRLS3(rlskit.QueryRankRLS):
     rlskit.GlobalRankRLS(),
     rlskit.GlobalRankRLS(kernel="gaussian", gamma=0.5, cv="lpo"),
     _QueryRankRLS3(),
+    rlskit.Estimator(),
+    rlskit.Estimator(learner="globalrank", kernel="gaussian", gamma=0.5, cv=4),
 ])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
