@@ -22,7 +22,9 @@
 //   - the learners (below); cg: solves large problems iteratively;
 //   - measure: scores predictions (mse, r2, auc, c-index, …);
 //   - cv: builds folds and pairs; selection: the one search over kernel
-//     settings, λ grids and CV schemes, with the forward-error tie rule;
+//     settings, λ grids and CV schemes, with the forward-error tie rule,
+//     and nested cross-validation of that search; interval: jackknife+ and
+//     CV+ prediction intervals from the exact hold-out models;
 //   - model: trained predictors and their JSON files; report: draws the CV
 //     curves; progress: observes long computations;
 //   - plan: turns a fit's flags into a plan; summary: a fit's JSON report —
