@@ -17,6 +17,7 @@ import (
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/selection"
+	"github.com/rlskit/rlskit/summary"
 )
 
 // TestFitNestedOuter: fit --outer-folds K's JSON "outer" is the nested
@@ -27,7 +28,8 @@ import (
 // outer folds, as --cv kfold:K with the same seed draws them — chooses the
 // same γ and λ with the same inner value, and `predict` of its model on O
 // gives the per-fold outer value; the pooled mse over all O is the outer
-// value (1e-8 relative). The interval is at level 0.9, by the nested-CV
+// value (1e-8 relative) — by default and with --choose 1se, whose rule
+// then picks λ inside every outer part as in the fit on T. The interval is at level 0.9, by the nested-CV
 // method for mse and the folds' standard error for r2; --outer-folds FILE
 // reads the folds; a bad file and lpo are refused with the flag named.
 func TestFitNestedOuter(t *testing.T) {
@@ -43,103 +45,123 @@ func TestFitNestedOuter(t *testing.T) {
 		}
 		return stdout, nil
 	}
-	out, err := fit("--data", data, "--cv", "kfold:4", "--outer-folds", "4", "--seed", "1")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	var first *summary.Outer
+	// the default choice, and the one-standard-error rule inside every outer part as in the fit on T
+	for _, extra := range [][]string{nil, {"--choose", "1se"}} {
+		out, err := fit(append([]string{"--data", data, "--cv", "kfold:4", "--outer-folds", "4", "--seed", "1"}, extra...)...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		o := decodeFit(t, out).Outer
+		if extra == nil {
+			first = o
+		}
+		if o == nil || o.Folds != k || o.Measure != "mse" || o.Level != 0.9 || o.Method != selection.IntervalNestedCV ||
+			o.SE == nil || o.Interval == nil || o.Bias == nil || !(o.Interval[0] < o.Interval[1]) || len(o.PerFold) != k {
+			t.Fatalf("outer %+v", o)
+		}
+		if c := (o.Interval[0] + o.Interval[1]) / 2; math.Abs(c-(o.Value-*o.Bias)) > 1e-12*math.Abs(c) {
+			t.Errorf("interval %v is not centred at value − bias = %g", *o.Interval, o.Value-*o.Bias)
+		}
+		outer, err := cv.KFold(m, k, 1)
+		moved := false
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := readTable(t, data)["y"]
+		sum, n := 0.0, 0
+		for f, fold := range outer {
+			inO := map[int]bool{}
+			for _, i := range fold {
+				inO[i] = true
+			}
+			var train []int
+			pos := map[int]int{}
+			for i := 0; i < m; i++ {
+				if !inO[i] {
+					pos[i] = len(train)
+					train = append(train, i)
+				}
+			}
+			write := func(name string, rows []int) string {
+				var b strings.Builder
+				b.WriteString(lines[0] + "\n")
+				for _, i := range rows {
+					b.WriteString(lines[i+1] + "\n")
+				}
+				p := filepath.Join(dir, name)
+				if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			var folds strings.Builder
+			for g, inner := range outer {
+				if g == f {
+					continue
+				}
+				for a, i := range inner {
+					if a > 0 {
+						folds.WriteString(" ")
+					}
+					folds.WriteString(strconv.Itoa(pos[i]))
+				}
+				folds.WriteString("\n")
+			}
+			foldsFile := filepath.Join(dir, fmt.Sprintf("inner%d.txt", f))
+			if err := os.WriteFile(foldsFile, []byte(folds.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			modelFile := filepath.Join(dir, fmt.Sprintf("model%d.json", f))
+			tout, err := fit(append([]string{"--data", write(fmt.Sprintf("train%d.csv", f), train), "--folds", foldsFile, "--model", modelFile}, extra...)...)
+			if err != nil {
+				t.Fatalf("outer fold %d: %v\n%s", f, err, tout)
+			}
+			tf := decodeFit(t, tout)
+			if tf.CV.Choose == "1se" && tf.Lambda != tf.CV.Best.Lambda {
+				moved = true
+			}
+			pf := o.PerFold[f]
+			chosen := tf.CV.Chosen.Value // the value at the fit's λ: the best, or the 1se rule's
+			if pf.Fold != f || pf.Kernel == nil || pf.Kernel.Gamma != tf.Kernel.Gamma || pf.Lambda != tf.Lambda ||
+				math.Abs(pf.Inner-chosen) > 1e-8*math.Abs(chosen) {
+				t.Fatalf("outer fold %d: nested chose %+v (inner %.17g), fit on T: γ = %g λ = %g (%.17g)", f, pf, pf.Inner, tf.Kernel.Gamma, tf.Lambda, chosen)
+			}
+			pout, stderr, err := run(t, "", "predict", "--model", modelFile, "--data", write(fmt.Sprintf("test%d.csv", f), fold))
+			if err != nil {
+				t.Fatalf("outer fold %d: predict: %v\n%s", f, err, stderr)
+			}
+			preds := strings.Fields(pout)
+			if len(preds) != len(fold) {
+				t.Fatalf("outer fold %d: %d predictions for %d rows", f, len(preds), len(fold))
+			}
+			fs := 0.0
+			for a, i := range fold {
+				p, err := strconv.ParseFloat(preds[a], 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fs += (y[i] - p) * (y[i] - p)
+			}
+			if pf.Outer == nil || math.Abs(*pf.Outer-fs/float64(len(fold))) > 1e-8*fs/float64(len(fold)) {
+				t.Errorf("outer fold %d: outer value %v, the model of T predicts O with mse %.17g", f, pf.Outer, fs/float64(len(fold)))
+			}
+			sum += fs
+			n += len(fold)
+		}
+		if want := sum / float64(n); math.Abs(o.Value-want) > 1e-8*want {
+			t.Errorf("outer value %.17g, the fits on T predict with mse %.17g", o.Value, want)
+		}
+		if extra != nil && !moved {
+			t.Error("--choose 1se chose the best λ on every outer part: the case tests nothing")
+		}
 	}
-	o := decodeFit(t, out).Outer
-	if o == nil || o.Folds != k || o.Measure != "mse" || o.Level != 0.9 || o.Method != selection.IntervalNestedCV ||
-		o.SE == nil || o.Interval == nil || o.Bias == nil || !(o.Interval[0] < o.Interval[1]) || len(o.PerFold) != k {
-		t.Fatalf("outer %+v", o)
-	}
-	if c := (o.Interval[0] + o.Interval[1]) / 2; math.Abs(c-(o.Value-*o.Bias)) > 1e-12*math.Abs(c) {
-		t.Errorf("interval %v is not centred at value − bias = %g", *o.Interval, o.Value-*o.Bias)
-	}
+	o := first
+	// the same folds from a file; r2: the folds' standard error
 	outer, err := cv.KFold(m, k, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	y := readTable(t, data)["y"]
-	sum, n := 0.0, 0
-	for f, fold := range outer {
-		inO := map[int]bool{}
-		for _, i := range fold {
-			inO[i] = true
-		}
-		var train []int
-		pos := map[int]int{}
-		for i := 0; i < m; i++ {
-			if !inO[i] {
-				pos[i] = len(train)
-				train = append(train, i)
-			}
-		}
-		write := func(name string, rows []int) string {
-			var b strings.Builder
-			b.WriteString(lines[0] + "\n")
-			for _, i := range rows {
-				b.WriteString(lines[i+1] + "\n")
-			}
-			p := filepath.Join(dir, name)
-			if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return p
-		}
-		var folds strings.Builder
-		for g, inner := range outer {
-			if g == f {
-				continue
-			}
-			for a, i := range inner {
-				if a > 0 {
-					folds.WriteString(" ")
-				}
-				folds.WriteString(strconv.Itoa(pos[i]))
-			}
-			folds.WriteString("\n")
-		}
-		foldsFile := filepath.Join(dir, fmt.Sprintf("inner%d.txt", f))
-		if err := os.WriteFile(foldsFile, []byte(folds.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		modelFile := filepath.Join(dir, fmt.Sprintf("model%d.json", f))
-		tout, err := fit("--data", write(fmt.Sprintf("train%d.csv", f), train), "--folds", foldsFile, "--model", modelFile)
-		if err != nil {
-			t.Fatalf("outer fold %d: %v\n%s", f, err, tout)
-		}
-		tf := decodeFit(t, tout)
-		pf := o.PerFold[f]
-		if pf.Fold != f || pf.Kernel == nil || pf.Kernel.Gamma != tf.Kernel.Gamma || pf.Lambda != tf.Lambda ||
-			math.Abs(pf.Inner-tf.CV.Best.Value) > 1e-8*math.Abs(tf.CV.Best.Value) {
-			t.Fatalf("outer fold %d: nested chose %+v (inner %.17g), fit on T: γ = %g λ = %g (%.17g)", f, pf, pf.Inner, tf.Kernel.Gamma, tf.Lambda, tf.CV.Best.Value)
-		}
-		pout, stderr, err := run(t, "", "predict", "--model", modelFile, "--data", write(fmt.Sprintf("test%d.csv", f), fold))
-		if err != nil {
-			t.Fatalf("outer fold %d: predict: %v\n%s", f, err, stderr)
-		}
-		preds := strings.Fields(pout)
-		if len(preds) != len(fold) {
-			t.Fatalf("outer fold %d: %d predictions for %d rows", f, len(preds), len(fold))
-		}
-		fs := 0.0
-		for a, i := range fold {
-			p, err := strconv.ParseFloat(preds[a], 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fs += (y[i] - p) * (y[i] - p)
-		}
-		if pf.Outer == nil || math.Abs(*pf.Outer-fs/float64(len(fold))) > 1e-8*fs/float64(len(fold)) {
-			t.Errorf("outer fold %d: outer value %v, the model of T predicts O with mse %.17g", f, pf.Outer, fs/float64(len(fold)))
-		}
-		sum += fs
-		n += len(fold)
-	}
-	if want := sum / float64(n); math.Abs(o.Value-want) > 1e-8*want {
-		t.Errorf("outer value %.17g, the fits on T predict with mse %.17g", o.Value, want)
-	}
-	// the same folds from a file; r2: the folds' standard error
 	var b strings.Builder
 	for _, fold := range outer {
 		for a, i := range fold {
