@@ -525,6 +525,8 @@ func planOuter(f *Flags, isGreedy bool, cvName string, changed func(string) bool
 		return fmt.Errorf("--outer-folds %s: --basis-holdout skip predicts no basis row: use keep or remove", arg)
 	case f.BasisDesign == 3:
 		return fmt.Errorf("--outer-folds %s: --basis-design 3 retrains per fold: nested cross-validation uses the hold-outs of one basis", arg)
+	case f.LambdaPerOutput:
+		return fmt.Errorf("--outer-folds %s: nested cross-validation estimates the search with one λ for all outputs, not --lambda-per-output", arg)
 	}
 	return nil
 }

@@ -174,6 +174,7 @@ func TestNew(t *testing.T) {
 			return nil
 		}},
 		{"outer-folds 1", []string{"--data", "d.csv", "--outer-folds", "1"}, "--outer-folds 1: want at least 2", nil},
+		{"outer-folds per output", []string{"--data", "d.csv", "--outer-folds", "3", "--lambda-per-output"}, "not --lambda-per-output", nil},
 		{"outer-folds lpo", []string{"--data", "d.csv", "--outer-folds", "3", "--cv", "lpo", "--measure", "auc"}, "--outer-folds 3: the inner cross-validation of a nested CV is leave-one-out or folds", nil},
 		{"outer-folds repeated", []string{"--data", "d.csv", "--outer-folds", "3", "--cv", "repeated-kfold:5x2"}, "not --cv repeated-kfold:5x2", nil},
 		{"outer-folds stream", []string{"--data", "d/*.svm", "--stream", "--cv", "kfold:3", "--outer-folds", "3"}, "not --stream", nil},

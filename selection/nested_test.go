@@ -517,6 +517,7 @@ func TestNestedRefuses(t *testing.T) {
 		},
 		"col lambda": func() error { s := s; s.ColLambdas = []float64{1}; _, err := Nested(p, s, outer, 0.9); return err },
 		"one fold":   func() error { _, err := Nested(p, s, outer[:1], 0.9); return err },
+		"per output": func() error { s := s; s.LambdaPerOutput = true; _, err := Nested(p, s, outer, 0.9); return err },
 		"level":      func() error { _, err := Nested(p, s, outer, 1.5); return err },
 		"overlap":    func() error { _, err := Nested(p, s, [][]int{{0, 1}, {1, 2}}, 0.9); return err },
 	} {
