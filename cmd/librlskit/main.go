@@ -77,6 +77,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/interval"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
@@ -274,16 +275,15 @@ func dense(p *C.double, m, n, stride C.int64_t, name string) (*mat.Dense, error)
 }
 
 // acceptedFlags are the flags of rlskit fit this ABI takes as settings; the
-// others name files (the data come as arrays) or choose work that rlskit
-// fit runs outside selection.Search (--solver cg, --stream, greedy
-// selection, learners of pairs, basis choice, classes from label names),
-// not offered here yet.
+// others name files (the data come as arrays) or choose work not offered
+// here yet (--solver cg, --stream, the outer loop of greedy selection,
+// learners of pairs, basis choice, classes from label names).
 var acceptedFlags = map[string]bool{
 	"learner": true, "kernel": true, "gamma": true, "bias": true, "coef0": true, "degree": true,
 	"gamma-grid": true, "degree-grid": true, "coef0-grid": true, "lambda": true, "lambda-grid": true,
 	"cv": true, "measure": true, "seed": true, "standardize": true, "intercept": true,
 	"query-normalize": true, "fold-score": true, "permutations": true, "label": true,
-	"interval": true,
+	"interval": true, "select": true,
 }
 
 // parseSettings parses the JSON settings into plan flags through the flag
@@ -487,6 +487,9 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	if err != nil {
 		return fmt.Errorf("--cv %s: %w", p.CVSpec, err)
 	}
+	if le.Takes(learn.ParamSelect) { // forward feature selection: its own search, as in rlskit fit
+		return s.fitGreedy(f, p, x, y, outputs, groups, scheme, obs, start)
+	}
 	res, err := selection.Search(selection.Problem{Learner: le, Input: in, Standardize: f.Standardize},
 		selection.Settings{Kernels: p.Kernels, GammaScale: p.GammaScale, Lambdas: p.Lambdas, Scheme: scheme, Measure: p.Measure,
 			Options: selection.Options{Queries: groups}, Permutations: f.Permutations, Seed: f.Seed, Progress: obs})
@@ -522,6 +525,46 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	return nil
 }
 
+// fitGreedy is fit for a learner that selects features (learn.ParamSelect:
+// greedy RLS, Pahikkala et al. 2010): greedy.Select adds --select features
+// forward by the exact LOO or hold-out criterion of the scheme and keeps
+// the best k ≤ K at the best λ, as rlskit fit --learner greedy does. Cost:
+// greedy.Select's, O(K·d·m·|grid|) cached.
+func (s *session) fitGreedy(f *plan.Flags, p *plan.Plan, x mat.Matrix, y *mat.Dense, outputs []string, groups []int,
+	scheme selection.Scheme, obs progress.Observer, start time.Time) error {
+	m, width := x.Dims()
+	if f.Select > width {
+		return fmt.Errorf("--select %d: %w: X has n_features = %d", f.Select, greedy.ErrSelect, width)
+	}
+	opt := greedy.Options{Lambdas: p.Lambdas, Bias: f.Bias, K: f.Select, Measure: p.Measure, Folds: scheme.Folds,
+		Queries: groups, Outputs: outputs, Standardize: f.Standardize, Progress: obs}
+	res, err := greedy.Select(x, y, opt)
+	if err != nil {
+		return fmt.Errorf("--learner %s: %w", p.Learner.Name, err)
+	}
+	out := summary.Greedy(string(p.Learner.Name), &dataset.Data{X: x, Y: y, LabelNames: outputs, Queries: groups}, res, opt, scheme.Name, nil)
+	out.Timing = summary.Timing{Train: res.Train.Seconds(), Total: time.Since(start).Seconds()}
+	_, t := y.Dims()
+	doc := result{Summary: out, NOutputs: t, Width: width, Measure: p.Measure.Name, HigherIsBetter: p.Measure.HigherIsBetter}
+	if out.CV != nil {
+		for i, pt := range out.CV.Curve {
+			if pt.Lambda == res.Lambda {
+				doc.BestIndex = i
+			}
+		}
+	}
+	if res.Predictions != nil {
+		if r, _ := res.Predictions.Dims(); r == m {
+			s.cvPred, doc.HasCVPredictions = res.Predictions, true
+		}
+	}
+	if s.result, err = json.Marshal(doc); err != nil {
+		return err
+	}
+	s.pred = res.Predictor // a weight vector: nothing of the caller's X
+	return nil
+}
+
 // result is the JSON document of rlskit_result: the summary rlskit fit
 // prints (package summary) and what a front end needs to read it.
 type result struct {
@@ -553,8 +596,6 @@ func refuseOutside(le *learn.Descriptor) error {
 		return fmt.Errorf("--learner %s learns on pairs of objects: not through the C ABI yet", le.Name)
 	case le.Needs.Has(learn.NeedsGraph):
 		return fmt.Errorf("--learner %s learns from a preference graph: not through the C ABI yet", le.Name)
-	case le.Takes(learn.ParamSelect):
-		return fmt.Errorf("--learner %s selects features by its own search: not through the C ABI yet", le.Name)
 	}
 	return nil
 }
@@ -887,6 +928,11 @@ type learnerInfo struct {
 	Reason    string `json:"reason,omitempty"`
 	// NeedsGroups: fit needs a group (query) id per row.
 	NeedsGroups bool `json:"needs_groups"`
+	// Params are the learner parameters it takes (their setting names:
+	// "select", "intercept", …), Kernels the kernels it takes (empty:
+	// every kernel).
+	Params  []string `json:"params"`
+	Kernels []string `json:"kernels"`
 }
 
 // rlskit_learners returns the learners of the registry (learn.Descriptors)
@@ -897,7 +943,11 @@ type learnerInfo struct {
 func rlskit_learners() *C.char {
 	var out []learnerInfo
 	for _, d := range learn.Descriptors() {
-		li := learnerInfo{Name: string(d.Name), Summary: d.Summary, Available: true, NeedsGroups: d.Needs.Has(learn.NeedsGroups)}
+		li := learnerInfo{Name: string(d.Name), Summary: d.Summary, Available: true, NeedsGroups: d.Needs.Has(learn.NeedsGroups),
+			Params: []string{}, Kernels: append([]string{}, d.Kernels...)}
+		for _, p := range d.Params {
+			li.Params = append(li.Params, string(p))
+		}
 		if err := refuseOutside(d); err != nil {
 			li.Available, li.Reason = false, err.Error()
 		}

@@ -3,6 +3,6 @@ a scikit-learn front end over the Go core (in process, through the C ABI of
 cmd/librlskit). See docs/python.md."""
 
 from ._lib import Model, RlskitError, learners
-from .estimators import RLS, Estimator, GlobalRankRLS, QueryRankRLS
+from .estimators import RLS, Estimator, GlobalRankRLS, GreedyRLS, QueryRankRLS
 
-__all__ = ["RLS", "GlobalRankRLS", "QueryRankRLS", "Estimator", "learners", "Model", "RlskitError"]
+__all__ = ["RLS", "GlobalRankRLS", "QueryRankRLS", "GreedyRLS", "Estimator", "learners", "Model", "RlskitError"]

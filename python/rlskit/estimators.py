@@ -11,7 +11,7 @@ setting, then every λ and every fold.
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._lib import Model
@@ -405,3 +405,58 @@ class Estimator(_Base):
     def score(self, X, y, groups=None):
         """The fit's measure (measure_) on X, y, higher is better."""
         return self._score(X, y, groups)
+
+
+class GreedyRLS(TransformerMixin, RegressorMixin, _Base):
+    """Greedy forward feature selection for linear RLS (learner "greedy";
+    Pahikkala, Airola & Salakoski 2010): adds, one at a time, the feature
+    whose inclusion gives the best exact LOO (or hold-out) criterion, up to
+    n_features_to_select, and keeps the best k ≤ n_features_to_select at the
+    best λ, as ``rlskit fit --learner greedy --select K``.
+
+    Attributes: selected_ (the kept features' column indices, in the order
+    they were added), support_ (their mask), selection_ (the core's summary
+    of the path: every step's criterion per λ), and RLS's alpha_,
+    best_score_, cv_results_ (per λ, at its best k), cv_predictions_.
+    transform(X) keeps the selected columns.
+    """
+
+    _learner = "greedy"
+
+    def __init__(self, n_features_to_select=1, bias=None, alphas=None, cv="loo", measure=None,
+                 standardize=False, seed=1):
+        self.n_features_to_select = n_features_to_select
+        self.bias = bias
+        self.alphas = alphas
+        self.cv = cv
+        self.measure = measure
+        self.standardize = standardize
+        self.seed = seed
+
+    kernel = "linear"  # greedy selection is of the linear kernel's features (not a parameter)
+
+    def _settings(self):
+        s = super()._settings()
+        s["select"] = int(self.n_features_to_select)
+        return s
+
+    def fit(self, X, y, groups=None):
+        """Select features and fit; groups for cv="lgo"."""
+        self._fit(X, y, groups)
+        sel = self.result_["summary"]["selection"]
+        self.selection_ = sel
+        self.selected_ = np.array(sel["selected"], dtype=int)
+        self.support_ = np.zeros(self.n_features_in_, dtype=bool)
+        self.support_[self.selected_] = True
+        return self
+
+    def transform(self, X):
+        """The selected columns of X, in the order they were added."""
+        check_is_fitted(self, "model_")
+        X = self._validate_data(X, accept_sparse="csr", reset=False)
+        return X[:, self.selected_]
+
+    def get_support(self, indices=False):
+        """The mask of the selected features, or their indices."""
+        check_is_fitted(self, "model_")
+        return np.flatnonzero(self.support_) if indices else self.support_

@@ -215,13 +215,49 @@ def test_every_registered_learner_equals_cli(rlskit_cli, tmp_path, info):
     X, y, q = data(queries=queries)
     train = tmp_path / "train.csv"
     write_csv(train, X, y, q)
+    kernel = "gaussian" if not info["kernels"] or "gaussian" in info["kernels"] else info["kernels"][0]
     cmd = [rlskit_cli, "fit", "--data", str(train), "--label", "y", "--quiet", "--learner", info["name"],
-           "--kernel", "gaussian", "--gamma", "0.2", "--lambda-grid", "0.1,1.0,10.0"]
+           "--kernel", kernel, "--lambda-grid", "0.1,1.0,10.0"]
+    if kernel == "gaussian":
+        cmd += ["--gamma", "0.2"]
+    settings = {}
+    if "select" in info["params"]:  # a learner that selects features needs how many
+        cmd += ["--select", "2"]
+        settings["select"] = 2
     if q is not None:
         cmd += ["--qid", "q"]
     out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    est = rlskit.Estimator(learner=info["name"], kernel="gaussian", gamma=0.2, alphas=[0.1, 1.0, 10.0],
-                           cv=out["cv"]["strategy"])
+    est = rlskit.Estimator(learner=info["name"], kernel=kernel, gamma=0.2, alphas=[0.1, 1.0, 10.0],
+                           cv=out["cv"]["strategy"], settings=settings)
     est.fit(X, y, groups=q)
     assert est.alpha_ == out["lambda"] and est.measure_ == out["cv"]["measure"]
     close(est.cv_results_["value"], [pt["value"] for pt in out["cv"]["curve"]])
+
+
+@pytest.mark.parametrize("params,flags", [
+    (dict(n_features_to_select=3, alphas=[0.1, 1.0, 10.0]), ["--select", "3", "--lambda-grid", "0.1,1.0,10.0"]),
+    (dict(n_features_to_select=2, alphas=[0.1, 1.0], cv=4, standardize=True, seed=5),
+     ["--select", "2", "--lambda-grid", "0.1,1.0", "--cv", "kfold:4", "--standardize", "--seed", "5"]),
+], ids=["loo", "kfold standardize"])
+def test_greedy_python_equals_cli(rlskit_cli, tmp_path, params, flags):
+    """GreedyRLS gives rlskit fit --learner greedy's selected features, λ,
+    criterion path, CV predictions and predictions."""
+    X, y, _ = data(d=6)
+    train = tmp_path / "train.csv"
+    write_csv(train, X, y)
+    model, cvp = tmp_path / "m.json", tmp_path / "cv.csv"
+    out = json.loads(subprocess.run([rlskit_cli, "fit", "--data", str(train), "--label", "y", "--quiet", "--learner", "greedy",
+                                     "--model", str(model), "--cv-predictions", str(cvp)] + flags,
+                                    check=True, capture_output=True, text=True).stdout)
+    est = rlskit.GreedyRLS(**params).fit(X, y)
+    assert list(est.selected_) == out["selection"]["selected"] and est.alpha_ == out["lambda"]
+    close([st["value"] for st in est.selection_["curve"]], [st["value"] for st in out["selection"]["curve"]])
+    close(est.cv_results_["value"], [pt["value"] for pt in out["cv"]["curve"]])
+    close(est.cv_predictions_, read_column(cvp))
+    Xn, yn, _ = data(m=10, d=6, seed=9)
+    test = tmp_path / "test.csv"
+    write_csv(test, Xn, yn)
+    pred = subprocess.run([rlskit_cli, "predict", "--model", str(model), "--data", str(test)],
+                          check=True, capture_output=True, text=True).stdout.split()
+    close(est.predict(Xn), np.array(pred, dtype=float))
+    np.testing.assert_array_equal(est.transform(Xn), Xn[:, est.selected_])

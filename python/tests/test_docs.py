@@ -36,3 +36,5 @@ def test_docs_python_blocks_run(monkeypatch):
     assert "{'alpha': 0.001953125, 'gamma': 0.00048828125}" in printed
     assert "3072.47" in printed and "2634.71" in printed
     assert "\n0.92\n" in printed  # the CV+ 90 % intervals' share of test rows
+    assert "[2 8 3 6 1] 1" in printed  # GreedyRLS's selection on the diabetes data
+    assert "['globalrank', 'greedy', 'queryrank', 'rls']" in printed

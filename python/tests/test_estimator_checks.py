@@ -39,6 +39,8 @@ class _QueryRankRLS3(rlskit.QueryRankRLS):
     rlskit.GlobalRankRLS(kernel="gaussian", gamma=0.5, cv="lpo"),
     _QueryRankRLS3(),
     rlskit.Estimator(),
+    rlskit.GreedyRLS(),
+    rlskit.GreedyRLS(n_features_to_select=2, cv=3, standardize=True),
     rlskit.Estimator(learner="globalrank", kernel="gaussian", gamma=0.5, cv=4),
 ])
 def test_sklearn_compatible(estimator, check):
