@@ -105,3 +105,31 @@ def test_ctrl_c_stops_the_fit():
         m.fit(s, X, Y)
     t.join()
     assert "rlskit: fit cancelled" in str(e.value)
+
+
+def test_fits_on_two_handles_run_in_parallel_threads():
+    """Fits on separate handles from several threads (the GIL is released
+    during each) give the same results as one after another."""
+    rng = np.random.default_rng(2)
+    jobs = []
+    for k in range(4):
+        X = rng.normal(size=(80, 4))
+        jobs.append((X, X @ rng.normal(size=4) + 0.1 * rng.normal(size=80)))
+    make = lambda: rlskit.RLS(kernel="gaussian", gamma=0.3, alphas=[0.01, 0.1, 1.0, 10.0])
+    alone = [make().fit(X, y) for X, y in jobs]
+    together = [None] * len(jobs)
+
+    def work(k):
+        together[k] = make().fit(*jobs[k])
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # (to rounding: a fit's single-threaded BLAS sections, linalg.SerialBLAS,
+    # can change the other fits' BLAS thread count and so their sums' order)
+    for a, b in zip(alone, together):
+        assert a.alpha_ == b.alpha_
+        np.testing.assert_allclose(a.cv_results_["value"], b.cv_results_["value"], rtol=1e-12)
+        np.testing.assert_allclose(a.cv_predictions_, b.cv_predictions_, rtol=1e-12, atol=1e-12)
