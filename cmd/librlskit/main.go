@@ -3,11 +3,14 @@
 //	go build -buildmode=c-shared -o librlskit.so ./cmd/librlskit
 //
 // it exports a handful of C functions over the library — fit (a search
-// through the learner registry: plan.New → selection.Search, as rlskit fit
-// does), predict, the selection result as a small JSON document, the model
-// as JSON (save and load), cancellation and the error of the last call —
-// for in-process front ends: the Python package in python/ calls it through
-// ctypes. rlskit.h, written by the build next to the library, declares them.
+// through the learner registry: plan.New → selection.Search, or
+// greedy.Select for a learner that selects features, as rlskit fit does),
+// predict (and prediction intervals), the selection result as a small JSON
+// document, CV predictions, the core's measures, the model as JSON (save
+// and load), the registry's learners, cancellation and the error of the
+// last call — for in-process front ends: the Python package in python/
+// calls it through ctypes. librlskit.h, written by the build next to the
+// library, declares them.
 //
 // # Handles
 //
@@ -24,11 +27,14 @@
 // (in elements; a column stride of 1): a C-contiguous NumPy array, or a
 // row-strided view of one, is read in place — no copy of X is made for the
 // learner, which reads it through a gonum mat.Dense over the caller's memory
-// for the duration of rlskit_fit. What the handle keeps past the call is Go
-// memory: the labels Y are copied (O(m·t)), groups and folds are converted
-// to Go ints (O(m)), and a kernel-expansion model whose support rows would
-// alias the caller's X (no standardization) gets its own copy of them
-// (O(m·d), the one copy of the data, made once after the search).
+// for the duration of rlskit_fit. A sparse X passes as CSR arrays (int64
+// row pointers and column indices, float64 values: rlskit_fit_csr), read in
+// place as a matrix.CSR. What the handle keeps past the call is Go memory:
+// the labels Y are copied (O(m·t)), groups and folds are converted to Go
+// ints (O(m)), and a kernel-expansion model whose support rows would share
+// the caller's arrays (no standardization, or a sparse scaler that keeps
+// X's indices) gets its own copy of them (O(m·d) dense, O(nnz) sparse, made
+// once after the search).
 //
 // # Settings
 //
@@ -204,8 +210,8 @@ func call(h C.uintptr_t, f func(s *session) error) (status C.int) {
 				s.err, status = errCancelled.Error(), statusCancelled
 			case runtime.Error:
 				s.err, status = "rlskit: "+e.Error(), statusInternal
-				if strings.Contains(e.Error(), "out of range") || strings.Contains(e.Error(), "memory") {
-					status = statusMemory
+				if strings.Contains(e.Error(), "makeslice") || strings.Contains(e.Error(), "out of memory") {
+					status = statusMemory // an allocation too large for the runtime
 				}
 			default:
 				s.err, status = fmt.Sprint("rlskit: internal error: ", r), statusInternal
