@@ -78,9 +78,10 @@ type NestedResult struct {
 	// Method is IntervalNestedCV or IntervalFoldSE.
 	Method string
 	// ErrNCV is the mean of the inner CV losses at the chosen points over
-	// all outer folds, and Bias the estimated bias of Value (Bates et al.
-	// 2024, Sect. 4.3; IntervalNestedCV only, else 0). The interval is
-	// centred at Value − Bias.
+	// all outer folds, and Bias the estimated bias of Value as an estimate
+	// of the error of the search on all rows (NestedCVInterval, BiasRatio;
+	// IntervalNestedCV only, else 0). The interval is centred at
+	// Value − Bias.
 	ErrNCV, Bias float64
 	// Predictions are the outer predictions, m×t (NaN in rows of no fold).
 	Predictions *mat.Dense
@@ -289,6 +290,7 @@ type nestedState struct {
 	outer, train []int
 	inT          []bool  // the rows of T
 	inner        [][]int // the inner folds, restricted to T
+	innerSizes   []int   // the training rows (pairs) of T each inner fold holds out
 	union        [][]int // O ∪ I for each inner fold I
 	fold         NestedFold
 	bestValue    float64    // the best inner value of the chosen kernel setting (Search's rule between settings)
@@ -326,6 +328,7 @@ func newNestedState(o []int, sc Scheme, m int) (*nestedState, error) {
 		return nil, fmt.Errorf("%w: no inner fold holds a row of the outer training part", ErrScheme)
 	}
 	for _, in := range st.inner {
+		st.innerSizes = append(st.innerSizes, len(in))
 		u := make([]int, 0, len(o)+len(in))
 		st.union = append(st.union, append(append(u, o...), in...))
 		if len(o)+len(in) >= m {
@@ -503,7 +506,19 @@ func nestedResult(folds []*nestedState, y *mat.Dense, meas measure.Measure, q []
 				eOut[n] = append(eOut[n], loss(y.RawRowView(i), out.Predictions.RawRowView(i)))
 			}
 		}
-		b := NestedCVInterval(eIn, eOut, level)
+		// the bias factor from the mean training sizes: all rows, the outer parts, the inner sets
+		var nOuter, nInner float64
+		for _, st := range folds {
+			nOuter += float64(len(st.train))
+			in := 0.0
+			for _, sz := range st.innerSizes {
+				in += float64(len(st.train) - sz)
+			}
+			nInner += in / float64(len(st.innerSizes))
+		}
+		k := float64(len(folds))
+		n := float64(m) // every labelled row (pair): the search's own training set
+		b := NestedCVInterval(eIn, eOut, level, BiasRatio(n, nOuter/k, nInner/k))
 		out.Method, out.SE, out.Interval, out.ErrNCV, out.Bias = IntervalNestedCV, b.SE, b.Interval, b.ErrNCV, b.Bias
 		return out, nil
 	}
@@ -568,37 +583,61 @@ type NestedCVBounds struct {
 	// ErrCV is the mean outer loss (Err^(CV)), ErrNCV the mean inner loss
 	// (Err^(NCV)), MSE the estimate of the mean squared error of the
 	// inner CV estimate, SE the standard error of Err^(CV), Bias the
-	// estimated bias of Err^(CV).
+	// estimated bias of Err^(CV) (the interval's centre is ErrCV − Bias).
 	ErrCV, ErrNCV, MSE, SE, Bias float64
 	// Interval is [lo, hi] at the level asked.
 	Interval [2]float64
 }
 
+// BiasRatio is the factor ρ that turns Err^(NCV) − Err^(CV) into the bias
+// of Err^(CV) under the model of Bates et al. (2024) that the error of a
+// fit on n' rows is Err_∞ + c/n': with n rows in all, outer training parts
+// of mean size nOuter and inner training sets of mean size nInner,
+// Err^(NCV) − Err^(CV) ≈ c(1/nInner − 1/nOuter) and the bias of Err^(CV)
+// for a fit on n rows is c(1/nOuter − 1/n), so
+//
+//	ρ = (1/nOuter − 1/n) / (1/nInner − 1/nOuter),
+//
+// held in [0, 1] (no extrapolation beyond the inner CV's own step in
+// size; 0 when the inner sets are not smaller). With their design — the
+// inner folds of an outer part the K − 1 other outer folds — ρ = (K−2)/K,
+// and Err^(CV) − ρ(Err^(NCV) − Err^(CV)) is their bias-corrected
+// Err^(NCV) − (1 + (K−2)/K)(Err^(NCV) − Err^(CV)). O(1).
+func BiasRatio(n, nOuter, nInner float64) float64 {
+	d := 1/nInner - 1/nOuter
+	if !(d > 0) {
+		return 0
+	}
+	return math.Min(1, math.Max(0, (1/nOuter-1/n)/d))
+}
+
 // NestedCVInterval is the nested cross-validation interval for the
 // prediction error of Bates, Hastie & Tibshirani ("Cross-validation: what
-// does it estimate and how well does it do it?", JASA 2024; arXiv
-// 2104.00673, Algorithm 1 and Sect. 4), for K = len(eOut) outer folds,
-// one repetition: eOut[k] are the per-observation losses of outer fold k
-// by the model trained on the other folds, eIn[k] the inner CV losses on
-// those other folds (each of their rows predicted by its inner fold's
-// model). With n the number of outer losses in all:
+// does it estimate and how well does it do it?", JASA 119:1434–1445, 2024;
+// arXiv 2104.00673, Algorithm 1 and the interval built on it), for
+// K = len(eOut) outer folds and one repetition: eOut[k] are the
+// per-observation losses of outer fold k by the model trained on the other
+// folds, eIn[k] the inner CV losses on those other folds (each of their
+// rows predicted by the model of its inner fold), rho the bias factor
+// (BiasRatio; (K−2)/K in their design). With n the number of outer losses:
 //
-//	Err^(CV)  = mean of all outer losses
-//	Err^(NCV) = mean of all inner losses
+//	Err^(CV)  = mean of all outer losses,  Err^(NCV) = mean of all inner losses
 //	a_k = (mean eIn[k] − mean eOut[k])²,  b_k = var(eOut[k]) / |eOut[k]|   (sample variance)
-//	MSÊ = mean_k a_k − mean_k b_k     (the MSE of the CV estimate on (K−1)/K of the rows)
-//	SÊ² = (K−1)/K · MSÊ, held within [SE_naive², K·SE_naive²],
-//	      SE_naive = sd(all outer losses)/√n   (the bounds the paper puts on implausible values)
-//	bias = (1 + (K−2)/K) · (Err^(NCV) − Err^(CV))
-//	interval = Err^(CV) − bias ± z_{1−α/2} · SÊ,  α = 1 − level.
+//	MSÊ = mean_k a_k − mean_k b_k          (Algorithm 1: the MSE of a CV estimate on (K−1)/K of the rows)
+//	SÊ² = (K−1)/K · MSÊ, held within [SE_naive², K·SE_naive²],  SE_naive = sd(all outer losses)/√n
+//	bias = ρ · (Err^(NCV) − Err^(CV))
+//	interval = Err^(CV) − bias ± z_{1−α/2} · SÊ,   α = 1 − level
 //
-// The rescaling (K−1)/K carries the MSE of a CV on n(K−1)/K rows to n
-// rows (a variance of order 1/n). The paper's estimator is for a fixed
-// fitting procedure; here the procedure is the whole search, and eIn are
-// the inner losses at the point the inner search chose — themselves the
-// best of the grid, so a_k includes the selection's optimism, which
-// widens the interval rather than narrowing it. O(n + Σ|eIn[k]|).
-func NestedCVInterval(eIn, eOut [][]float64, level float64) NestedCVBounds {
+// The factor (K−1)/K carries the MSE of a CV on n(K−1)/K rows to one on
+// n (a variance of order 1/n); the bounds on SÊ are the paper's guard
+// against implausible estimates (at least the naive standard error, at
+// most √K times it). Published implementations differ in that factor
+// (none, (K−1)/K or K/(K−1)); this is the one the 1/n scaling gives. The
+// paper's estimator is for a fixed fitting procedure; here the procedure
+// is the whole search and eIn are the inner losses at the point the inner
+// search chose, so a_k includes the selection's optimism, which widens the
+// interval. O(n + Σ|eIn[k]|).
+func NestedCVInterval(eIn, eOut [][]float64, level, rho float64) NestedCVBounds {
 	var b NestedCVBounds
 	k := float64(len(eOut))
 	var all, allIn []float64
@@ -621,7 +660,7 @@ func NestedCVInterval(eIn, eOut [][]float64, level float64) NestedCVBounds {
 	se2 := (k - 1) / k * b.MSE
 	se2 = math.Min(math.Max(se2, naive*naive), k*naive*naive)
 	b.SE = math.Sqrt(se2)
-	b.Bias = (1 + (k-2)/k) * (b.ErrNCV - b.ErrCV)
+	b.Bias = rho * (b.ErrNCV - b.ErrCV)
 	z := distuv.UnitNormal.Quantile(1 - (1-level)/2)
 	c := b.ErrCV - b.Bias
 	b.Interval = [2]float64{c - z*b.SE, c + z*b.SE}

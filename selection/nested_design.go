@@ -198,6 +198,7 @@ func NestedDesign(p Problem, s Settings, outer learn.Design, level float64) (*Ne
 			}
 			if len(keep) > 0 {
 				st.designs, st.keep = append(st.designs, d), append(st.keep, keep)
+				st.innerSizes = append(st.innerSizes, len(keep))
 			}
 		}
 		if len(st.designs) == 0 {

@@ -132,6 +132,7 @@ func TestNestedDesignTwoStepEqualsRetraining(t *testing.T) {
 			var sumSq float64
 			var nOut int
 			var eIn, eOut [][]float64
+			var nInner []int // the number of inner folds of each outer block
 			for b, bl := range blocks {
 				trR, trC := all(m, bl.r), all(q, bl.c)
 				inR := map[int]bool{}
@@ -162,6 +163,7 @@ func TestNestedDesignTwoStepEqualsRetraining(t *testing.T) {
 				if setting == "both" {
 					ic = restrict(inner.ColFolds, inC)
 				}
+				nInner = append(nInner, len(ir)*len(ic))
 				bestV, bestSpec, bestL, bestC := math.NaN(), -1, 0.0, 0.0
 				var bestLoss []float64 // the inner losses at the chosen point
 				for si, spec := range rowSpecs {
@@ -234,7 +236,17 @@ func TestNestedDesignTwoStepEqualsRetraining(t *testing.T) {
 				t.Fatalf("pooled outer value %.17g (%s), retraining %.17g", got.Value, got.Method, want)
 			}
 			// the interval from the retrained losses (NestedCVInterval is checked against its formulas in TestNestedEqualsRetraining)
-			if b := NestedCVInterval(eIn, eOut, 0.9); !relClose(got.SE, b.SE, 1e-8) || !relClose(got.Bias, b.Bias, 1e-8) ||
+			// ρ from the pair counts: all pairs, the outer training parts, the inner training sets
+			var so, si float64
+			for b := range eOut {
+				tsize := float64(len(eIn[b])) // every pair of T is predicted once by the inner CV
+				so += tsize
+				si += tsize - tsize/float64(nInner[b]) // the inner folds' mean size is |T| / their number
+			}
+			kk := float64(len(eOut))
+			no, ni, nAll := so/kk, si/kk, float64(len(pairs))
+			rho := math.Min(1, math.Max(0, (1/no-1/nAll)/(1/ni-1/no)))
+			if b := NestedCVInterval(eIn, eOut, 0.9, rho); !relClose(got.SE, b.SE, 1e-8) || !relClose(got.Bias, b.Bias, 1e-8) ||
 				!relClose(got.Interval[0], b.Interval[0], 1e-8) || !relClose(got.Interval[1], b.Interval[1], 1e-8) {
 				t.Fatalf("SE %g bias %g interval %v, from the retrained losses SE %g bias %g %v", got.SE, got.Bias, got.Interval, b.SE, b.Bias, b.Interval)
 			}

@@ -31,6 +31,9 @@ type nestedCase struct {
 	learner string
 	policy  learn.Policy
 	oneSE   bool // --choose 1se on the best kernel setting's curve
+	// innerIsOuter: the inner folds are the outer folds (Bates et al.'s
+	// design: each outer part's inner CV is over the K − 1 other outer folds)
+	innerIsOuter bool
 }
 
 // nestedData is the data of a case: rows, labels, 4 queries, a preference
@@ -322,6 +325,7 @@ func TestNestedEqualsRetraining(t *testing.T) {
 	cases := []nestedCase{
 		{name: "rls dual kfold", specs: gauss, lambdas: lambdas, meas: "mse"},
 		{name: "rls dual loo", specs: gauss, lambdas: lambdas, meas: "mse", loo: true},
+		{name: "rls dual inner = outer folds", specs: gauss, lambdas: lambdas, meas: "mse", innerIsOuter: true},
 		{name: "rls dual kfold 1se", specs: gauss, lambdas: lambdas, meas: "mse", oneSE: true},
 		{name: "rls dual loo 1se", specs: gauss, lambdas: lambdas, meas: "mse", loo: true, oneSE: true},
 		// two nearly equal γ, in both orders: the second setting's best lies between the first's best
@@ -351,6 +355,9 @@ func TestNestedEqualsRetraining(t *testing.T) {
 			}
 			outer, _ := cv.KFold(m, 4, 7)
 			innerFolds, _ := cv.KFold(m, 5, 3)
+			if c.innerIsOuter {
+				innerFolds = outer
+			}
 			if c.learner == "queryrank" { // whole queries: leave-query-out inside, 2 × 2 queries outside
 				outer, _ = cv.GroupKFold(d.q, 2, 7)
 				innerFolds, _ = cv.LeaveGroupOut(d.q)
@@ -487,14 +494,58 @@ func TestNestedEqualsRetraining(t *testing.T) {
 			naive := math.Sqrt(sd/(nOut-1)) / math.Sqrt(nOut)
 			mse := sumA/K - sumB/K
 			se := math.Sqrt(math.Min(math.Max((K-1)/K*mse, naive*naive), K*naive*naive))
-			bias := (1 + (K-2)/K) * (errNCV - errCV)
+			// the bias factor of the 1/n model from the mean training sizes (Bates et al.'s (K−2)/K in their design)
+			rho := 0.0
+			{
+				var so, si float64
+				for n := range outer {
+					tsize := float64(m - len(outer[n]))
+					so += tsize
+					// inner folds of T: each row alone (loo) or the kfold:5 folds restricted to T
+					var sizes []float64
+					if c.loo {
+						sizes = append(sizes, 1)
+					} else {
+						isO := map[int]bool{}
+						for _, i := range outer[n] {
+							isO[i] = true
+						}
+						for _, f := range innerFolds {
+							cnt := 0
+							for _, i := range f {
+								if !isO[i] {
+									cnt++
+								}
+							}
+							if cnt > 0 {
+								sizes = append(sizes, float64(cnt))
+							}
+						}
+					}
+					mean := 0.0
+					for _, z := range sizes {
+						mean += tsize - z
+					}
+					si += mean / float64(len(sizes))
+				}
+				no, ni := so/K, si/K
+				rho = (1/no - 1/float64(m)) / (1/ni - 1/no)
+				rho = math.Min(1, math.Max(0, rho))
+				if 1/ni-1/no <= 0 {
+					rho = 0
+				}
+			}
+			if c.innerIsOuter && math.Abs(rho-(K-2)/K) > 1e-12 {
+				t.Fatalf("ρ = %g in Bates et al.'s design, want (K−2)/K = %g", rho, (K-2)/K)
+			}
+			bias := rho * (errNCV - errCV)
 			lo, hi := errCV-bias-1.6448536269514722*se, errCV-bias+1.6448536269514722*se
 			if got.Method != IntervalNestedCV || !relClose(got.SE, se, tol) || !relClose(got.Bias, bias, tol) ||
 				!relClose(got.Interval[0], lo, tol) || !relClose(got.Interval[1], hi, tol) || got.Level != 0.9 {
 				t.Fatalf("%s: SE %.17g bias %.17g interval %v at %g, retraining: SE %.17g bias %.17g [%.17g, %.17g]",
 					got.Method, got.SE, got.Bias, got.Interval, got.Level, se, bias, lo, hi)
 			}
-			t.Logf("value %.6g, interval [%.6g, %.6g], SE %.3g (naive %.3g), bias %.3g", got.Value, lo, hi, se, naive, bias)
+			t.Logf("value %.6g, interval [%.6g, %.6g], SE %.3g (naive %.3g), bias %.3g (ρ = %.3g)", got.Value, lo, hi, se, naive, bias, rho)
 		})
 	}
 }
