@@ -77,7 +77,8 @@ func checkPerOutput(p Problem, s Settings) error {
 // expansion coefficients A and its intercept taken from the solution at
 // its λ. The outputs of a squared-loss learner are separate problems
 // sharing the kernel matrix, so each column equals the single-output model
-// of that label at its λ. Lambda is left at the first solution's. Cost:
+// of that label at its λ. Lambda is left at the first solution's (Search
+// sets it). Cost:
 // one re-solve per distinct λ plus O(n·t) copies.
 func perOutputPredictor(l learn.Learner, lambdas []float64) (*model.Predictor, error) {
 	solved := map[float64]*model.Predictor{}
