@@ -133,3 +133,16 @@ def test_fits_on_two_handles_run_in_parallel_threads():
         assert a.alpha_ == b.alpha_
         np.testing.assert_allclose(a.cv_results_["value"], b.cv_results_["value"], rtol=1e-12)
         np.testing.assert_allclose(a.cv_predictions_, b.cv_predictions_, rtol=1e-12, atol=1e-12)
+
+
+def test_cancel_greedy_selection():
+    """Feature selection (greedy.Select, its own search) stops too."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 1500))
+    y = X[:, :5].sum(axis=1) + rng.normal(size=300)
+    m = Model()
+    t = threading.Timer(0.3, m.cancel)
+    t.start()
+    with pytest.raises(KeyboardInterrupt, match="rlskit: fit cancelled"):
+        m.fit({"learner": "greedy", "select": 300, "lambda-grid": "2^-5..2^5"}, X, y.reshape(-1, 1))
+    t.join()
