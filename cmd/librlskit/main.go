@@ -800,20 +800,44 @@ func rlskit_predict_interval(h C.uintptr_t, x *C.double, m, d, xstride C.int64_t
 		if err != nil {
 			return err
 		}
-		p, l, u, err := s.pred.PredictInterval(xm, float64(coverage))
-		if err != nil {
-			return fmt.Errorf("--coverage %g: %w", float64(coverage), err)
-		}
-		for _, o := range []struct {
-			src *mat.Dense
-			dst *C.double
-		}{{p, pred}, {l, lo}, {u, hi}} {
-			if err := copyOut(o.src, o.dst, m, t, "interval"); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.interval(xm, coverage, pred, lo, hi, m, t)
 	})
+}
+
+// rlskit_predict_interval_csr is rlskit_predict_interval for a sparse X in
+// CSR arrays (rlskit_fit_csr), read in place.
+//
+//export rlskit_predict_interval_csr
+func rlskit_predict_interval_csr(h C.uintptr_t, m, d C.int64_t, indptr, indices *C.int64_t, nnz C.int64_t, values *C.double,
+	coverage C.double, pred, lo, hi *C.double, t C.int64_t) C.int {
+	return call(h, func(s *session) error {
+		if s.pred == nil {
+			return errors.New("rlskit: no model on this handle: fit or load one first")
+		}
+		xm, _, err := csr(m, d, indptr, indices, nnz, values)
+		if err != nil {
+			return err
+		}
+		return s.interval(xm, coverage, pred, lo, hi, m, t)
+	})
+}
+
+// interval writes the prediction and the interval ends of the model for x
+// at the coverage into the m×t buffers pred, lo and hi.
+func (s *session) interval(xm mat.Matrix, coverage C.double, pred, lo, hi *C.double, m, t C.int64_t) error {
+	p, l, u, err := s.pred.PredictInterval(xm, float64(coverage))
+	if err != nil {
+		return fmt.Errorf("--coverage %g: %w", float64(coverage), err)
+	}
+	for _, o := range []struct {
+		src *mat.Dense
+		dst *C.double
+	}{{p, pred}, {l, lo}, {u, hi}} {
+		if err := copyOut(o.src, o.dst, m, t, "interval"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rlskit_model_shape writes the model's width d and outputs t.

@@ -79,6 +79,9 @@ def _load():
         lib.rlskit_predict_interval.restype = ctypes.c_int
         lib.rlskit_predict_interval.argtypes = [u, _c_double_p, i64, i64, i64, ctypes.c_double,
                                                 _c_double_p, _c_double_p, _c_double_p, i64]
+        lib.rlskit_predict_interval_csr.restype = ctypes.c_int
+        lib.rlskit_predict_interval_csr.argtypes = [u, i64, i64, _c_int64_p, _c_int64_p, i64, _c_double_p, ctypes.c_double,
+                                                    _c_double_p, _c_double_p, _c_double_p, i64]
         lib.rlskit_learners.restype = ctypes.c_void_p
         lib.rlskit_learners.argtypes = []
         lib.rlskit_result.restype = ctypes.c_void_p
@@ -258,10 +261,15 @@ class Model:
     def predict_interval(self, X, coverage):
         """(prediction, lower, upper), each m×t: the jackknife+ or CV+
         interval of the given coverage of a model fitted with "interval"."""
-        if _is_sparse(X):
-            raise TypeError("prediction intervals take dense X (a sparse X: predict without coverage)")
-        X, xs = _matrix(X, "X")
         _, t = self.shape()
+        if _is_sparse(X):
+            (m, d), indptr, indices, nnz, values = _csr(X)
+            out = [np.empty((m, t), dtype=np.float64) for _ in range(3)]
+            self._check(self._lib.rlskit_predict_interval_csr(
+                self._h, m, d, indptr.ctypes.data_as(_c_int64_p), indices.ctypes.data_as(_c_int64_p), nnz,
+                values.ctypes.data_as(_c_double_p), float(coverage), *[o.ctypes.data_as(_c_double_p) for o in out], t))
+            return tuple(out)
+        X, xs = _matrix(X, "X")
         out = [np.empty((X.shape[0], t), dtype=np.float64) for _ in range(3)]
         self._check(self._lib.rlskit_predict_interval(self._h, X.ctypes.data_as(_c_double_p), X.shape[0], X.shape[1],
                                                       xs, float(coverage),

@@ -143,6 +143,8 @@ def test_sparse_python_equals_cli(rlskit_cli, tmp_path, params, flags):
     train = tmp_path / "train.svm"
     write_svmlight(train, X, y)
     model, cvp = tmp_path / "m.json", tmp_path / "cv.csv"
+    if params.get("cv", "loo") != "loo":  # CV+ intervals recorded from the k-fold CV
+        params, flags = dict(params, interval="cv+"), flags + ["--interval", "cv+"]
     out = json.loads(subprocess.run([rlskit_cli, "fit", "--data", str(train), "--zero-based", "false", "--quiet",
                                      "--model", str(model), "--cv-predictions", str(cvp)] + flags,
                                     check=True, capture_output=True, text=True).stdout)
@@ -159,6 +161,12 @@ def test_sparse_python_equals_cli(rlskit_cli, tmp_path, params, flags):
                           check=True, capture_output=True, text=True).stdout.split()
     close(est.predict(sp.csr_matrix(Xn)), np.array(pred, dtype=float))
     close(est.predict(Xn), np.array(pred, dtype=float))
+    if "interval" in params:  # sparse rows: the interval rlskit predict --coverage gives
+        out = subprocess.run([rlskit_cli, "predict", "--model", str(model), "--data", str(test), "--coverage", "0.7"],
+                             check=True, capture_output=True, text=True).stdout
+        cli = np.array([[float(v) for v in line.split("\t")] for line in out.strip().split("\n")])
+        for got, col in zip(est.predict(sp.csr_matrix(Xn), coverage=0.7), cli.T):
+            close(got, col)
 
 
 INTERVAL_CASES = [
