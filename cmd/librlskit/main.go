@@ -289,7 +289,7 @@ var acceptedFlags = map[string]bool{
 	"gamma-grid": true, "degree-grid": true, "coef0-grid": true, "lambda": true, "lambda-grid": true,
 	"cv": true, "measure": true, "seed": true, "standardize": true, "intercept": true,
 	"query-normalize": true, "fold-score": true, "permutations": true, "label": true,
-	"interval": true, "select": true,
+	"interval": true, "select": true, "choose": true, "lambda-per-output": true,
 }
 
 // parseSettings parses the JSON settings into plan flags through the flag
@@ -498,6 +498,7 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	}
 	res, err := selection.Search(selection.Problem{Learner: le, Input: in, Standardize: f.Standardize},
 		selection.Settings{Kernels: p.Kernels, GammaScale: p.GammaScale, Lambdas: p.Lambdas, Scheme: scheme, Measure: p.Measure,
+			Choose: f.Choose, LambdaPerOutput: f.LambdaPerOutput,
 			Options: selection.Options{Queries: groups}, Permutations: f.Permutations, Seed: f.Seed, Progress: obs})
 	if err != nil {
 		return err
@@ -521,6 +522,9 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 		doc.Indistinguishable = best.Best.Indistinguishable
 		if best.Predictions != nil {
 			s.cvPred = best.Predictions
+			if res.ChosenPredictions != nil { // --choose 1se, --lambda-per-output: the model's own
+				s.cvPred = res.ChosenPredictions
+			}
 			doc.HasCVPredictions = true
 		}
 	}
