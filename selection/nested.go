@@ -494,7 +494,6 @@ func nestedResult(folds []*nestedState, y *mat.Dense, meas measure.Measure, q []
 		return nil, fmt.Errorf("the outer predictions: %w", err)
 	}
 	out.Value = v
-	z := distuv.UnitNormal.Quantile(1 - (1-level)/2)
 	if loss := perObservationLoss(meas); loss != nil {
 		eIn := make([][]float64, len(folds))
 		eOut := make([][]float64, len(folds))
@@ -522,19 +521,36 @@ func nestedResult(folds []*nestedState, y *mat.Dense, meas measure.Measure, q []
 		out.Method, out.SE, out.Interval, out.ErrNCV, out.Bias = IntervalNestedCV, b.SE, b.Interval, b.ErrNCV, b.Bias
 		return out, nil
 	}
+	vals := make([]float64, len(folds))
+	for n, st := range folds {
+		vals[n] = st.fold.Outer
+	}
+	out.Method = IntervalFoldSE
+	out.SE, out.Interval = FoldSEInterval(vals, v, level)
+	return out, nil
+}
+
+// FoldSEInterval is the interval IntervalFoldSE: the standard error of the
+// outer folds' values (those not NaN: folds on which the measure is
+// undefined are left out), sd/√K with the K − 1 denominator, and
+// center ± z_{1−α/2}·SE, α = 1 − level. It treats the folds' values as
+// independent, which they are not (Bates et al. 2024, Sect. 3): for
+// measures without per-observation losses it is what is left. SE is NaN
+// (and so the interval) with fewer than two values. O(K).
+func FoldSEInterval(values []float64, center, level float64) (se float64, interval [2]float64) {
 	var vals []float64
-	for _, st := range folds {
-		if !math.IsNaN(st.fold.Outer) {
-			vals = append(vals, st.fold.Outer)
+	for _, v := range values {
+		if !math.IsNaN(v) {
+			vals = append(vals, v)
 		}
 	}
-	out.Method, out.SE = IntervalFoldSE, math.NaN()
+	se = math.NaN()
 	if len(vals) > 1 {
 		_, sd := meanSD(vals)
-		out.SE = sd / math.Sqrt(float64(len(vals)))
+		se = sd / math.Sqrt(float64(len(vals)))
 	}
-	out.Interval = [2]float64{v - z*out.SE, v + z*out.SE}
-	return out, nil
+	z := distuv.UnitNormal.Quantile(1 - (1-level)/2)
+	return se, [2]float64{center - z*se, center + z*se}
 }
 
 // perObservationLoss is the per-observation loss of a measure that is the mean of

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/internal/linalg"
@@ -93,11 +95,44 @@ func Greedy(learner string, d *dataset.Data, res *greedy.Result, opt greedy.Opti
 	out.CV.Best = CurvePoint{Lambda: best.Lambda, Value: best.Value}
 	if outer != nil {
 		out.Outer = &Outer{Folds: len(outer.Folds), Measure: opt.Measure.Name, Value: outer.Value}
+		values := make([]float64, len(outer.Folds))
 		for n, fo := range outer.Folds {
-			out.Outer.PerFold = append(out.Outer.PerFold, OuterFold{Fold: n, Lambda: fo.Lambda, Features: fo.K, Selected: fo.Selected, Inner: fo.Inner})
+			of := OuterFold{Fold: n, Lambda: fo.Lambda, Features: fo.K, Selected: fo.Selected, Inner: fo.Inner}
+			values[n] = foldValue(d, outer, fo.Test, opt.Measure)
+			if !math.IsNaN(values[n]) {
+				v := values[n]
+				of.Outer = &v
+			}
+			out.Outer.PerFold = append(out.Outer.PerFold, of)
+		}
+		// the folds' standard error (selection.IntervalFoldSE): the greedy
+		// outer loop keeps no inner losses for the nested-CV interval
+		if se, iv := selection.FoldSEInterval(values, outer.Value, selection.DefaultLevel); !math.IsNaN(se) {
+			out.Outer.SE, out.Outer.Interval = &se, &iv
+			out.Outer.Level, out.Outer.Method = selection.DefaultLevel, selection.IntervalFoldSE
 		}
 	}
 	return out
+}
+
+// foldValue is the measure of an outer fold's predictions alone (NaN where
+// it is undefined, e.g. auc on one class). O(|test|·t) plus the measure's.
+func foldValue(d *dataset.Data, outer *greedy.OuterResult, test []int, meas measure.Measure) float64 {
+	_, t := d.Y.Dims()
+	y, p := mat.NewDense(len(test), t, nil), mat.NewDense(len(test), t, nil)
+	var q []int
+	for k, i := range test {
+		y.SetRow(k, d.Y.RawRowView(i))
+		p.SetRow(k, outer.Predictions.RawRowView(i))
+		if d.Queries != nil {
+			q = append(q, d.Queries[i])
+		}
+	}
+	v, err := meas.Score(y, p, q)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
 }
 
 // GreedySelection is the JSON "selection" of a result: the features

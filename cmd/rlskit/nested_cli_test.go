@@ -284,3 +284,49 @@ func TestFitNestedPairs(t *testing.T) {
 		t.Errorf("--cv pairs --outer-folds 3: %v", err)
 	}
 }
+
+// TestFitGreedyOuterSE: --learner greedy --outer-folds K's outer gains each
+// fold's own value (the measure of the fold's outer predictions), the
+// folds' standard error and the interval value ± 1.645·SE (method
+// fold-se, level 0.9: its outer loop keeps no inner losses for the
+// nested-CV interval): the per-fold mse of 4 folds of 10 rows average to
+// the pooled outer value (greedy.Outer's, checked against brute force in
+// package greedy), and their standard error and the interval are
+// recomputed here (1e-12).
+func TestFitGreedyOuterSE(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 40, 13)
+	stdout, stderr, err := run(t, "", "fit", "--data", data, "--label", "y", "--learner", "greedy", "--select", "2",
+		"--lambda-grid", "0.1,1,10", "--outer-folds", "4", "--quiet")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	o := decodeFit(t, stdout).Outer
+	if o == nil || o.Method != selection.IntervalFoldSE || o.Level != 0.9 || o.SE == nil || o.Interval == nil || len(o.PerFold) != 4 || o.Bias != nil {
+		t.Fatalf("outer %+v", o)
+	}
+	var vals []float64
+	for n, f := range o.PerFold {
+		if f.Outer == nil || f.Fold != n || f.Features == 0 {
+			t.Fatalf("fold %d: %+v", n, f)
+		}
+		vals = append(vals, *f.Outer)
+	}
+	mean := 0.0
+	for _, v := range vals {
+		mean += v
+	}
+	mean /= 4
+	ss := 0.0
+	for _, v := range vals {
+		ss += (v - mean) * (v - mean)
+	}
+	se := math.Sqrt(ss/3) / 2
+	if math.Abs(*o.SE-se) > 1e-12*se || math.Abs(o.Interval[0]-(o.Value-1.6448536269514722*se)) > 1e-12 || math.Abs(o.Interval[1]-(o.Value+1.6448536269514722*se)) > 1e-12 {
+		t.Errorf("SE %g interval %v, want %g around %g", *o.SE, *o.Interval, se, o.Value)
+	}
+	// the folds' values pool to the outer value: mse on equal-size folds is their mean
+	if math.Abs(mean-o.Value) > 1e-12*o.Value {
+		t.Errorf("mean of the folds' mse %.17g, outer value %.17g (4 folds of 10 rows)", mean, o.Value)
+	}
+}
