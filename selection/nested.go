@@ -109,22 +109,26 @@ type NestedResult struct {
 // without them every outer fold shares each setting's one factorization.
 // The tie rule of ordinal measures works as in Select: the learner's
 // Perturber twin measures the noise of the inner CV predictions; the
-// outer pooled predictions are compared exactly.
+// outer pooled predictions are compared exactly. Settings.Choose applies
+// inside as in Search (1se: OneSE on each outer part's best kernel
+// setting's curve); Settings.LambdaPerOutput is refused.
 //
 // The interval (Level, default DefaultLevel): for mse and mae, whose value
 // is the mean of per-observation losses ℓ_i (for t outputs the mean over
-// the outputs of the squared or absolute errors of row i), nestedInterval's
-// nested-CV interval of Bates, Hastie & Tibshirani (2024); for other
-// measures the fold standard-error interval (IntervalFoldSE).
+// the outputs of the squared or absolute errors of row i), the nested-CV
+// interval of Bates, Hastie & Tibshirani (2024; NestedCVInterval, its bias
+// factor from the training sizes by BiasRatio); for other measures the
+// folds' standard-error interval (FoldSEInterval, IntervalFoldSE).
 //
-// Learners on rows only (a learner of pairs, Settings.ColKernels or
-// ColLambdas, a Retrain problem and leave-pair-out or repeated schemes are
-// refused). Cost: per kernel setting one training (K with
+// Learners on rows only (a learner of pairs takes NestedDesign;
+// Settings.ColKernels or ColLambdas, a Retrain problem and leave-pair-out
+// or repeated schemes are refused). Cost: per kernel setting one training (K with
 // standardization), then per λ one re-solve and, per outer fold O and
 // inner fold I, HoldOut(O ∪ I): O(Σ_I (|O|+|I|)²r + (|O|+|I|)³) for a
 // rank-r factor — for leave-one-out inner CV |T| hold-outs of |O|+1 rows
-// per outer fold. Memory: the factorization plus two m×t matrices per
-// outer fold.
+// per outer fold. On long λ grids refitting each inner training set once
+// can be cheaper (BenchmarkNested). Memory: the factorization plus two
+// m×t matrices per outer fold.
 func Nested(p Problem, s Settings, outer [][]int, level float64) (*NestedResult, error) {
 	if level == 0 {
 		level = DefaultLevel
