@@ -537,7 +537,9 @@ func (c *qCache) holdOutPair(g *Global, i, j int, outI, outJ []float64) error {
 
 // setupPairs computes the cache for pairs between the rows a and b: Q_AB by
 // one gemm, O(|A|·|B|·r); the diagonal, Q_2·1 = U(g∘Uᵀ1) and Q_2·Y =
-// U(g∘UᵀY) in O(m·r·t).
+// U(g∘UᵀY) on the rows of A ∪ B, O(|A ∪ B|·r·t), and 1ᵀQ_2 1, 1ᵀQ_2 Y from
+// Uᵀ1 in O(r·t) — so that a few pairs (the tie rule's twin samples 1/36 of
+// them) cost in their rows, not in m.
 func (s *GlobalSolution) setupPairs(a, b []int) *qCache {
 	g := s.g
 	g2 := s.gu(2)
@@ -559,28 +561,41 @@ func (s *GlobalSolution) setupPairs(a, b []int) *qCache {
 		ub = rows(u, b)
 	}
 	c.qab = linalg.Mul(false, true, linalg.ScaleCols(ua, g2), ub)
-	c.qd = make([]float64, m)
+	// diag Q_2, Q_2·1 and Q_2·Y on the rows of A ∪ B only (the pairs' rows):
+	// O(|A ∪ B|·r·t), U's rows copied only when they are not all of them
+	var used []int
 	for i := 0; i < m; i++ {
-		v := 0.0
-		for k, x := range u.RawRowView(i) {
-			v += x * x * g2[k]
+		if c.posA[i] >= 0 || c.posB[i] >= 0 {
+			used = append(used, i)
 		}
-		c.qd[i] = v
+	}
+	uu := u
+	if len(used) < m {
+		uu = rows(u, used)
 	}
 	gc := make([]float64, len(g2))
 	for k := range g2 {
 		gc[k] = g2[k] * g.c1[k]
+		c.oneQone += gc[k] * g.c1[k] // 1ᵀQ_2 1 = Σ_k g_k (Uᵀ1)_k²
 	}
-	q1 := mat.NewVecDense(m, nil)
-	q1.MulVec(u, mat.NewVecDense(len(gc), gc))
-	c.q1 = q1.RawVector().Data
-	c.qy = linalg.Mul(false, false, u, linalg.ScaleRows(g.uty, g2))
-	for _, v := range c.q1 {
-		c.oneQone += v
+	q1 := mat.NewVecDense(len(used), nil)
+	q1.MulVec(uu, mat.NewVecDense(len(gc), gc))
+	gy := linalg.ScaleRows(g.uty, g2)
+	qy := linalg.Mul(false, false, uu, gy)
+	c.qd, c.q1, c.qy = make([]float64, m), make([]float64, m), mat.NewDense(m, t, nil)
+	for n, i := range used {
+		v := 0.0
+		for k, x := range uu.RawRowView(n) {
+			v += x * x * g2[k]
+		}
+		c.qd[i], c.q1[i] = v, q1.AtVec(n)
+		c.qy.SetRow(i, qy.RawRowView(n))
 	}
-	c.oneQY = make([]float64, t)
-	for j := range c.oneQY {
-		c.oneQY[j] = mat.Sum(c.qy.ColView(j))
+	c.oneQY = make([]float64, t) // 1ᵀQ_2 Y = Σ_k (Uᵀ1)_k g_k (UᵀY)_k
+	for k, cv := range g.c1 {
+		for j := 0; j < t; j++ {
+			c.oneQY[j] += cv * gy.At(k, j)
+		}
 	}
 	return c
 }

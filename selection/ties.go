@@ -92,6 +92,10 @@ const noiseFactor = 16
 // the tie rule at a bounded price).
 const twinStride = 16
 
+// twinRowStride: for leave-pair-out the twin holds out the pairs among one
+// row in twinRowStride on each side (twinPairs).
+const twinRowStride = 6
+
 // twinFolds returns every twinStride-th fold (the first included).
 func twinFolds(folds [][]int) [][]int {
 	out := make([][]int, 0, (len(folds)+twinStride-1)/twinStride)
@@ -102,21 +106,27 @@ func twinFolds(folds [][]int) [][]int {
 }
 
 // twinPairs returns the indices of the pairs the twin holds out: those
-// whose two rows are both among every 4th of the distinct rows the pairs
-// name (about 1/16 of a complete set of pairs between two sides, on a block
-// of rows 1/4 × 1/4 of theirs), or, when that leaves fewer than
+// whose two rows are both among every twinRowStride-th (6th, in index
+// order) of the distinct rows the pairs name (about 1/36 of a complete set
+// of pairs between two sides, on a block of rows 1/6 × 1/6 of theirs: the
+// pairs' hold-outs cost in that block), or, when that leaves fewer than
 // len(pairs)/(4·twinStride) pairs (sparse pairs), every twinStride-th
-// pair. At least one pair when there are any.
+// pair. At least one pair when there are any. O(pairs + the largest row).
 func twinPairs(pairs []learn.Pair) []int {
-	var rows []int
+	top := 0
 	for _, p := range pairs {
-		rows = append(rows, p.I, p.J)
+		top = max(top, p.I+1, p.J+1)
 	}
-	slices.Sort(rows)
-	rows = slices.Compact(rows)
-	keep := make(map[int]bool, len(rows)/4+1)
-	for k := 0; k < len(rows); k += 4 {
-		keep[rows[k]] = true
+	keep := make([]bool, top) // the rows the pairs name, then every twinRowStride-th of them
+	for _, p := range pairs {
+		keep[p.I], keep[p.J] = true, true
+	}
+	seen := 0
+	for r, used := range keep {
+		if used {
+			keep[r] = seen%twinRowStride == 0
+			seen++
+		}
 	}
 	var out []int
 	for n, p := range pairs {
