@@ -64,7 +64,7 @@ func bruteTwoStepModel(rows, cols *Side, y *mat.Dense, keepR, keepC []int, lr, l
 			yrc.Set(s, t, y.At(i, j))
 		}
 	}
-	w := oracle.RefinedSolve(shifted(km, keepR, lr), yrc)                    // (K_RR+λ_r)⁻¹ Y_RC
+	w := oracle.RefinedSolve(shifted(km, keepR, lr), yrc)                     // (K_RR+λ_r)⁻¹ Y_RC
 	at := oracle.RefinedSolve(shifted(gm, keepC, lc), mat.DenseCopyOf(w.T())) // (G_CC+λ_c)⁻¹ Wᵀ
 	m, q := y.Dims()
 	out := mat.NewDense(m, q, nil)
