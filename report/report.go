@@ -148,6 +148,14 @@ type Data struct {
 	// counted in its caption); at least one value must be a number.
 	// Empty (nil) omits the histogram.
 	QueryDisagreement []float64
+
+	// Intervals (fit --interval) are the interval panels, one per output
+	// (Intervals builds them); empty omits them.
+	Intervals []IntervalPanel
+	// Outer, when set (fit --outer-folds), is the nested cross-validation's
+	// estimate, drawn per outer fold with the pooled value and its
+	// interval, and a row of the summary table.
+	Outer *OuterEstimate
 }
 
 // Write renders the report as one HTML document and writes it to w.
@@ -161,8 +169,9 @@ type Data struct {
 // with a 40 % share), the
 // feature-selection curves when Steps are given, the per-output panels, the
 // confusion matrix and per-class ROC curves, the per-fold spread, the
-// permutation null distribution, the per-query disagreement histogram, and
-// the provenance table. Every plot is an inline <svg>. All text is
+// permutation null distribution, the per-query disagreement histogram, the
+// prediction-interval panels (Intervals), the nested cross-validation's
+// outer estimate (Outer), and the provenance table. Every plot is an inline <svg>. All text is
 // HTML-escaped.
 //
 // The data are checked first; on an error wrapping ErrData nothing is
@@ -196,6 +205,8 @@ func Write(w io.Writer, d Data) error {
 		{len(d.FoldValues) > 0, one(foldFigure)},
 		{len(d.Null) > 0, one(nullFigure)},
 		{len(d.QueryDisagreement) > 0, one(disagreementFigure)},
+		{len(d.Intervals) > 0, intervalFigures},
+		{d.Outer != nil, one(outerFigure)},
 	}
 	for _, st := range steps {
 		if !st.present {
@@ -365,6 +376,9 @@ func validate(d *Data) error {
 	}
 	if len(d.Null) > 0 && (!finite(d.Observed) || !(d.PValue > 0 && d.PValue <= 1)) {
 		return fmt.Errorf("%w: permutation test: observed %g, p-value %g", ErrData, d.Observed, d.PValue)
+	}
+	if err := validateIntervals(d); err != nil {
+		return err
 	}
 	if len(d.QueryDisagreement) > 0 {
 		numbers := 0

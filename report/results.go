@@ -157,6 +157,16 @@ func Search(fit *summary.Fit, res *selection.SearchResult, d *dataset.Data, sche
 	if pr := res.Permutation; pr != nil {
 		r.Null, r.Observed, r.PValue = pr.Null, pr.Real, pr.PValue
 	}
+	if res.Predictor != nil && res.Predictor.Interval != nil {
+		ivs, err := Intervals(res.Predictor, d.X, IntervalCoverage)
+		if err != nil { // the report shows what it can, and says why not the rest
+			r.Summary = append(r.Summary, [2]string{"prediction intervals", "not drawn: " + err.Error()})
+		}
+		r.Intervals = ivs
+	}
+	if r.Outer = OuterFromSummary(fit.Outer); r.Outer != nil {
+		r.Summary = append(r.Summary, outerRow(r.Outer))
+	}
 	r.Provenance = opt.Provenance
 	return r
 }
@@ -223,6 +233,7 @@ func Greedy(fit *summary.Fit, res *greedy.Result, d *dataset.Data, meas measure.
 	if fit.Outer != nil {
 		r.Summary = append(r.Summary, [2]string{"outer cross-validation", fmt.Sprintf("%d folds, %s = %.6g", fit.Outer.Folds, meas.Name, fit.Outer.Value)})
 	}
+	r.Outer = OuterFromSummary(fit.Outer)
 	r.Summary = append(r.Summary, [2]string{"time", fmt.Sprintf("load %.2f s, selection %.2f s, outer %.2f s", fit.Timing.Load, fit.Timing.Train, fit.Timing.CV)})
 	addPredictionPlots(&r, d, res.Predictions, fit.NTrain, Options{})
 	r.Provenance = opt.Provenance
