@@ -103,6 +103,10 @@ type PairPredictor struct {
 	Rows, Cols *PairSide
 	A          *mat.Dense
 	Entries    []PairEntry
+	// Interval, when set, holds the hold-out models of CV+ intervals for
+	// new rows or new rows and columns (pair_interval.go); only with A
+	// dense on two sets of objects.
+	Interval *PairInterval
 }
 
 // Homogeneous reports whether rows and columns are the same objects.
@@ -228,6 +232,9 @@ type pairFile struct {
 	Cols      *pairSide    `json:"cols,omitempty"` // absent: the rows (homogeneous)
 	A         [][]float64  `json:"coefficients,omitempty"`
 	Entries   *pairEntries `json:"entries,omitempty"`
+	// Interval is written only when set: a reader that does not know the
+	// field refuses the file.
+	Interval *pairIntervalFile `json:"interval,omitempty"`
 }
 
 type pairSide struct {
@@ -277,6 +284,9 @@ func (p *PairPredictor) Save(w io.Writer) error {
 		}
 		f.Entries = e
 	}
+	if p.Interval != nil {
+		f.Interval = p.Interval.file()
+	}
 	return json.NewEncoder(w).Encode(&f)
 }
 
@@ -291,7 +301,8 @@ func IsPairwise(head []byte) bool {
 // ErrCorrupt that gives the reason: one JSON object only, no unknown fields,
 // the format name and version, λ (and a two-step column λ) positive and
 // finite, valid kernels and scalers, points that fit the widths, and either
-// an m×q coefficient matrix or entries inside the m×q grid, all finite.
+// an m×q coefficient matrix or entries inside the m×q grid, all finite,
+// and an interval's hold-out models as loadPairInterval checks them.
 func LoadPairwise(r io.Reader) (*PairPredictor, error) {
 	if r == nil {
 		return nil, fmt.Errorf("%w: no reader", ErrCorrupt)
@@ -384,6 +395,14 @@ func LoadPairwise(r io.Reader) (*PairPredictor, error) {
 		}
 	default:
 		return bad("want either coefficients or entries")
+	}
+	if f.Interval != nil {
+		if p.A == nil || p.Homogeneous() {
+			return bad("interval: only for dense coefficients on two sets of objects")
+		}
+		if p.Interval, err = loadPairInterval(f.Interval, m, q); err != nil {
+			return bad("%v", err)
+		}
 	}
 	return p, nil
 }

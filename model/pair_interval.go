@@ -1,0 +1,255 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The cross-validation settings a pairwise interval is for (package
+// pairwise's Design): new row objects against the training columns, or a
+// new row object with a new column object.
+const (
+	PairSettingRows = "rows"
+	PairSettingBoth = "both"
+)
+
+// PairInterval is what CV+ prediction intervals (Barber, Candès, Ramdas &
+// Tibshirani 2021, sect. 4) for a pairwise model need beside the model: the
+// hold-out models of a cross-validation design over objects, which fold left
+// each training object out, and each training pair's hold-out residual.
+//
+// Setting "rows" (B, the interval of a new row object u paired with a
+// training column c): K models A_{−k}, each trained without the row objects
+// of row fold k; the exchangeable points are the row objects (each with its
+// labels against the fixed training columns), so the interval for (u, c) is
+// CV+ over the m training rows with the scores of column c:
+//
+//	μ_{−F(i)}(u, c) ∓ R_ic,   R_ic = |Y_ic − μ_{−F(i)}(u_i, c)|,   i = 1..m,
+//
+// which is Barber et al.'s CV+ for the row objects exactly (their Theorem 4
+// holds: ≥ 1 − 2α − √(2/m)).
+//
+// Setting "both" (D, a new row u with a new column v): K·L models A_{−k,−l}
+// (row fold k and column fold l left out together; model k·L + l), and the
+// m·q training pairs each scored by the model that left out both its row
+// and its column — the pair is then as new to it as (u, v) is to the
+// others:
+//
+//	μ_{−F(i),−G(j)}(u, v) ∓ R_ij,   R_ij = |Y_ij − μ_{−F(i),−G(j)}(u_i, v_j)|.
+//
+// With rows and columns drawn independently, (u, v) is exchangeable with
+// each training pair, but the m·q pairs share rows and columns and are not
+// jointly exchangeable with it, so Barber et al.'s guarantee is not proven
+// for the pooled set (an honest caveat: the coverage tests measure it).
+//
+// Models are m×q coefficient matrices over the training objects (f(u, v) =
+// k(u)ᵀ A g(v)), zero in the rows and columns left out. Size: K·m·q (rows)
+// or K·L·m·q (both) numbers plus m·q residuals.
+type PairInterval struct {
+	Method  string
+	Setting string
+	// RowFold[i] ∈ [0, K) is the row fold of training row i; ColFold[j] ∈
+	// [0, L) the column fold of column j (setting both only).
+	RowFold, ColFold []int
+	Models           []*mat.Dense
+	// Residuals is m×q: R_ij.
+	Residuals *mat.Dense
+}
+
+// PredictInterval returns the predictions (Predict's) of the pairs (rows[k],
+// cols[k]) and the lower and upper ends of their CV+ intervals at coverage
+// 1 − α (see PairInterval): lower the ⌊α(n+1)⌋-th smallest of μ − R, upper
+// the ⌈(1−α)(n+1)⌉-th smallest of μ + R (Ranks; ±Inf when α < 1/(n+1)),
+// over the n = m residuals of the pair's column (rows) or the n = m·q
+// residuals of every training pair (both). Setting rows takes new row
+// objects rowX and training columns (colX nil); setting both new rows and
+// new columns.
+//
+// Cost: the kernel rows of the m' distinct row objects and q' distinct
+// column objects asked (O(m'·m·d + q'·q·d)), then per model O(m'·m·q + n'·q)
+// for n' pairs — O(F·(m'·m·q + n'·q)) for F = K or K·L models — and O(n)
+// expected per pair for the two order statistics (selectKth). Memory: one
+// model's m'×q product at a time and n'·F hold-out predictions.
+func (p *PairPredictor) PredictInterval(rowX, colX mat.Matrix, rows, cols []int, coverage float64) (pred, lo, hi []float64, err error) {
+	if p == nil || p.Interval == nil {
+		return nil, nil, nil, ErrNoInterval
+	}
+	if err := checkCoverage(coverage); err != nil {
+		return nil, nil, nil, err
+	}
+	iv := p.Interval
+	switch iv.Setting {
+	case PairSettingRows:
+		if rowX == nil || colX != nil {
+			return nil, nil, nil, fmt.Errorf("model: the interval is for new row objects against the training columns (setting rows): give new rows and training column indices")
+		}
+	case PairSettingBoth:
+		if rowX == nil || colX == nil {
+			return nil, nil, nil, fmt.Errorf("model: the interval is for pairs of a new row object and a new column object (setting both): give both")
+		}
+	}
+	if pred, err = p.Predict(rowX, colX, rows, cols); err != nil {
+		return nil, nil, nil, err
+	}
+	kr, rmap, err := sideKernel(p.Rows, rowX, rows, "row")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	kc, cmap, err := sideKernel(p.Cols, colX, cols, "column")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	n := len(rows)
+	lo, hi = make([]float64, n), make([]float64, n)
+	if n == 0 {
+		return pred, lo, hi, nil
+	}
+	f := len(iv.Models)
+	mu := make([]float64, n*f) // pair k's model g at k·f + g
+	var t mat.Dense
+	for g, a := range iv.Models {
+		t.Reset()
+		t.Mul(kr, a)
+		for k := range rows {
+			tr, gr := t.RawRowView(rmap[rows[k]]), kc.RawRowView(cmap[cols[k]])
+			s := 0.0
+			for j, x := range tr {
+				s += x * gr[j]
+			}
+			mu[k*f+g] = s
+		}
+	}
+	m, q := iv.Residuals.Dims()
+	res := iv.Residuals.RawMatrix()
+	size := m
+	if iv.Setting == PairSettingBoth {
+		size = m * q
+	}
+	rLo, rHi := Ranks(coverage, size)
+	lov, hiv := make([]float64, size), make([]float64, size)
+	nl := 0
+	if iv.ColFold != nil {
+		nl = slices.Max(iv.ColFold) + 1
+	}
+	for k := range rows {
+		if rHi > size {
+			lo[k], hi[k] = math.Inf(-1), math.Inf(1)
+			continue
+		}
+		v := mu[k*f : k*f+f]
+		if iv.Setting == PairSettingRows {
+			c := cols[k]
+			for i, fo := range iv.RowFold {
+				r := res.Data[i*res.Stride+c]
+				lov[i], hiv[i] = v[fo]-r, v[fo]+r
+			}
+		} else {
+			for i, fo := range iv.RowFold {
+				row := res.Data[i*res.Stride : i*res.Stride+q]
+				for j, go_ := range iv.ColFold {
+					x := v[fo*nl+go_]
+					lov[i*q+j], hiv[i*q+j] = x-row[j], x+row[j]
+				}
+			}
+		}
+		lo[k], hi[k] = selectKth(lov, rLo-1), selectKth(hiv, rHi-1)
+	}
+	return pred, lo, hi, nil
+}
+
+// pairIntervalFile is the JSON form of a PairInterval.
+type pairIntervalFile struct {
+	Method    string        `json:"method"`
+	Setting   string        `json:"setting"`
+	RowFold   []int         `json:"row_fold"`
+	ColFold   []int         `json:"col_fold,omitempty"`
+	Models    [][][]float64 `json:"models"`
+	Residuals [][]float64   `json:"residuals"`
+}
+
+func (iv *PairInterval) file() *pairIntervalFile {
+	f := &pairIntervalFile{Method: iv.Method, Setting: iv.Setting, RowFold: iv.RowFold, ColFold: iv.ColFold, Residuals: rows(iv.Residuals)}
+	for _, a := range iv.Models {
+		f.Models = append(f.Models, rows(a))
+	}
+	return f
+}
+
+// foldsUsed checks that every entry of fold lies in [0, K) for K = its maximum
+// + 1 and that every fold holds an object; it returns K.
+func foldsUsed(fold []int, n int, what string) (int, error) {
+	if len(fold) != n {
+		return 0, fmt.Errorf("%d %s folds for %d objects", len(fold), what, n)
+	}
+	k := 0
+	for i, v := range fold {
+		if v < 0 || v >= n {
+			return 0, fmt.Errorf("%s fold of object %d is %d, outside [0,%d)", what, i, v, n)
+		}
+		k = max(k, v+1)
+	}
+	used := make([]bool, k)
+	for _, v := range fold {
+		used[v] = true
+	}
+	if i := slices.Index(used, false); i >= 0 {
+		return 0, fmt.Errorf("%s fold %d leaves no object out", what, i)
+	}
+	if k < 2 {
+		return 0, fmt.Errorf("%d %s fold: CV+ needs at least 2", k, what)
+	}
+	return k, nil
+}
+
+// loadPairInterval checks an interval read from a pairwise model file of
+// m×q coefficients: method cv+, a known setting, each training object's
+// fold, the model count K (rows) or K·L (both), every model m×q and finite,
+// the residuals m×q in [0, MaxFloat64/16). Allocation is bounded by the
+// file's content (fromRows).
+func loadPairInterval(f *pairIntervalFile, m, q int) (*PairInterval, error) {
+	if f.Method != CVPlus {
+		return nil, fmt.Errorf("interval: method %q, want %q", f.Method, CVPlus)
+	}
+	k, err := foldsUsed(f.RowFold, m, "row")
+	if err != nil {
+		return nil, fmt.Errorf("interval: %v", err)
+	}
+	want := k
+	switch f.Setting {
+	case PairSettingRows:
+		if f.ColFold != nil {
+			return nil, fmt.Errorf("interval: setting rows with column folds")
+		}
+	case PairSettingBoth:
+		l, err := foldsUsed(f.ColFold, q, "column")
+		if err != nil {
+			return nil, fmt.Errorf("interval: %v", err)
+		}
+		want = k * l
+	default:
+		return nil, fmt.Errorf("interval: setting %q, want %q or %q", f.Setting, PairSettingRows, PairSettingBoth)
+	}
+	if len(f.Models) != want {
+		return nil, fmt.Errorf("interval: %d models, want %d", len(f.Models), want)
+	}
+	iv := &PairInterval{Method: f.Method, Setting: f.Setting, RowFold: f.RowFold, ColFold: f.ColFold}
+	if iv.Residuals, err = fromRows(f.Residuals, m, q); err != nil {
+		return nil, fmt.Errorf("interval: residuals: %v", err)
+	}
+	for _, v := range iv.Residuals.RawMatrix().Data {
+		if v < 0 || !(v < predictionBound) {
+			return nil, fmt.Errorf("interval: a residual %v is negative or beyond %g", v, predictionBound)
+		}
+	}
+	for j, r := range f.Models {
+		a, err := fromRows(r, m, q)
+		if err != nil {
+			return nil, fmt.Errorf("interval: model %d: %v", j, err)
+		}
+		iv.Models = append(iv.Models, a)
+	}
+	return iv, nil
+}

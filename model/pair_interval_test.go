@@ -1,0 +1,84 @@
+package model
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// pairWithInterval is the "kronrls dense" test model (4×5) with a setting-
+// both interval of 2×2 fold blocks.
+func pairWithInterval(t *testing.T) *PairPredictor {
+	rng := rand.New(rand.NewPCG(5, 6))
+	p := testPairPredictors(t)["kronrls dense"]
+	iv := &PairInterval{Method: CVPlus, Setting: PairSettingBoth, RowFold: []int{0, 1, 0, 1}, ColFold: []int{1, 0, 0, 1, 0},
+		Residuals: mat.NewDense(4, 5, nil)}
+	for i := range iv.Residuals.RawMatrix().Data {
+		iv.Residuals.RawMatrix().Data[i] = rng.Float64()
+	}
+	for k := 0; k < 4; k++ {
+		iv.Models = append(iv.Models, randDense(rng, 4, 5))
+	}
+	p.Interval = iv
+	return p
+}
+
+// TestLoadPairIntervalCorrupt: a pairwise interval that round-trips bit for
+// bit is read back; each inconsistent one is refused as corrupt, naming the
+// reason.
+func TestLoadPairIntervalCorrupt(t *testing.T) {
+	var buf bytes.Buffer
+	if err := pairWithInterval(t).Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	q, err := LoadPairwise(strings.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := q.Save(&again); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != good {
+		t.Fatal("the interval does not round-trip")
+	}
+	cases := map[string][2]string{
+		"method":         {`"method":"cv+"`, `"method":"jackknife+"`},
+		"setting":        {`"setting":"both"`, `"setting":"pairs"`},
+		"row fold range": {`"row_fold":[0,1,0,1]`, `"row_fold":[0,1,0,7]`},
+		"row fold count": {`"row_fold":[0,1,0,1]`, `"row_fold":[0,1,0]`},
+		"unused fold":    {`"col_fold":[1,0,0,1,0]`, `"col_fold":[2,0,0,2,0]`},
+		"one fold":       {`"row_fold":[0,1,0,1]`, `"row_fold":[0,0,0,0]`},
+		"no col folds":   {`,"col_fold":[1,0,0,1,0]`, ``},
+		"rows with cols": {`"setting":"both"`, `"setting":"rows"`},
+		"residual":       {`"residuals":[[`, `"residuals":[[-1,`},
+	}
+	for name, c := range cases {
+		bad := strings.Replace(good, c[0], c[1], 1)
+		if bad == good {
+			t.Fatalf("%s: %q not in the file", name, c[0])
+		}
+		if _, err := LoadPairwise(strings.NewReader(bad)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "interval") {
+			t.Errorf("%s: %v, want a corrupt interval", name, err)
+		}
+	}
+	// an interval on a model of entries is refused
+	p := testPairPredictors(t)["entries"]
+	p.Interval = pairWithInterval(t).Interval
+	buf.Reset()
+	if err := p.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPairwise(&buf); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("interval with entries: %v", err)
+	}
+	// an interval of setting both needs new rows and new columns
+	if _, _, _, err := q.PredictInterval(randDense(rand.New(rand.NewPCG(1, 1)), 2, 3), nil, []int{0}, []int{0}, 0.9); err == nil {
+		t.Error("setting both without new columns: no error")
+	}
+}
