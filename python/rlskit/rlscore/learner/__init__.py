@@ -161,7 +161,9 @@ class _Core:
     def _holdout_all(self, fold_ids):
         """The core's hold-out predictions (m×t) for disjoint folds given as
         a fold number per row (-1: in no fold), at the current regparam."""
-        model, _ = self._fit(self.regparam, cv="folds", folds=fold_ids)
+        # (the core scores its CV predictions; mse is defined on any hold-out, and the
+        # shim scores with the caller's measure)
+        model, _ = self._fit(self.regparam, cv="folds", folds=fold_ids, extra={"measure": "mse"})
         return model.cv_predictions(self.size, self.Y.shape[1])
 
     def holdout(self, indices):
@@ -209,7 +211,7 @@ class _Core:
 
     def leave_one_out(self):
         """Leave-one-out predictions at the current regparam, shape of Y."""
-        model, _ = self._fit(self.regparam, cv="loo")
+        model, _ = self._fit(self.regparam, cv="loo", extra={"measure": "mse"})
         return _squeeze(model.cv_predictions(self.size, self.Y.shape[1]), self._one)
 
 

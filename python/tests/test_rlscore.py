@@ -1,0 +1,286 @@
+"""rlskit.rlscore against references computed independently in NumPy:
+closed forms and naive retraining (what RLScore computes by its
+shortcuts), RLScore's tie rules and measure definitions; and, when RLScore
+is importable (RLSCORE_PATH, default /tmp/rlscore), against RLScore itself."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from rlskit.rlscore import measure as M
+from rlskit.rlscore.learner import (RLS, GlobalRankRLS, GreedyRLS, KfoldRankRLS, KfoldRLS, LeaveOneOutRLS,
+                                    LeavePairOutRankRLS, LeavePairOutRLS, LeaveQueryOutRankRLS, QueryRankRLS)
+from rlskit.rlscore.utilities.multiclass import from_one_vs_all, to_one_vs_all
+
+TOL = 1e-9
+
+
+def data(m=26, d=4, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(m, d)
+    y = X @ rng.randn(d) + 0.5 * rng.randn(m)
+    return X, y
+
+
+def lin_K(A, B, bias=1.0):
+    return A @ B.T + bias
+
+
+def gauss_K(A, B, gamma):
+    d2 = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
+    return np.exp(-gamma * d2)
+
+
+def ridge(K, Y, lam):
+    return np.linalg.solve(K + lam * np.eye(len(K)), Y)
+
+
+def rank_dual(K, Y, lam, L):
+    """argmin (Y − KA)ᵀ L (Y − KA) + λ AᵀKA: A = (L K + λI)⁻¹ L Y."""
+    return np.linalg.solve(L @ K + lam * np.eye(len(K)), L @ Y)
+
+
+def naive_holdout(X, y, lam, test, fit):
+    train = np.setdiff1d(np.arange(len(y)), test)
+    return fit(X[train], y[train], X[test])
+
+
+def rls_fit(lam, bias=1.0):
+    return lambda Xtr, ytr, Xte: lin_K(Xte, Xtr, bias) @ ridge(lin_K(Xtr, Xtr, bias), ytr, lam)
+
+
+def test_rls_closed_form_loo_holdout():
+    X, y = data()
+    lam = 0.7
+    learner = RLS(X, y, regparam=lam)
+    A = ridge(lin_K(X, X), y, lam)
+    np.testing.assert_allclose(learner.predict(X[:5]), lin_K(X[:5], X) @ A, atol=TOL)
+    loo = [naive_holdout(X, y, lam, [i], rls_fit(lam))[0] for i in range(len(y))]
+    np.testing.assert_allclose(learner.leave_one_out(), loo, atol=TOL)
+    np.testing.assert_allclose(learner.holdout([3, 8, 9]), naive_holdout(X, y, lam, [3, 8, 9], rls_fit(lam)),
+                               atol=TOL)
+    # W and b: the primal form of the same model; A its dual in the span of [X, 1].
+    np.testing.assert_allclose(learner.predictor.W, X.T @ A, atol=TOL)
+    np.testing.assert_allclose(learner.predictor.b, A.sum(), atol=TOL)
+    # RLScore's A: the dual in the span of [X, √bias·1], so [X, 1]ᵀA = (W, b) and A = [X, 1]c.
+    Xa = np.c_[X, np.ones(len(y))]
+    np.testing.assert_allclose(Xa.T @ learner.A[:, 0], np.r_[learner.predictor.W, learner.predictor.b], atol=1e-9)
+    c = np.linalg.lstsq(Xa, learner.A[:, 0], rcond=None)[0]
+    np.testing.assert_allclose(Xa @ c, learner.A[:, 0], atol=1e-12)
+    assert learner.predict(X).shape == (len(y),) and learner.leave_one_out().shape == (len(y),)
+    Y2 = np.c_[y, -2 * y]
+    assert RLS(X, Y2).predict(X).shape == (len(y), 2)
+
+
+def test_rls_gaussian_and_leave_pair_out():
+    X, y = data()
+    lam, g = 0.3, 0.2
+    learner = RLS(X, y, regparam=lam, kernel="GaussianKernel", gamma=g)
+    A = ridge(gauss_K(X, X, g), y, lam)
+    np.testing.assert_allclose(learner.A[:, 0], A, atol=TOL)
+    np.testing.assert_allclose(learner.predict(X[:4]), gauss_K(X[:4], X, g) @ A, atol=TOL)
+    a, b = np.array([0, 0, 1, 5, 7]), np.array([1, 2, 2, 6, 5])  # overlapping pairs: several rounds
+    P1, P2 = learner.leave_pair_out(a, b)
+    fit = lambda Xtr, ytr, Xte: gauss_K(Xte, Xtr, g) @ ridge(gauss_K(Xtr, Xtr, g), ytr, lam)
+    for k in range(len(a)):
+        ref = naive_holdout(X, y, lam, [a[k], b[k]], fit)
+        np.testing.assert_allclose([P1[k], P2[k]], ref, atol=TOL)
+
+
+def test_grid_searches_first_best_and_fold_mean():
+    X, y = data()
+    grid = [0.01, 0.1, 1.0, 10.0]
+    loo = LeaveOneOutRLS(X, y, regparams=grid)
+    ref = []
+    for lam in grid:
+        P = [naive_holdout(X, y, lam, [i], rls_fit(lam))[0] for i in range(len(y))]
+        ref.append(np.mean((y - P) ** 2))
+    np.testing.assert_allclose(loo.cv_performances, ref, atol=1e-9)
+    assert loo.regparam == grid[int(np.argmin(ref))]
+    assert loo.cv_predictions.shape == (len(grid), len(y))
+    folds = [list(range(i, len(y), 4)) for i in range(4)]
+    kf = KfoldRLS(X, y, folds, regparams=grid, measure=M.cindex)
+    ref = [np.mean([M.cindex(y[f], naive_holdout(X, y, lam, f, rls_fit(lam))) for f in folds]) for lam in grid]
+    np.testing.assert_allclose(kf.cv_performances, ref, atol=1e-12)
+    # a tie on the grid: RLScore keeps the first best point, not the larger λ
+    tied = KfoldRLS(X, y, folds, regparams=[1e-6, 2e-6], measure=M.cindex)
+    assert tied.cv_performances[0] == tied.cv_performances[1] and tied.regparam == 1e-6
+
+
+def test_leave_pair_out_selection():
+    X, y = data(m=18)
+    yb = np.where(y > np.median(y), 1.0, -1.0)
+    grid = [0.01, 1.0, 100.0]
+    lpo = LeavePairOutRLS(X, yb, regparams=grid)
+    ref = []
+    for lam in grid:
+        s = []
+        for i in range(len(y)):
+            for j in range(i + 1, len(y)):
+                if yb[i] != yb[j]:
+                    pi, pj = naive_holdout(X, yb, lam, [i, j], rls_fit(lam))
+                    d = (pi - pj) * np.sign(yb[i] - yb[j])
+                    s.append(1.0 if d > 0 else 0.5 if d == 0 else 0.0)
+        ref.append(np.mean(s))
+    np.testing.assert_allclose(lpo.cv_performances, ref, atol=1e-12)
+    assert lpo.regparam == grid[int(np.argmax(ref))]
+
+
+def test_global_rank_rls():
+    X, y = data()
+    m, lam = len(y), 0.5
+    L = m * np.eye(m) - np.ones((m, m))
+    learner = GlobalRankRLS(X, y, regparam=lam)
+    K = lin_K(X, X)
+    A = rank_dual(K, y, lam, L)
+    np.testing.assert_allclose(learner.predict(X[:4]), lin_K(X[:4], X) @ A, atol=1e-8)
+
+    def fit(Xtr, ytr, Xte):
+        n = len(ytr)
+        return lin_K(Xte, Xtr) @ rank_dual(lin_K(Xtr, Xtr), ytr, lam, n * np.eye(n) - np.ones((n, n)))
+
+    np.testing.assert_allclose(learner.holdout([2, 3]), naive_holdout(X, y, lam, [2, 3], fit), atol=1e-8)
+    folds = [list(range(i, m, 3)) for i in range(3)]
+    kr = KfoldRankRLS(X, y, folds, regparams=[0.1, 10.0], measure=M.cindex)
+    assert kr.cv_performances.shape == (2,) and kr.regparam in (0.1, 10.0)
+    LeavePairOutRankRLS(X[:12], y[:12], regparams=[1.0])  # runs; values checked against RLScore below
+
+
+def test_query_rank_rls_normalized_within_query():
+    X, y = data(m=24)
+    q = np.repeat([5, 2, 9, 7], 6)
+    lam = 0.5
+    L = np.zeros((24, 24))
+    for g in np.unique(q):
+        idx = np.flatnonzero(q == g)
+        L[np.ix_(idx, idx)] = np.eye(len(idx)) - 1.0 / len(idx)
+    learner = QueryRankRLS(X, y, q, regparam=lam)
+    A = rank_dual(lin_K(X, X), y, lam, L)
+    np.testing.assert_allclose(learner.predict(X[:4]), lin_K(X[:4], X) @ A, atol=1e-8)
+    # holding out part of a query equals retraining on the rest (the rest of the query
+    # normalized by its own size; RLScore's shortcut keeps the full query's size)
+    def fit(Xtr, ytr, Xte, qtr):
+        Ltr = np.zeros((len(ytr), len(ytr)))
+        for g in np.unique(qtr):
+            idx = np.flatnonzero(qtr == g)
+            Ltr[np.ix_(idx, idx)] = np.eye(len(idx)) - 1.0 / len(idx)
+        return lin_K(Xte, Xtr) @ rank_dual(lin_K(Xtr, Xtr), ytr, lam, Ltr)
+
+    for test in ([0, 1, 2], [6, 7, 8, 9, 10, 11], [4, 13]):
+        rest = np.setdiff1d(np.arange(24), test)
+        np.testing.assert_allclose(learner.holdout(test), fit(X[rest], y[rest], X[test], q[rest]), atol=1e-8)
+    lq = LeaveQueryOutRankRLS(X, y, q, regparams=[0.1, 1.0], measure=M.cindex)
+    assert len(lq.cv_predictions) == 2 and len(lq.cv_predictions[0]) == 4
+
+
+def test_greedy_rls_naive():
+    rng = np.random.RandomState(4)
+    X = rng.randn(30, 7)
+    y = X[:, 2] - X[:, 5] + 0.3 * rng.randn(30)
+    lam, k = 0.5, 3
+    g = GreedyRLS(X, y, k, regparam=lam)
+    chosen = []
+    for _ in range(k):
+        best = None
+        for f in range(7):
+            if f in chosen:
+                continue
+            cols = chosen + [f]
+            P = [naive_holdout(X[:, cols], y, lam, [i], rls_fit(lam))[0] for i in range(30)]
+            e = np.mean((y - P) ** 2)
+            if best is None or e < best[0]:
+                best = (e, f)
+        chosen.append(best[1])
+    assert g.selected == chosen
+    A = ridge(lin_K(X[:, chosen], X[:, chosen]), y, lam)
+    np.testing.assert_allclose(g.predict(X[:5]), lin_K(X[:5, chosen], X[:, chosen]) @ A, atol=1e-9)
+    assert g.predictor.W.shape == (7,)
+
+
+def naive_cindex(y, p):
+    good = pairs = 0.0
+    for i in range(len(y)):
+        for j in range(len(y)):
+            if y[i] > y[j]:
+                pairs += 1
+                good += 1.0 if p[i] > p[j] else 0.5 if p[i] == p[j] else 0.0
+    return good / pairs
+
+
+def test_measures_ties_and_definitions():
+    rng = np.random.RandomState(2)
+    for _ in range(50):
+        n = rng.randint(3, 25)
+        y = rng.randint(0, 4, n).astype(float)
+        p = rng.randint(0, 3, n).astype(float)  # many tied predictions
+        if len(np.unique(y)) > 1:
+            assert abs(M.cindex(y, p) - naive_cindex(y, p)) < 1e-12
+        yb = np.where(y > 1, 1.0, -1.0)
+        if len(np.unique(yb)) > 1:
+            assert abs(M.auc(yb, p) - naive_cindex(yb, p)) < 1e-12
+        assert abs(M.accuracy(yb, p - 1) - np.mean(np.where(yb * (p - 1) > 0, 1, np.where(p == 1, 0.5, 0)))) < 1e-12
+        assert abs(M.sqerror(y, p) - np.mean((y - p) ** 2)) < 1e-12
+    with pytest.raises(M.UndefinedPerformance):
+        M.cindex([1, 1, 1], [0, 1, 2])
+    Y = np.array([[1.0, 1], [2, 1], [3, 1]])
+    assert M.cindex(Y, Y) == 1.0  # the constant column is left out of the mean
+    assert M.sqerror.iserror and not M.cindex.iserror
+    assert list(from_one_vs_all(to_one_vs_all([2, 0, 1]))) == [2, 0, 1]
+    assert M.ova_accuracy(to_one_vs_all([2, 0, 1]), to_one_vs_all([2, 1, 1])) == pytest.approx(2 / 3)
+
+
+RLSCORE = os.environ.get("RLSCORE_PATH", "/tmp/rlscore")
+
+
+def have_rlscore():
+    return os.path.isdir(os.path.join(RLSCORE, "rlscore"))
+
+
+COMPARE = r"""
+import sys, json, numpy as np
+if sys.argv[1] == "rlscore":
+    from rlscore import learner as L, measure as M
+else:
+    from rlskit.rlscore import learner as L, measure as M
+rng = np.random.RandomState(0); X = rng.randn(24, 4); y = X @ [1, -1, .5, 0] + .5 * rng.randn(24)
+q = np.repeat([0, 1, 2, 3], 6); yb = np.where(y > 0, 1., -1.)
+folds = [list(range(i, 24, 4)) for i in range(4)]
+out = {}
+r = L.RLS(X, y, regparam=.3); out["rls"] = list(r.predict(X)) + list(r.leave_one_out()) + list(r.holdout([1, 5])) + list(np.ravel(r.A))
+out["lpo"] = [list(a) for a in r.leave_pair_out(np.array([0, 1, 0]), np.array([3, 3, 5]))]
+g = L.RLS(X, y, regparam=.3, kernel="GaussianKernel", gamma=.2); out["gauss"] = list(g.predict(X)) + list(np.ravel(g.A))
+p = L.RLS(X, y, regparam=.3, kernel="PolynomialKernel", gamma=.2, coef0=1, degree=3); out["poly"] = list(p.predict(X))
+out["loo"] = list(L.LeaveOneOutRLS(X, y, regparams=[.01, .1, 1, 10]).cv_performances)
+out["kf"] = list(L.KfoldRLS(X, y, folds, regparams=[.01, .1, 1, 10], measure=M.cindex).cv_performances)
+out["lporls"] = list(L.LeavePairOutRLS(X, yb, regparams=[.01, 1, 100]).cv_performances)
+gr = L.GlobalRankRLS(X, y, regparam=.5); out["grank"] = list(gr.predict(X)) + list(gr.holdout([2, 3]))
+out["kfrank"] = list(L.KfoldRankRLS(X, y, folds, regparams=[.01, 1, 100]).cv_performances)
+out["lprank"] = list(L.LeavePairOutRankRLS(X, y, regparams=[.01, 1, 100]).cv_performances)
+qr = L.QueryRankRLS(X, y, q, regparam=.5); out["qrank"] = list(qr.predict(X)) + list(qr.holdout([0, 1, 2, 3, 4, 5]))
+out["lqo"] = list(L.LeaveQueryOutRankRLS(X, y, q, regparams=[.01, 1, 100], measure=M.cindex).cv_performances)
+gq = L.GreedyRLS(X, y, 2, regparam=.5); out["greedy"] = list(gq.selected) + list(gq.performances) + list(gq.predictor.W) + [gq.predictor.b]
+print(json.dumps({k: np.asarray(v, dtype=float).ravel().tolist() for k, v in out.items()}))
+"""
+
+
+def run_compare(which, env_path):
+    env = dict(os.environ, PYTHONPATH=env_path)
+    out = subprocess.run([sys.executable, "-c", COMPARE, which], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    import json
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_learners_equal_rlscore():
+    """Every learner's numbers equal RLScore's on the same data (1e-9)."""
+    if not have_rlscore():
+        pytest.skip("RLScore not found at %s (set RLSCORE_PATH): the NumPy references above stand in" % RLSCORE)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ours = run_compare("rlskit", os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]))
+    theirs = run_compare("rlscore", RLSCORE)
+    assert ours.keys() == theirs.keys()
+    for k in ours:
+        np.testing.assert_allclose(ours[k], theirs[k], rtol=1e-9, atol=1e-9, err_msg=k)
