@@ -284,3 +284,34 @@ def test_learners_equal_rlscore():
     assert ours.keys() == theirs.keys()
     for k in ours:
         np.testing.assert_allclose(ours[k], theirs[k], rtol=1e-9, atol=1e-9, err_msg=k)
+
+
+def test_leave_pair_out_counts_ties_half():
+    """The leave-pair-out value counts a tied pair of held-out predictions ½:
+    rows 0, 1 and 2, 3 have the same features and different labels, so the
+    pair's held-out predictions are equal (computed here by naive retraining,
+    where they are exactly equal; the core's shortcut may differ in the last
+    bits, as RLScore's does)."""
+    from rlskit.rlscore.learner import _lpo_cv
+    X, y = data(m=14)
+    yb = np.where(y > np.median(y), 1.0, -1.0)
+    X[1], X[3] = X[0], X[2]
+    yb[[0, 1, 2, 3]] = [1.0, -1.0, -1.0, 1.0]
+    lam = 0.5
+    learner = RLS(X, yb, regparam=lam)
+
+    def naive_lpo(a, b):
+        P = np.array([naive_holdout(X, yb, lam, [i, j], rls_fit(lam)) for i, j in zip(a, b)])
+        return P[:, 0], P[:, 1]
+
+    learner.leave_pair_out = naive_lpo
+    s, ties = [], 0
+    for i in range(len(yb)):
+        for j in range(i + 1, len(yb)):
+            if yb[i] != yb[j]:
+                pi, pj = naive_lpo([i], [j])
+                d = (pi[0] - pj[0]) * np.sign(yb[i] - yb[j])
+                ties += d == 0
+                s.append(1.0 if d > 0 else 0.5 if d == 0 else 0.0)
+    assert ties == 2
+    assert _lpo_cv(learner)[0] == pytest.approx(np.mean(s), abs=1e-15)
