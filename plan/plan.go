@@ -66,11 +66,11 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 		return nil, fmt.Errorf("--choose %s / --lambda-per-output: the CV curves of a learner of pairs (--learner %s) have no per-fold standard errors or per-output λ; drop them", f.Choose, le.Name)
 	}
 	if lookupErr == nil && le.Needs.Has(learn.NeedsPairs) {
-		if f.Interval != "" {
-			return nil, fmt.Errorf("--interval %s: not for --learner %s yet (prediction intervals are recorded for rls)", f.Interval, f.Learner)
-		}
 		pp, err := planPairwise(f, le, changed)
 		if err != nil {
+			return nil, err
+		}
+		if err := planPairInterval(f, pp); err != nil {
 			return nil, err
 		}
 		if err := planOuterPairs(f, pp, changed); err != nil {

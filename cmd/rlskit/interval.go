@@ -87,16 +87,10 @@ func checkCoverage(f *predictFlags, p *model.Predictor) error {
 }
 
 // checkCoverageFlag checks predict --coverage before any work: a level in
-// (0, 1), not for pairs. Errors are usage errors.
+// (0, 1). Errors are usage errors.
 func checkCoverageFlag(f *predictFlags) error {
-	if !f.coverageSet {
-		return nil
-	}
-	switch {
-	case !(f.coverage > 0 && f.coverage < 1):
+	if f.coverageSet && !(f.coverage > 0 && f.coverage < 1) {
 		return usage(fmt.Errorf("--coverage %g: want a level in (0, 1), such as 0.9", f.coverage))
-	case f.pairs != "" || f.rows != "" || f.cols != "":
-		return usage(fmt.Errorf("--coverage %g: models of pairs record no interval yet", f.coverage))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/interval"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
@@ -169,7 +170,7 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 			return err
 		}
 		train = time.Since(loaded)
-		best = &namedModel{res, rows, cols}
+		best = &namedModel{pairSolution: res, rows: rows, cols: cols}
 		var col *kernel.Spec
 		if !p.Homogeneous {
 			col = &p.ColKernels[0]
@@ -318,7 +319,14 @@ func runComplete(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data
 			fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point the CV predictions are numerically indistinguishable — the kernels tell the pairs apart by rounding noise only; %s counts them as ties\n", p.Measure.Name)
 		}
 	}
-	return &namedModel{sol, rows, cols}, best, res.Train, res.CV, nil
+	nm := &namedModel{pairSolution: sol, rows: rows, cols: cols}
+	if f.Interval != "" { // the plan checked cv+ and the setting (rows or both)
+		d := st.Scheme.Design
+		if nm.interval, err = interval.NewPairs(res.Solution, string(p.Setting), d.RowFolds, d.ColFolds); err != nil {
+			return nil, nil, 0, 0, fmt.Errorf("--interval %s (--cv %s): %w", f.Interval, p.CVSpec, err)
+		}
+	}
+	return nm, best, res.Train, res.CV, nil
 }
 
 // objectFolds reads a file of object folds (nil without a file).
@@ -337,10 +345,13 @@ func objectFolds(flag, path string, n int) ([][]int, error) {
 type namedModel struct {
 	pairSolution
 	rows, cols *dataset.Data
+	// interval is fit --interval cv+'s (nil without it).
+	interval *model.PairInterval
 }
 
 func (n *namedModel) PairModel() *model.PairPredictor {
 	pm := n.pairSolution.PairModel()
+	pm.Interval = n.interval
 	pm.Rows.ZeroBased, pm.Cols.ZeroBased = n.rows.ZeroBased, n.cols.ZeroBased
 	if n.rows.FeatureNames != nil && len(n.rows.FeatureNames) == pm.Rows.Width {
 		pm.Rows.Features = n.rows.FeatureNames
@@ -383,9 +394,9 @@ func runPredictPairs(e *env, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
-	var pred []float64
+	var pred, lo, hi []float64
 	outs := dataset.Outputs{Stdout: e.stdout}
-	outs.Add("--out", f.out, func(w io.Writer) error { return writeValues(w, pred) })
+	outs.Add("--out", f.out, func(w io.Writer) error { return writePairValues(w, pred, lo, hi) })
 	if err := outs.Check(); err != nil {
 		return err
 	}
@@ -395,6 +406,9 @@ func runPredictPairs(e *env, f *predictFlags) error {
 	pm, err := readFile(f.modelPath, model.LoadPairwise)
 	if err != nil {
 		return fmt.Errorf("--model %s: %w", f.modelPath, err)
+	}
+	if f.coverageSet && pm.Interval == nil {
+		return fmt.Errorf("--coverage %g: %s records no prediction interval: fit it with --interval cv+ --cv rows[:K] or both[:K]", f.coverage, f.modelPath)
 	}
 	if pm.Homogeneous() && f.cols != "" && f.cols != "same" {
 		return fmt.Errorf("--cols %s: the model is a homogeneous network; --rows gives its new vertices", f.cols)
@@ -430,7 +444,12 @@ func runPredictPairs(e *env, f *predictFlags) error {
 	if err != nil {
 		return err
 	}
-	if pred, err = pm.Predict(rx, cx, pf.Rows, pf.Cols); err != nil {
+	if f.coverageSet {
+		pred, lo, hi, err = pm.PredictInterval(rx, cx, pf.Rows, pf.Cols, f.coverage)
+	} else {
+		pred, err = pm.Predict(rx, cx, pf.Rows, pf.Cols)
+	}
+	if err != nil {
 		var oe *model.OverflowError
 		if errors.As(err, &oe) && oe.Row < len(pf.Lines) {
 			return fmt.Errorf("--pairs %s:%d: %w", f.pairs, pf.Lines[oe.Row], err)
@@ -457,13 +476,36 @@ func runPredictPairs(e *env, f *predictFlags) error {
 			return err
 		}
 		report = e.stdout
-	} else if err := writeValues(e.stdout, pred); err != nil {
+	} else if err := writePairValues(e.stdout, pred, lo, hi); err != nil {
 		return err
 	}
 	if score != nil {
-		return json.NewEncoder(report).Encode(map[string]any{"measure": meas.Name, "value": *score})
+		result := map[string]any{"measure": meas.Name, "value": *score}
+		if f.coverageSet { // the share of labels inside their intervals
+			in := 0
+			for i, v := range pf.Labels {
+				if lo[i] <= v && v <= hi[i] {
+					in++
+				}
+			}
+			result["coverage"], result["covered"] = f.coverage, float64(in)/float64(len(pred))
+		}
+		return json.NewEncoder(report).Encode(result)
 	}
 	return nil
+}
+
+// writePairValues writes one prediction per line, or with intervals (lo
+// and hi not nil) three tab-separated values: prediction, lower, upper.
+func writePairValues(w io.Writer, v, lo, hi []float64) error {
+	if lo == nil {
+		return writeValues(w, v)
+	}
+	lw := newLineWriter(w)
+	for i, x := range v {
+		lw.printf("%s\t%s\t%s\n", ftoa(x), ftoa(lo[i]), ftoa(hi[i]))
+	}
+	return lw.flush()
 }
 
 // sideFeatures checks a CSV header against the model side's feature names.
