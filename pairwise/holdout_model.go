@@ -23,7 +23,10 @@ import (
 //	KronRLS B   the hold-out predictions P_F of setting B (HoldOutRows) put
 //	            in place of Y_F: the model trained on all rows with those
 //	            labels is the model trained without F (its loss on F is 0),
-//	            A = U [(UᵀY'V) ⊘ (e sᵀ + λ)] Vᵀ: O(m·q·(m + q)) per fold.
+//	            A = U [(UᵀY'V) ⊘ (e sᵀ + λ)] Vᵀ: O(m·q·(m + q)) per fold —
+//	            or, when cheaper (imputeRows: large folds, many columns),
+//	            each fold's kept rows eigendecomposed, O(Σ_F (m − |F|)³),
+//	            with the whole column side's V, and the closed form.
 //	KronRLS D   the held-out rows and columns are coupled through λ (see the
 //	            package doc): each row fold's kept rows and each column
 //	            fold's kept columns are eigendecomposed once, O(Σ_F m³ +
@@ -52,7 +55,7 @@ func (s *KronSolution) HoldOutModels(rowFolds, colFolds [][]int, both bool) ([]*
 	y := k.lab.full
 	m, q := y.Dims()
 	var models []*mat.Dense
-	if !both {
+	if !both && imputeRows(rf, m, q) {
 		p, err := s.HoldOutRows(rf)
 		if err != nil {
 			return nil, nil, err
@@ -76,7 +79,14 @@ func (s *KronSolution) HoldOutModels(rowFolds, colFolds [][]int, both bool) ([]*
 			e []float64
 		}
 		ce := make([]eig, len(cf))
+		if !both { // every column kept: the whole side's eigendecomposition
+			keepC = [][]int{allIndices(q)}
+			ce = []eig{{k.v, k.ec}}
+		}
 		for l, c := range keepC {
+			if ce[l].u != nil {
+				continue
+			}
 			if ce[l].u, ce[l].e, err = k.cols.eigSub(c); err != nil {
 				return nil, nil, err
 			}
@@ -194,6 +204,34 @@ func partitionFolds(f [][]int, n int, side string) ([][]int, error) {
 		}
 	}
 	return f, nil
+}
+
+// imputeRows chooses Kronecker RLS's route to setting B's models: the
+// hold-out predictions imputed into the labels (HoldOutRows, O(Σ_F |F|²·m·q
+// + |F|³·q), then O(m·q·(m + q)) per fold) when that costs less than an
+// eigendecomposition of the kept rows per fold (O(Σ_F (m − |F|)³), then
+// the same closed form): always for one row per fold (O(m·q·(m + q)) in
+// all), for K folds of m/K rows when q < K² roughly.
+func imputeRows(folds [][]int, m, q int) bool {
+	impute, eig := 0.0, 0.0
+	for _, f := range folds {
+		n := float64(len(f))
+		if n == 1 {
+			continue // the closed form of HoldOutRows(nil) when all are singletons
+		}
+		impute += n*n*float64(m*q) + n*n*n*float64(q)
+		r := float64(m) - n
+		eig += r * r * r
+	}
+	return impute <= eig
+}
+
+func allIndices(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // kept returns, for each fold, the objects of 0..n−1 outside it.

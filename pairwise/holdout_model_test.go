@@ -82,7 +82,9 @@ type holdOutModeler interface {
 }
 
 // TestHoldOutModelsOracle: every hold-out model of settings B and D (K row
-// folds, or K×L blocks), of Kronecker and two-step RLS, equals the model
+// folds, or K×L blocks; 4 × 3 folds, which take Kronecker RLS's
+// eigendecomposition route in B, and one object per fold, folds nil, which
+// takes its imputation route), of Kronecker and two-step RLS, equals the model
 // retrained from scratch on the kept rows and columns (a dense solve of the
 // Kronecker system, or the two ridge steps, in refined precision) to tol
 // relative, and each training pair's hold-out prediction equals that
@@ -91,8 +93,12 @@ type holdOutModeler interface {
 func TestHoldOutModelsOracle(t *testing.T) {
 	for _, kc := range kernelCases {
 		for _, lambda := range []float64{1e-2, 1, 1e2} {
-			for _, both := range []bool{false, true} {
-				name := fmt.Sprintf("%s/λ=%g/both=%v", kc.name, lambda, both)
+			for _, c := range []struct {
+				both bool
+				k    int // row folds; 0: each object alone (folds nil)
+			}{{false, 4}, {false, 0}, {true, 4}, {true, 0}} {
+				both := c.both
+				name := fmt.Sprintf("%s/λ=%g/both=%v/K=%d", kc.name, lambda, both, c.k)
 				t.Run(name, func(t *testing.T) {
 					rng := rand.New(rand.NewPCG(22, uint64(lambda*1000)))
 					rows, cols := randSides(t, rng, 12, 9, kc.k)
@@ -101,6 +107,13 @@ func TestHoldOutModelsOracle(t *testing.T) {
 					rf, cf := randFolds(rng, 12, 4), [][]int(nil)
 					if both {
 						cf = randFolds(rng, 9, 3)
+					}
+					argR, argC := rf, cf
+					if c.k == 0 {
+						rf, argR, argC = loo(12), nil, nil
+						if both {
+							cf = loo(9)
+						}
 					}
 					kr, err := FitKron(rows, cols, pairs, y, Options{})
 					if err != nil {
@@ -124,7 +137,7 @@ func TestHoldOutModelsOracle(t *testing.T) {
 						cfs = [][]int{{}}
 					}
 					check := func(label string, sol holdOutModeler, brute func(r, c []int) *mat.Dense, cvPred *mat.Dense) {
-						models, pred, err := sol.HoldOutModels(rf, cf, both)
+						models, pred, err := sol.HoldOutModels(argR, argC, both)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -162,13 +175,13 @@ func TestHoldOutModelsOracle(t *testing.T) {
 					var kcv, tcv *mat.Dense
 					if both {
 						var ps []*mat.Dense
-						if ps, err = kr.LeaveBothOut(rf, cf, []float64{lambda}); err == nil {
+						if ps, err = kr.LeaveBothOut(argR, argC, []float64{lambda}); err == nil {
 							kcv = ps[0]
-							tcv, err = tss.LeaveBothOut(rf, cf)
+							tcv, err = tss.LeaveBothOut(argR, argC)
 						}
 					} else {
-						if kcv, err = ks.HoldOutRows(rf); err == nil {
-							tcv, err = tss.HoldOutRows(rf)
+						if kcv, err = ks.HoldOutRows(argR); err == nil {
+							tcv, err = tss.HoldOutRows(argR)
 						}
 					}
 					if err != nil {
