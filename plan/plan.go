@@ -54,6 +54,9 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 		if err := checkIntercept(le, changed); err != nil {
 			return nil, err
 		}
+		if err := planROC(f, le); err != nil {
+			return nil, err
+		}
 		if changed("weights") && !le.Takes(learn.ParamWeights) {
 			return nil, fmt.Errorf("--weights goes with --learner %s, not %s",
 				strings.Join(learnerNames(func(d *learn.Descriptor) bool { return d.Takes(learn.ParamWeights) }), ", "), le.Name)

@@ -49,6 +49,8 @@ type Fit struct {
 	// Selection and Outer: a greedy selection (Greedy).
 	Selection *Selection `json:"selection,omitempty"`
 	Outer     *Outer     `json:"outer,omitempty"`
+	// ROC is fit --roc tlpo: the tournament leave-pair-out ROC analysis.
+	ROC *ROC `json:"roc,omitempty"`
 
 	// GammaScale is scikit-learn's gamma="scale" of the training rows,
 	// 1/(d·Var X), when --gamma scale asked for it: Kernel's gamma (and the

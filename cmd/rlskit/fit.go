@@ -164,6 +164,11 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.ROC != "" { // the label and the memory, before the search
+		if _, err := checkROC(f.ROC, f.Data, d.Y); err != nil {
+			return err
+		}
+	}
 	if _, t := d.Y.Dims(); f.LambdaPerOutput && t < 2 {
 		return fmt.Errorf("--lambda-per-output chooses a λ for each of several label columns: %s has %d", f.Data, t)
 	}
@@ -214,6 +219,11 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	}
 
 	out := summary.Search(string(p.Learner.Name), d, res, scheme, p.Measure, f.BasisHoldOut)
+	if f.ROC != "" { // tournament leave-pair-out at the chosen λ
+		if out.ROC, err = tournamentROC(f.ROC, f.Data, res); err != nil {
+			return err
+		}
+	}
 	if f.OuterFoldsArg != "" { // nested cross-validation of the same search
 		if out.Outer, err = nestedOuter(f, p, d, prob, scheme, res, prog); err != nil {
 			return err
