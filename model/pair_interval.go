@@ -70,9 +70,11 @@ type PairInterval struct {
 //
 // Cost: the kernel rows of the m' distinct row objects and q' distinct
 // column objects asked (O(m'·m·d + q'·q·d)), then per model O(m'·m·q + n'·q)
-// for n' pairs — O(F·(m'·m·q + n'·q)) for F = K or K·L models — and O(n)
-// expected per pair for the two order statistics (selectKth). Memory: one
-// model's m'×q product at a time and n'·F hold-out predictions.
+// for n' pairs — O(F·(m'·m·q + n'·q)) for F = K or K·L models — and per
+// pair the two order statistics: O(m) expected (selectKth) for rows; for
+// both, the residuals sorted by block once per call (O(m·q·log(m·q))), then
+// O(64·K·L·log(m·q)) per pair (kthShifted) instead of O(m·q). Memory: one
+// model's m'×q product at a time, n'·F hold-out predictions and m·q.
 func (p *PairPredictor) PredictInterval(rowX, colX mat.Matrix, rows, cols []int, coverage float64) (pred, lo, hi []float64, err error) {
 	if p == nil || p.Interval == nil {
 		return nil, nil, nil, ErrNoInterval
@@ -129,10 +131,23 @@ func (p *PairPredictor) PredictInterval(rowX, colX mat.Matrix, rows, cols []int,
 		size = m * q
 	}
 	rLo, rHi := Ranks(coverage, size)
-	lov, hiv := make([]float64, size), make([]float64, size)
+	lov, hiv := make([]float64, m), make([]float64, m)
 	nl := 0
 	if iv.ColFold != nil {
 		nl = slices.Max(iv.ColFold) + 1
+	}
+	var blocks [][]float64 // setting both: each block's residuals, sorted
+	if iv.Setting == PairSettingBoth && rHi <= size {
+		blocks = make([][]float64, f)
+		for i, fo := range iv.RowFold {
+			row := res.Data[i*res.Stride : i*res.Stride+q]
+			for j, go_ := range iv.ColFold {
+				blocks[fo*nl+go_] = append(blocks[fo*nl+go_], row[j])
+			}
+		}
+		for _, b := range blocks {
+			slices.Sort(b)
+		}
 	}
 	for k := range rows {
 		if rHi > size {
@@ -140,24 +155,90 @@ func (p *PairPredictor) PredictInterval(rowX, colX mat.Matrix, rows, cols []int,
 			continue
 		}
 		v := mu[k*f : k*f+f]
-		if iv.Setting == PairSettingRows {
-			c := cols[k]
-			for i, fo := range iv.RowFold {
-				r := res.Data[i*res.Stride+c]
-				lov[i], hiv[i] = v[fo]-r, v[fo]+r
-			}
-		} else {
-			for i, fo := range iv.RowFold {
-				row := res.Data[i*res.Stride : i*res.Stride+q]
-				for j, go_ := range iv.ColFold {
-					x := v[fo*nl+go_]
-					lov[i*q+j], hiv[i*q+j] = x-row[j], x+row[j]
-				}
-			}
+		if iv.Setting == PairSettingBoth {
+			lo[k], hi[k] = kthShifted(blocks, v, -1, rLo), kthShifted(blocks, v, 1, rHi)
+			continue
 		}
-		lo[k], hi[k] = selectKth(lov, rLo-1), selectKth(hiv, rHi-1)
+		c := cols[k]
+		for i, fo := range iv.RowFold {
+			r := res.Data[i*res.Stride+c]
+			lov[i], hiv[i] = v[fo]-r, v[fo]+r
+		}
+		lo[k], hi[k] = selectKth(lov[:m], rLo-1), selectKth(hiv[:m], rHi-1)
 	}
 	return pred, lo, hi, nil
+}
+
+// kthShifted returns the r-th smallest (1-based) of the values μ_b + s·R
+// (s = ±1, computed in floating point as the m·q-value selection would)
+// over every block b and every residual R of blocks[b] (each sorted
+// ascending): the smallest float v with at least r values ≤ v, found by
+// bisection over the floats' order (at most 64 steps), each counting by a
+// binary search per block — O(64·B·log n) for B blocks instead of O(n) per
+// pair. The result is one of the values exactly.
+func kthShifted(blocks [][]float64, mu []float64, s float64, r int) float64 {
+	val := func(b, i int) float64 { return mu[b] + s*blocks[b][i] }
+	count := func(v float64) int {
+		c := 0
+		for b, rs := range blocks {
+			n := len(rs)
+			if s > 0 { // ascending in i: the prefix ≤ v
+				c += sortSearch(n, func(i int) bool { return val(b, i) > v })
+			} else { // descending in i: the suffix ≤ v
+				c += n - sortSearch(n, func(i int) bool { return val(b, i) <= v })
+			}
+		}
+		return c
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for b, rs := range blocks {
+		if len(rs) == 0 {
+			continue
+		}
+		a, z := val(b, 0), val(b, len(rs)-1)
+		lo, hi = min(lo, a, z), max(hi, a, z)
+	}
+	kl, kh := floatKey(lo), floatKey(hi)
+	for kl < kh {
+		mid := kl>>1 + kh>>1 + kl&kh&1 // ⌊(kl + kh)/2⌋ without overflow
+		if count(keyFloat(mid)) >= r {
+			kh = mid
+		} else {
+			kl = mid + 1
+		}
+	}
+	return keyFloat(kl)
+}
+
+// sortSearch is sort.Search: the smallest i in [0, n) with pred(i), or n.
+func sortSearch(n int, pred func(int) bool) int {
+	i, j := 0, n
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if !pred(h) {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
+}
+
+// floatKey maps a float to an int64 in the same order (−0 and +0 to 0);
+// keyFloat inverts it.
+func floatKey(v float64) int64 {
+	k := int64(math.Float64bits(v))
+	if k < 0 {
+		k = math.MinInt64 - k
+	}
+	return k
+}
+
+func keyFloat(k int64) float64 {
+	if k < 0 {
+		k = math.MinInt64 - k
+	}
+	return math.Float64frombits(uint64(k))
 }
 
 // pairIntervalFile is the JSON form of a PairInterval.

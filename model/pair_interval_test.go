@@ -3,7 +3,9 @@ package model
 import (
 	"bytes"
 	"errors"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,5 +82,42 @@ func TestLoadPairIntervalCorrupt(t *testing.T) {
 	// an interval of setting both needs new rows and new columns
 	if _, _, _, err := q.PredictInterval(randDense(rand.New(rand.NewPCG(1, 1)), 2, 3), nil, []int{0}, []int{0}, 0.9); err == nil {
 		t.Error("setting both without new columns: no error")
+	}
+}
+
+// TestKthShifted: the r-th smallest of μ_b ± R over sorted blocks equals
+// the r-th of all the values sorted, for every r, on random blocks with
+// repeated residuals, zeros and empty blocks.
+func TestKthShifted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := 0; trial < 200; trial++ {
+		nb := 1 + rng.IntN(6)
+		blocks := make([][]float64, nb)
+		mu := make([]float64, nb)
+		for b := range blocks {
+			mu[b] = rng.NormFloat64() * 3
+			if trial%7 == 0 {
+				mu[b] = 0
+			}
+			for range rng.IntN(9) {
+				v := math.Round(rng.Float64()*8) / 4 // ties
+				blocks[b] = append(blocks[b], v)
+			}
+			slices.Sort(blocks[b])
+		}
+		for _, s := range []float64{-1, 1} {
+			var all []float64
+			for b, rs := range blocks {
+				for _, r := range rs {
+					all = append(all, mu[b]+s*r)
+				}
+			}
+			slices.Sort(all)
+			for r := 1; r <= len(all); r++ {
+				if got := kthShifted(blocks, mu, s, r); got != all[r-1] {
+					t.Fatalf("trial %d, s %g, r %d: %v, want %v (%v)", trial, s, r, got, all[r-1], all)
+				}
+			}
+		}
 	}
 }
