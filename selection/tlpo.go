@@ -19,9 +19,14 @@ var ErrTLPO = errors.New("selection: tournament leave-pair-out")
 
 // TLPOCopies is the peak memory of Tournament in m×m matrices of float64,
 // checked with factor.CheckMemory before any work: the m(m−1)/2 pairs
-// (16 bytes each: 1 m×m), their two predictions (½ m×m each: 1) and the
-// learner's m×m block of its leave-pair-out set-up (rls's A, RankRLS's Q₂: 1).
-const TLPOCopies = 3
+// (16 bytes each: 1 m×m) and their two predictions (½ m×m each: 1), plus
+// the learner's set-up for all pairs — rls: A = U diag(g) Uᵀ from a scaled
+// copy of U (2 in the dual form); RankRLS: the 2-colouring of the pairs'
+// graph (its adjacency lists, 2) and Q₂ with its temporaries (about 3.7).
+// Measured by BenchmarkTournament's B/op (everything allocated per call,
+// m = 500–2000): about 4.5 m×m for rls and 7.8 for globalrank; 8 covers
+// both.
+const TLPOCopies = 8
 
 // TLPO is a tournament leave-pair-out ROC analysis (Montoya Perez, Airola,
 // Boström, Jambor & Pahikkala, Statistical Methods in Medical Research 28,
@@ -138,7 +143,7 @@ func Tournament(s, twin learn.Solution, y []float64, level float64) (*TLPO, erro
 	}
 	tol := 0.0
 	if twin != nil {
-		if tol, err = twinPairTolerance(twin, pairs, a, b); err != nil {
+		if tol, err = twinPairTolerance(twin, m, a, b); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrTLPO, err)
 		}
 	}
@@ -194,19 +199,22 @@ func Tournament(s, twin learn.Solution, y []float64, level float64) (*TLPO, erro
 }
 
 // twinPairTolerance is lpoPerOutput's tie tolerance for one output: the twin
-// holds out the pairs twinPairs samples, and the tolerance is noiseFactor
-// times the largest difference of its predictions (divided by noiseScale)
-// from the learner's a, b.
-func twinPairTolerance(twin learn.Solution, pairs []learn.Pair, a, b []float64) (float64, error) {
+// holds out the pairs tournamentTwinPairs samples, and the tolerance is
+// noiseFactor times the largest difference of its predictions (divided by
+// noiseScale) from the learner's a, b (indexed as Tournament's pairs).
+//
+// The sample is not twinPairs': those are all pairs among every 6th row, a
+// graph with odd cycles, for which a learner's set-up covers all m rows on
+// each side (RankRLS's Q₂: O(m²r), or for fewer pairs per-pair work with an
+// m-sized temporary each); tournamentTwinPairs's are bipartite, between two
+// disjoint sixths of the rows, so the twin's set-up is a block of Q₂ 1/36 of
+// the whole, as for the positive–negative pairs of leave-pair-out selection.
+func twinPairTolerance(twin learn.Solution, m int, a, b []float64) (float64, error) {
 	th, ok := twin.(learn.PairHoldOuter)
 	if !ok {
 		return 0, fmt.Errorf("the twin has no leave-pair-out: %w", learn.ErrCapability)
 	}
-	idx := twinPairs(pairs)
-	sub := make([]learn.Pair, len(idx))
-	for k, n := range idx {
-		sub[k] = pairs[n]
-	}
+	sub, idx := tournamentTwinPairs(m)
 	qi, qj, err := th.LeavePairOut(sub)
 	if err != nil {
 		return 0, fmt.Errorf("twin: %w", err)
@@ -216,6 +224,30 @@ func twinPairTolerance(twin learn.Solution, pairs []learn.Pair, a, b []float64) 
 		tol = math.Max(tol, math.Max(math.Abs(qi.At(k, 0)/noiseScale-a[n]), math.Abs(qj.At(k, 0)/noiseScale-b[n])))
 	}
 	return tol * noiseFactor, nil
+}
+
+// tournamentTwinPairs returns the pairs the twin holds out in a tournament
+// of m rows — every pair {i, j}, i < j, with one row ≡ 0 and the other ≡ 3
+// (mod twinRowStride), about m²/36 of the m(m−1)/2 — and each one's index
+// in Tournament's enumeration (i ascending, then j):
+// i·m − i(i+1)/2 + j − i − 1. O(m²/36).
+func tournamentTwinPairs(m int) (sub []learn.Pair, idx []int) {
+	const half = twinRowStride / 2
+	for i := 0; i < m; i++ {
+		r := i % twinRowStride
+		if r != 0 && r != half {
+			continue
+		}
+		j := i - r + half // the first row of the other residue after i
+		if r == half {
+			j = i - r + twinRowStride
+		}
+		for ; j < m; j += twinRowStride {
+			sub = append(sub, learn.Pair{I: i, J: j})
+			idx = append(idx, i*m-i*(i+1)/2+j-i-1)
+		}
+	}
+	return sub, idx
 }
 
 // classIndex numbers the positive rows (label > 0) and the negative rows

@@ -410,3 +410,26 @@ func TestTournamentRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestTournamentTwinPairs: the twin's pairs are those between rows ≡ 0 and
+// ≡ 3 (mod 6), each with its index in the enumeration of all pairs.
+func TestTournamentTwinPairs(t *testing.T) {
+	for _, m := range []int{4, 7, 13, 30} {
+		sub, idx := selection.TournamentTwinPairs(m)
+		n, want := 0, 0
+		for i := 0; i < m; i++ {
+			for j := i + 1; j < m; j++ {
+				if (i%6 == 0 && j%6 == 3) || (i%6 == 3 && j%6 == 0) {
+					if want >= len(sub) || sub[want] != (learn.Pair{I: i, J: j}) || idx[want] != n {
+						t.Fatalf("m %d: pair %d is %v at %v, want (%d, %d) at %d", m, want, sub, idx, i, j, n)
+					}
+					want++
+				}
+				n++
+			}
+		}
+		if want != len(sub) || len(idx) != len(sub) || want == 0 {
+			t.Errorf("m %d: %d pairs, want %d", m, len(sub), want)
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package selection
+
+// TournamentTwinPairs exposes tournamentTwinPairs to the external tests.
+var TournamentTwinPairs = tournamentTwinPairs
