@@ -2,10 +2,12 @@ package interval
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -14,6 +16,7 @@ import (
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/pairwise"
+	"github.com/rlskit/rlskit/rls"
 )
 
 // pairData is a small complete dyadic problem: training objects, new
@@ -352,4 +355,60 @@ func relDiff(a, b []float64) float64 {
 		den += b[i] * b[i]
 	}
 	return math.Sqrt(num / den)
+}
+
+// TestNewPairsRefusals: a solution without pairwise hold-out models (rls),
+// an unknown setting, one fold, column folds for rows, and a leave-one-out
+// design of both whose models would exceed MaxNumbers (100 × 100 objects:
+// 10⁴ models of 10⁴ coefficients) are refused, naming the reason.
+func TestNewPairsRefusals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	d := drawPairs(rng, 100, 100)
+	rows, _ := pairwise.NewSide(d.xr, d.kern, false)
+	cols, _ := pairwise.NewSide(d.xc, d.kern, false)
+	var pairs []pairwise.Pair
+	var y []float64
+	for i := 0; i < 100; i++ {
+		for j := 0; j < 100; j++ {
+			pairs = append(pairs, pairwise.Pair{Row: i, Col: j})
+			y = append(y, d.y.At(i, j))
+		}
+	}
+	k, err := pairwise.FitTwoStep(rows, cols, pairs, y, pairwise.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, _ := k.Solve(1, 1)
+	r, err := rls.Fit(d.xr, mat.NewDense(100, 1, y[:100]), rls.Options{Kernel: kernel.Linear{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := r.Solve(1)
+	two := [][]int{{0}, {1}}
+	for _, c := range []struct {
+		sol      learn.Solution
+		setting  string
+		rf, cf   [][]int
+		want     string
+		wrapsCap bool
+	}{
+		{rs, model.PairSettingRows, two, nil, "CV+ intervals for pairs need the models retrained without each fold", true},
+		{sol, "pairs", two, nil, `pairwise setting "pairs"`, false},
+		{sol, model.PairSettingRows, [][]int{foldRange(100)}, nil, "at least 2 row folds", false},
+		{sol, model.PairSettingRows, two, two, "setting rows takes no column folds", false},
+		{sol, model.PairSettingBoth, nil, nil, "would store 10000 models of 100×100 coefficients", false},
+	} {
+		_, err := NewPairs(c.sol, c.setting, c.rf, c.cf)
+		if err == nil || !strings.Contains(err.Error(), c.want) || c.wrapsCap != errors.Is(err, learn.ErrCapability) {
+			t.Errorf("%s: %v, want %q", c.setting, err, c.want)
+		}
+	}
+}
+
+func foldRange(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
