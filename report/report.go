@@ -156,6 +156,9 @@ type Data struct {
 	// estimate, drawn per outer fold with the pooled value and its
 	// interval, and a row of the summary table.
 	Outer *OuterEstimate
+	// TLPO, when set (fit --roc tlpo), is the tournament leave-pair-out
+	// ROC panel (tlpo.go).
+	TLPO *TournamentROC
 }
 
 // Write renders the report as one HTML document and writes it to w.
@@ -207,6 +210,7 @@ func Write(w io.Writer, d Data) error {
 		{len(d.QueryDisagreement) > 0, one(disagreementFigure)},
 		{len(d.Intervals) > 0, intervalFigures},
 		{d.Outer != nil, one(outerFigure)},
+		{d.TLPO != nil, one(tlpoFigure)},
 	}
 	for _, st := range steps {
 		if !st.present {

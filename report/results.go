@@ -167,6 +167,7 @@ func Search(fit *summary.Fit, res *selection.SearchResult, d *dataset.Data, sche
 	if r.Outer = OuterFromSummary(fit.Outer); r.Outer != nil {
 		r.Summary = append(r.Summary, outerRow(r.Outer))
 	}
+	r.TLPO = TournamentFromSummary(fit.ROC)
 	r.Provenance = opt.Provenance
 	return r
 }

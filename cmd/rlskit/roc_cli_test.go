@@ -37,7 +37,8 @@ func TestROCTLPOCLI(t *testing.T) {
 	}
 	for _, learner := range []string{"rls", "globalrank"} {
 		stdout, stderr, err := run(t, "", "fit", "--data", data, "--label", "y", "--learner", learner, "--kernel", "gaussian", "--gamma", "0.5",
-			"--cv", "lpo", "--measure", "auc", "--lambda-grid", "10^-2..10^1", "--roc", "tlpo", "--quiet")
+			"--cv", "lpo", "--measure", "auc", "--lambda-grid", "10^-2..10^1", "--roc", "tlpo", "--quiet",
+			"--report", filepath.Join(dir, learner+".html"))
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", learner, err, stderr)
 		}
@@ -122,6 +123,10 @@ func TestROCTLPOCLI(t *testing.T) {
 		}
 		if k != len(r.Points) {
 			t.Errorf("%s: %d vertices, want %d", learner, len(r.Points), k)
+		}
+		html := readFileT(t, filepath.Join(dir, learner+".html"))
+		if want := fmt.Sprintf("AUC of the tournament scores = %.4f", r.AUC); !strings.Contains(html, `id="roc-tlpo"`) || !strings.Contains(html, want) {
+			t.Errorf("%s: the report has no tournament ROC panel with %q", learner, want)
 		}
 		for _, iv := range []struct {
 			v  float64
