@@ -4,10 +4,12 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
@@ -431,5 +433,23 @@ func TestTournamentTwinPairs(t *testing.T) {
 		if want != len(sub) || len(idx) != len(sub) || want == 0 {
 			t.Errorf("m %d: %d pairs, want %d", m, len(sub), want)
 		}
+	}
+}
+
+// TestTournamentRefusesBeyondMemory: rows whose TLPOCopies m×m matrices do
+// not fit in the memory available are refused before any pair is formed,
+// with an error wrapping factor.ErrMemory that states the estimate.
+func TestTournamentRefusesBeyondMemory(t *testing.T) {
+	const m = 400000 // 8 × 8 × m² bytes ≈ 10 TB
+	if factor.CheckMemory(m, selection.TLPOCopies) == nil {
+		t.Skip("the memory available is unknown or above 10 TB")
+	}
+	y := make([]float64, m)
+	for i := range y {
+		y[i] = float64(i%2) - 0.5
+	}
+	_, err := selection.Tournament(games([][]bool{{false}}), nil, y, 0.95)
+	if !errors.Is(err, factor.ErrMemory) || !errors.Is(err, selection.ErrTLPO) || !strings.Contains(err.Error(), "GiB") {
+		t.Errorf("err = %v, want factor.ErrMemory with the estimate", err)
 	}
 }
