@@ -262,6 +262,9 @@ out["lprank"] = list(L.LeavePairOutRankRLS(X, y, regparams=[.01, 1, 100]).cv_per
 qr = L.QueryRankRLS(X, y, q, regparam=.5); out["qrank"] = list(qr.predict(X)) + list(qr.holdout([0, 1, 2, 3, 4, 5]))
 out["lqo"] = list(L.LeaveQueryOutRankRLS(X, y, q, regparams=[.01, 1, 100], measure=M.cindex).cv_performances)
 gq = L.GreedyRLS(X, y, 2, regparam=.5); out["greedy"] = list(gq.selected) + list(gq.performances) + list(gq.predictor.W) + [gq.predictor.b]
+Y2 = np.c_[y, 2 * y + rng.randn(24)]; P2 = np.c_[X @ [1, 0, 0, 0], X @ [0, 1, 1, 0]]
+out["measures"] = [M.sqerror(Y2, P2), M.cindex(Y2, P2), M.auc(np.sign(Y2), P2), M.accuracy(np.sign(Y2), P2),
+                   M.sqmprank(Y2, P2), M.spearman(Y2, P2), M.fscore(np.sign(Y2), P2)]
 print(json.dumps({k: np.asarray(v, dtype=float).ravel().tolist() for k, v in out.items()}))
 """
 
@@ -315,3 +318,55 @@ def test_leave_pair_out_counts_ties_half():
                 s.append(1.0 if d > 0 else 0.5 if d == 0 else 0.0)
     assert ties == 2
     assert _lpo_cv(learner)[0] == pytest.approx(np.mean(s), abs=1e-15)
+
+
+def test_sparse_and_precomputed_inputs():
+    """A SciPy sparse X gives the dense X's numbers; PrecomputedKernel on the
+    Gaussian kernel matrix gives GaussianKernel's."""
+    import scipy.sparse as sp
+    X, y = data()
+    X[np.abs(X) < 0.5] = 0.0
+    dense, sparse = RLS(X, y, regparam=0.4), RLS(sp.csr_matrix(X), y, regparam=0.4)
+    np.testing.assert_allclose(sparse.predict(sp.csr_matrix(X[:5])), dense.predict(X[:5]), atol=1e-10)
+    np.testing.assert_allclose(sparse.leave_one_out(), dense.leave_one_out(), atol=1e-10)
+    K = gauss_K(X, X, 0.3)
+    pre = RLS(K, y, regparam=0.4, kernel="PrecomputedKernel")
+    gau = RLS(X, y, regparam=0.4, kernel="GaussianKernel", gamma=0.3)
+    np.testing.assert_allclose(pre.predict(K[:5]), gau.predict(X[:5]), atol=1e-10)
+    np.testing.assert_allclose(pre.leave_one_out(), gau.leave_one_out(), atol=1e-10)
+
+
+def test_other_measures_definitions():
+    rng = np.random.RandomState(5)
+    y, p = rng.randn(12), rng.randn(12)
+    n, d = 12, y - p
+    assert M.sqmprank(y, p) == pytest.approx(np.mean((n * d - d.sum()) ** 2) / ((n * n - n) / 2), rel=1e-12)
+    assert M.disagreement(y, p) == pytest.approx(1 - naive_cindex(y, p), abs=1e-15)
+    from scipy.stats import spearmanr
+    assert M.spearman(y, p) == pytest.approx(spearmanr(y, p)[0], abs=1e-15)
+    yb, pb = np.sign(y), p
+    tp, fp, fn = np.sum((yb > 0) & (pb > 0)), np.sum((yb < 0) & (pb > 0)), np.sum((yb > 0) & (pb <= 0))
+    assert M.fscore(yb, pb) == pytest.approx(2 * tp / (2 * tp + fp + fn), abs=1e-15)
+
+
+def test_docs_migration_block_numbers():
+    """The RLScore-migration example of docs/python.md prints what it quotes."""
+    import contextlib
+    import io
+    import re
+    from conftest import module_root
+    root = module_root()
+    if root is None:
+        pytest.skip("no rlskit sources (docs/python.md)")
+    text = open(os.path.join(root, "docs", "python.md")).read()
+    section = text.split("## RLScore migration", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    out = io.StringIO()
+    cwd = os.getcwd()
+    try:
+        os.chdir(root)
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "docs/python.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
+    assert out.getvalue().startswith("0.125 3078.3178657") and "\n2645.1953635" in out.getvalue()
