@@ -105,6 +105,11 @@ def test_grid_searches_first_best_and_fold_mean():
     kf = KfoldRLS(X, y, folds, regparams=grid, measure=M.cindex)
     ref = [np.mean([M.cindex(y[f], naive_holdout(X, y, lam, f, rls_fit(lam))) for f in folds]) for lam in grid]
     np.testing.assert_allclose(kf.cv_performances, ref, atol=1e-12)
+    # overlapping folds (not one disjoint design): each fold held out by itself
+    over = [[0, 1, 2, 3], [2, 3, 4, 5], [10, 11]]
+    ko = KfoldRLS(X, y, over, regparams=[0.5], measure=M.sqerror)
+    for f, P in zip(over, ko.cv_predictions[0]):
+        np.testing.assert_allclose(P, naive_holdout(X, y, 0.5, f, rls_fit(0.5)), atol=TOL)
     # a tie on the grid: RLScore keeps the first best point, not the larger λ
     tied = KfoldRLS(X, y, folds, regparams=[1e-6, 2e-6], measure=M.cindex)
     assert tied.cv_performances[0] == tied.cv_performances[1] and tied.regparam == 1e-6

@@ -28,7 +28,6 @@ fit per round of disjoint pairs (about m rounds).
 """
 
 import json
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
