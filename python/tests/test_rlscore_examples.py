@@ -294,7 +294,7 @@ class RefGreedyRLS:
     """Forward selection by the LOO squared error of linear RLS (bias column
     √bias), each candidate's LOO by the hat matrix in the primal."""
 
-    def __init__(self, X, Y, subsetsize, regparam=1.0, bias=1.0, **kw):
+    def __init__(self, X, Y, subsetsize, regparam=1.0, bias=1.0, callbackfun=None, **kw):
         X, Y = np.asarray(X, dtype=float), _2d(Y)
         self.one = True
         ones = np.full((len(Y), 1), np.sqrt(bias))
@@ -310,12 +310,19 @@ class RefGreedyRLS:
             e, f = min(errs)
             self.selected.append(f)
             self.performances.append(e)
+            self._fit(X, Y, ones, regparam, bias)
+            if callbackfun is not None:
+                callbackfun.callback(self)
+        self.predictor = self
+        if callbackfun is not None:
+            callbackfun.finished(self)
+
+    def _fit(self, X, Y, ones, regparam, bias):
         Z = np.hstack([X[:, self.selected], ones])
         w = np.linalg.solve(Z.T @ Z + regparam * np.eye(Z.shape[1]), Z.T @ Y)
         self.W = np.zeros(X.shape[1])
         self.W[self.selected] = w[:-1, 0]
         self.b = float(w[-1, 0] * np.sqrt(bias))
-        self.predictor = self
 
     def predict(self, X):
         return np.asarray(X, dtype=float) @ self.W + self.b

@@ -471,7 +471,9 @@ class GreedyRLS(_Core):
     Attributes: selected (feature indices in order of selection),
     performances (the LOO error after each step), predictor (LinearPredictor
     over all d features, zero weight outside selected; b from the bias
-    feature), regparam, bias."""
+    feature), regparam, bias. callbackfun: its callback(learner) is called
+    after each step (selected, performances and predictor then those of the
+    step) and finished(learner) at the end, as RLScore's."""
 
     _learner = "greedy"
 
@@ -490,16 +492,29 @@ class GreedyRLS(_Core):
         self.performances = [float(s["value"]) for s in steps]
         if len(self.selected) != subsetsize:
             raise RuntimeError("GreedyRLS: the core selected %d features, %d asked" % (len(self.selected), subsetsize))
-        # The model on the selected features at regparam: linear RLS over those columns.
+        selected, performances = self.selected, self.performances
+        if callbackfun is not None:
+            # RLScore calls callback(learner) after each step, the learner then holding
+            # the features selected so far and their model: replayed here in order.
+            for k in range(1, subsetsize + 1):
+                self.selected, self.performances = selected[:k], performances[:k]
+                self.predictor = self._model_on(selected[:k], regparam, bias, d)
+                callbackfun.callback(self)
+        self.selected, self.performances = selected, performances
+        self.predictor = self._model_on(selected, regparam, bias, d)
+        if callbackfun is not None:
+            callbackfun.finished(self)
+
+    def _model_on(self, cols, regparam, bias, d):
+        """Linear RLS at regparam on the columns cols (one core fit), as a
+        LinearPredictor over all d features (zero weight elsewhere)."""
         sub = _Core()
         sub._learner = "rls"
-        sub._setup(self._X[:, self.selected], self.Y, "LinearKernel", None, {"bias": bias})
+        sub._setup(self._X[:, cols], self.Y, "LinearKernel", None, {"bias": bias})
         model, _ = sub._fit(regparam)
         doc = json.loads(model.to_json())
         Wsel = np.array(doc["weights"], dtype=np.float64).reshape(-1, self.Y.shape[1])
         W = np.zeros((d, self.Y.shape[1]))
-        W[self.selected] = Wsel
+        W[cols] = Wsel
         b = np.array(doc["intercept"], dtype=np.float64)
-        self.predictor = LinearPredictor(W[:, 0], float(b[0])) if self._one else LinearPredictor(W, b)
-        if callbackfun is not None and hasattr(callbackfun, "finished"):
-            callbackfun.finished(self)
+        return LinearPredictor(W[:, 0], float(b[0])) if self._one else LinearPredictor(W, b)
