@@ -375,3 +375,21 @@ def test_docs_migration_block_numbers():
     finally:
         os.chdir(cwd)
     assert out.getvalue().startswith("0.125 3078.3178657") and "\n2645.1953635" in out.getvalue()
+
+
+def test_bad_arguments_are_named():
+    X, y = data()
+    with pytest.raises(ValueError, match="kernel='RBF'"):
+        RLS(X, y, kernel="RBF")
+    with pytest.raises(TypeError, match="gama"):
+        RLS(X, y, kernel="GaussianKernel", gama=0.1)
+    with pytest.raises(ValueError, match="26 rows, Y 25"):
+        RLS(X, y[:-1])
+    with pytest.raises(ValueError, match="basis_vectors"):
+        RLS(X, y, basis_vectors=X[:5])
+    with pytest.raises(IndexError, match="holdout"):
+        RLS(X, y).holdout([0, 0])
+    with pytest.raises(ValueError, match="3 qids for 26 rows"):
+        QueryRankRLS(X, y, [0, 0, 1])
+    with pytest.raises(ValueError, match="smaller than the desired number 9"):
+        GreedyRLS(X, y, 9)
