@@ -261,6 +261,9 @@ func intervalFigures(d *Data) ([]figure, error) {
 	return figs, nil
 }
 
+// intervalFigure draws the i-th interval panel: width against prediction,
+// the residual quantile's width as a dashed line, and the caption stating
+// what is drawn, the residual quantiles and the coverage by bin.
 func intervalFigure(ip IntervalPanel, i int) (figure, error) {
 	pct := fmt.Sprintf("%g %%", 100*ip.Coverage)
 	p := newPlot(fmt.Sprintf("%s: %s interval width (%s)", ip.Output, ip.Method, pct), "prediction", "interval width")
@@ -351,6 +354,7 @@ func intervalFigure(ip IntervalPanel, i int) (figure, error) {
 // pct1 formats a share as a percentage with one decimal.
 func pct1(v float64) string { return fmt.Sprintf("%.1f %%", 100*v) }
 
+// cmpF orders two numbers (no NaN) for slices.MinFunc and MaxFunc.
 func cmpF(a, b float64) int {
 	switch {
 	case a < b:

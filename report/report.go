@@ -6,8 +6,11 @@
 // panel per output (CV prediction vs. truth and residuals, or a ROC curve),
 // for one-vs-all a confusion matrix and per-class ROC curves, the per-fold
 // spread of the CV value, the permutation test's null distribution, a
-// histogram of per-query ranking disagreement — and the provenance (command
-// line, version, backend, data file and its SHA-256, date).
+// histogram of per-query ranking disagreement, the width of the jackknife+
+// or CV+ prediction intervals against the prediction with the coverage of
+// the hold-out residuals (Intervals), the nested cross-validation's outer
+// estimate with its interval — and the provenance (command line, version,
+// backend, data file and its SHA-256, date).
 //
 // The plots are drawn with gonum/plot on its SVG canvas (vg/vgsvg) and
 // inlined as <svg> elements. The document references nothing outside
