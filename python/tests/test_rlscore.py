@@ -94,13 +94,19 @@ def test_grid_searches_first_best_and_fold_mean():
     X, y = data()
     grid = [0.01, 0.1, 1.0, 10.0]
     loo = LeaveOneOutRLS(X, y, regparams=grid)
-    ref = []
+    ref, refP = [], []
     for lam in grid:
         P = [naive_holdout(X, y, lam, [i], rls_fit(lam))[0] for i in range(len(y))]
         ref.append(np.mean((y - P) ** 2))
-    np.testing.assert_allclose(loo.cv_performances, ref, atol=1e-9)
+        refP.append(P)
+    np.testing.assert_allclose(loo.cv_performances, ref, atol=1e-9)  # one core search over the grid
     assert loo.regparam == grid[int(np.argmin(ref))]
     assert loo.cv_predictions.shape == (len(grid), len(y))
+    np.testing.assert_allclose(loo.cv_predictions, refP, atol=TOL)
+    # any other measure: each λ's LOO predictions scored in Python
+    other = LeaveOneOutRLS(X, y, regparams=grid, measure=M.cindex)
+    np.testing.assert_allclose(other.cv_performances, [M.cindex(y, P) for P in refP], atol=1e-12)
+    np.testing.assert_allclose(other.cv_predictions, refP, atol=TOL)
     folds = [list(range(i, len(y), 4)) for i in range(4)]
     kf = KfoldRLS(X, y, folds, regparams=grid, measure=M.cindex)
     ref = [np.mean([M.cindex(y[f], naive_holdout(X, y, lam, f, rls_fit(lam))) for f in folds]) for lam in grid]

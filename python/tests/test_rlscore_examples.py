@@ -398,7 +398,9 @@ def outputs():
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_script_equals_numpy_reference(script, outputs):
-    ours = outputs.setdefault(script, run(script, "rlskit.rlscore"))
+    if script not in outputs:
+        outputs[script] = run(script, "rlskit.rlscore")
+    ours = outputs[script]
     same_numbers(ours, run(script, "refrls"), script + " (NumPy reference)")
 
 
@@ -406,5 +408,7 @@ def test_script_equals_numpy_reference(script, outputs):
 def test_script_equals_rlscore(script, outputs):
     if not os.path.isdir(os.path.join(RLSCORE, "rlscore")):
         pytest.skip("RLScore not found at %s (set RLSCORE_PATH): compared with the NumPy reference only" % RLSCORE)
-    ours = outputs.setdefault(script, run(script, "rlskit.rlscore"))
+    if script not in outputs:
+        outputs[script] = run(script, "rlskit.rlscore")
+    ours = outputs[script]
     same_numbers(ours, run(script, "rlscore", pythonpath=RLSCORE), script + " (RLScore)")

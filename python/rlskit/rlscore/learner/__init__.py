@@ -23,7 +23,8 @@ Conventions followed are RLScore's, not rlskit's defaults:
 
 Cost: each λ of a grid is one core fit (a factorization and the hold-out
 shortcut), so a G-point grid costs G factorizations where rlskit's own
-search (rlskit.RLS) needs one; leave-pair-out over arbitrary pairs costs one
+search (rlskit.RLS) needs one — except LeaveOneOutRLS with sqerror, whose
+curve is one core search; leave-pair-out over arbitrary pairs costs one
 fit per round of disjoint pairs (about m rounds).
 """
 
@@ -116,6 +117,7 @@ class _Core:
         s.update(self._extra)
         if extra:
             s.update(extra)
+        s = {k: v for k, v in s.items() if v is not None}
         model = Model()
         res = model.fit(s, self._X, self.Y, groups=self._groups, folds=folds)
         return model, res
@@ -318,21 +320,60 @@ class LeaveOneOutRLS(_Core):
     """RLS with regparam chosen by leave-one-out on the grid regparams
     (default 2^-15 … 2^15): cv_performances[g] = measure(Y, LOO predictions
     at grid[g]) (default sqerror), regparam the first best, cv_predictions
-    an array (G, n) or (G, n, t), predictor the model at regparam."""
+    an array (G, n) or (G, n, t), predictor the model at regparam.
+
+    With measure sqerror (the default) the curve comes from one core search
+    over the whole grid (its pooled LOO mse is sqerror of the LOO
+    predictions: one factorization, then every λ), and cv_predictions are
+    computed on first access (one core fit per λ); with any other measure
+    each λ is one core fit."""
 
     def __init__(self, X, Y, kernel="LinearKernel", basis_vectors=None, regparams=None, measure=None, **kwargs):
         grid = list(_DEFAULT_GRID if regparams is None else regparams)
         measure = sqerror if measure is None else measure
         learner = RLS(X, Y, grid[0], kernel, basis_vectors, **kwargs)
-
-        def cv(r):
-            P = learner.leave_one_out()
-            return measure(_squeeze(learner.Y, learner._one), P), P
-
-        self.cv_performances, preds, self.regparam = _grid_search(learner, grid, cv, measure)
-        self.cv_predictions = np.array(preds)
-        self.predictor = learner.predictor
         self.learner = learner
+        self._grid = grid
+        curve = _core_curve(learner, grid, "loo", "mse") if measure is sqerror else None
+        if curve is not None:
+            self.cv_performances = curve
+            self.regparam = grid[_first_best(curve, measure)]
+            learner.solve(self.regparam)
+            self._preds = None
+        else:
+            def cv(r):
+                P = learner.leave_one_out()
+                return measure(_squeeze(learner.Y, learner._one), P), P
+
+            self.cv_performances, preds, self.regparam = _grid_search(learner, grid, cv, measure)
+            self._preds = np.array(preds)
+        self.predictor = learner.predictor
+
+    @property
+    def cv_predictions(self):
+        """The LOO predictions at each grid point, shape (G, n) or (G, n, t)."""
+        if self._preds is None:
+            preds = []
+            for r in self._grid:
+                model, _ = self.learner._fit(r, cv="loo", extra={"measure": "mse"})
+                preds.append(_squeeze(model.cv_predictions(self.learner.size, self.learner.Y.shape[1]),
+                                      self.learner._one))
+            self._preds = np.array(preds)
+        return self._preds
+
+
+def _core_curve(learner, grid, cv, core_measure):
+    """The core's CV curve over the whole grid in one search (one
+    factorization), in the grid's order; None when the grid has repeated
+    values (the core's grid is a set)."""
+    if len(set(grid)) != len(grid) or any(not r > 0 for r in grid):
+        return None
+    _, res = learner._fit(grid[0], cv=cv, extra={
+        "lambda": None, "lambda-grid": ",".join(repr(float(r)) for r in grid), "measure": core_measure})
+    by = {pt["lambda"]: pt["value"] for pt in res["summary"]["cv"]["curve"]}
+    if len(by) != len(grid) or any(float(r) not in by for r in grid):
+        return None
+    return np.array([by[float(r)] for r in grid], dtype=np.float64)
 
 
 class KfoldRLS(_Core):
