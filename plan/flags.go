@@ -195,7 +195,7 @@ func Define(fs FlagSet, f *Flags) {
 		"from the exact hold-outs, no refit (Barber, Candès, Ramdas & Tibshirani 2021); then predict --coverage 0.9 writes prediction, lower, upper per output. "+
 		"kronrls, twostep: cv+ with --cv rows[:K] (new rows) or both[:K] (new rows and columns) on complete data")
 	fs.StringVar(&f.ROC, "roc", "", "tlpo: tournament leave-pair-out ROC analysis at the chosen λ (Montoya Perez et al. 2019) — every pair of rows held out (m(m−1)/2 pairs, O(m²) memory), each row scored by its wins; "+
-		"JSON roc: auc of the tournament curve, lpo_auc, DeLong intervals at level 0.95, points; a binary label and a learner with leave-pair-out (rls, globalrank, queryrank)")
+		"JSON roc: auc of the tournament curve, lpo_auc, DeLong intervals at level 0.95, points; a binary label and a learner with leave-pair-out over the whole data set (rls, globalrank)")
 	fs.StringVar(&f.Curves, "curves", "", "write every point of the CV curve(s) to this file as a tab-separated table with a header: the kernel parameters searched (gamma, degree, coef0; col_… for the column kernel), lambda (col_lambda), value, indistinguishable (1 or 0); greedy: lambda, features, feature, name, value, indistinguishable")
 	fs.BoolVar(&f.Standardize, "standardize", false, "standardize features: dense data (CSV, NumPy, Parquet, and svmlight whose rows store at least half of all features) to mean 0 and sd 1 per feature; sparser svmlight data divided by each feature's root mean square, not centred (keeps the zeros); stored in the model (scaler.centered)")
 	fs.StringVar(&f.Solver, "solver", "direct", "direct (factor once: exact λ path and CV) or cg (matrix-free conjugate gradient for the linear kernel on large sparse data; --cv none, one --lambda)")

@@ -12,7 +12,8 @@ var ROCMethods = []string{"tlpo"}
 
 // planROC checks --roc before any work: tlpo (tournament leave-pair-out,
 // selection.Tournament) needs a learner whose solutions have exact
-// leave-pair-out predictions (learn.CanLeavePairOut), one binary label read
+// leave-pair-out predictions (learn.CanLeavePairOut) of a label over the
+// whole data set (not within groups: learn.NeedsGroups), one binary label read
 // whole (not --stream, --solver cg, --one-vs-all, --lambda-per-output or
 // --permutations) — whether the label is binary is checked on the data.
 func planROC(f *Flags, le *learn.Descriptor) error {
@@ -25,9 +26,16 @@ func planROC(f *Flags, le *learn.Descriptor) error {
 	}
 	if !le.Can(learn.CanLeavePairOut) || !le.Needs.Has(learn.NeedsLabels) {
 		return fmt.Errorf("%s needs exact leave-pair-out predictions of a label: --learner %s has none (use %s)", flag, le.Name,
-			strings.Join(learnerNames(func(d *learn.Descriptor) bool { return d.Can(learn.CanLeavePairOut) && d.Needs.Has(learn.NeedsLabels) }), ", "))
+			strings.Join(learnerNames(func(d *learn.Descriptor) bool {
+				return d.Can(learn.CanLeavePairOut) && d.Needs.Has(learn.NeedsLabels) && !d.Needs.Has(learn.NeedsGroups)
+			}), ", "))
 	}
 	switch {
+	case le.Needs.Has(learn.NeedsGroups):
+		// Its loss orders rows within a group only, and its leave-pair-out
+		// retrains per pair (O(m·r) and an m-sized temporary each): the
+		// m(m−1)/2 games across groups would be meaningless and slow.
+		return fmt.Errorf("%s compares every pair of rows across the data set: --learner %s orders rows within --qid groups only (use rls or globalrank)", flag, le.Name)
 	case f.Stream:
 		return fmt.Errorf("%s holds out every pair of rows in memory: not with --stream", flag)
 	case f.Solver == "cg":

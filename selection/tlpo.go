@@ -98,6 +98,11 @@ type TLPO struct {
 // tournament and the intervals and O(m log m) for the curve; the twin adds
 // about 1/36 of the pairs. Memory: TLPOCopies m×m matrices, refused by
 // factor.CheckMemory (wrapping factor.ErrMemory) when the machine has less.
+// Learners whose leave-pair-out retrains per pair (RankRLS on a preference
+// graph or within queries: rank.GraphSolution, O(m·r) and m-sized
+// temporaries a pair) make the m(m−1)/2 pairs far slower and their garbage
+// far larger than this bound — queryrank at m = 500 grew past 20 GB
+// resident — so fit --roc offers rls and globalrank only.
 func Tournament(s, twin learn.Solution, y []float64, level float64) (*TLPO, error) {
 	ph, ok := s.(learn.PairHoldOuter)
 	if !ok {

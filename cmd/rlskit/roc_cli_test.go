@@ -144,6 +144,7 @@ func TestROCTLPOCLI(t *testing.T) {
 		{[]string{"--roc", "tlpo", "--label", "z"}, "--roc tlpo needs a binary label"},
 		{[]string{"--roc", "tlpo", "--label", "y", "--learner", "greedy", "--select", "1"}, "--roc tlpo needs exact leave-pair-out predictions of a label: --learner greedy"},
 		{[]string{"--roc", "tlpo", "--label", "y", "--one-vs-all"}, "--roc tlpo analyses one binary label"},
+		{[]string{"--roc", "tlpo", "--label", "y", "--learner", "queryrank", "--qid", "z"}, "--roc tlpo compares every pair of rows across the data set: --learner queryrank"},
 		{[]string{"--roc", "roc", "--label", "y"}, "--roc roc: want tlpo"},
 	} {
 		_, stderr, err := run(t, "", append([]string{"fit", "--data", data, "--quiet"}, c.args...)...)
