@@ -292,7 +292,8 @@ def test_learners_equal_rlscore():
     """Every learner's numbers equal RLScore's on the same data (1e-9)."""
     if not have_rlscore():
         pytest.skip("RLScore not found at %s (set RLSCORE_PATH): the NumPy references above stand in" % RLSCORE)
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    import rlskit  # the package this suite imports (installed, or the source tree with RLSKIT_LIBRARY)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(rlskit.__file__)))
     ours = run_compare("rlskit", os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]))
     theirs = run_compare("rlscore", RLSCORE)
     assert ours.keys() == theirs.keys()
