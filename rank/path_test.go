@@ -36,8 +36,8 @@ func pathRoute(t *testing.T, route string, m, k, tt int) {
 
 // pathFolds are the folds a problem is cross-validated with: its queries
 // (leave-query-out), three random folds that cut queries and leave one row
-// in no fold, and every row alone (leave-one-out: more hold-out shapes than
-// HoldOutPath keeps).
+// in no fold, every row alone (leave-one-out: more hold-out shapes than
+// HoldOutPath keeps), and a few folds over few rows (the tie rule's twin).
 func pathFolds(rng *rand.Rand, queries [][]int, m int) map[string][][]int {
 	perm := rng.Perm(m)[1:] // perm[0] is in no fold
 	random := [][]int{perm[:len(perm)/3], perm[len(perm)/3 : 2*len(perm)/3], perm[2*len(perm)/3:]}
@@ -45,7 +45,10 @@ func pathFolds(rng *rand.Rand, queries [][]int, m int) map[string][][]int {
 	for i := range loo {
 		loo[i] = []int{i}
 	}
-	return map[string][][]int{"lqo": queries, "random": random, "loo": loo}
+	// one query and two single rows: fewer than a quarter of the rows held
+	// out, so HoldOutPath forms the training predictions of their rows only
+	few := [][]int{queries[0], {perm[0]}, {perm[len(perm)-1]}}
+	return map[string][][]int{"lqo": queries, "random": random, "loo": loo, "few": few}
 }
 
 // HoldOutPath gives, at every λ of the grid in one call, the predictions of
