@@ -538,7 +538,7 @@ func (c *qCache) holdOutPair(g *Global, i, j int, outI, outJ []float64) error {
 // setupPairs computes the cache for pairs between the rows a and b: Q_AB by
 // one gemm, O(|A|·|B|·r); the diagonal, Q_2·1 = U(g∘Uᵀ1) and Q_2·Y =
 // U(g∘UᵀY) on the rows of A ∪ B, O(|A ∪ B|·r·t), and 1ᵀQ_2 1, 1ᵀQ_2 Y from
-// Uᵀ1 in O(r·t) — so that a few pairs (the tie rule's twin samples 1/36 of
+// Uᵀ1 in O(r·t) — so that a few pairs (the tie rule's twin samples 1/64 of
 // them) cost in their rows, not in m.
 func (s *GlobalSolution) setupPairs(a, b []int) *qCache {
 	g := s.g

@@ -94,7 +94,7 @@ const twinStride = 16
 
 // twinRowStride: for leave-pair-out the twin holds out the pairs among one
 // row in twinRowStride on each side (twinPairs).
-const twinRowStride = 6
+const twinRowStride = 8
 
 // twinFolds returns every twinStride-th fold (the first included).
 func twinFolds(folds [][]int) [][]int {
@@ -106,11 +106,11 @@ func twinFolds(folds [][]int) [][]int {
 }
 
 // twinPairs returns the indices of the pairs the twin holds out: those
-// whose two rows are both among every twinRowStride-th (6th, in index
-// order) of the distinct rows the pairs name (about 1/36 of a complete set
-// of pairs between two sides, on a block of rows 1/6 × 1/6 of theirs: the
+// whose two rows are both among every twinRowStride-th (8th, in index
+// order) of the distinct rows the pairs name (about 1/64 of a complete set
+// of pairs between two sides, on a block of rows 1/8 × 1/8 of theirs: the
 // pairs' hold-outs cost in that block), or, when that leaves fewer than
-// len(pairs)/(4·twinStride) pairs (sparse pairs), every twinStride-th
+// len(pairs)/(8·twinStride) pairs (sparse pairs), every twinStride-th
 // pair. At least one pair when there are any. O(pairs + the largest row).
 func twinPairs(pairs []learn.Pair) []int {
 	top := 0
@@ -134,7 +134,7 @@ func twinPairs(pairs []learn.Pair) []int {
 			out = append(out, n)
 		}
 	}
-	if len(out) >= max(1, len(pairs)/(4*twinStride)) {
+	if len(out) >= max(1, len(pairs)/(8*twinStride)) {
 		return out
 	}
 	out = out[:0]

@@ -203,12 +203,15 @@ func Tournament(s, twin learn.Solution, y []float64, level float64) (*TLPO, erro
 	return out, nil
 }
 
+// tlpoRowStride is the period of the rows tournamentTwinPairs pairs.
+const tlpoRowStride = 6
+
 // twinPairTolerance is lpoPerOutput's tie tolerance for one output: the twin
 // holds out the pairs tournamentTwinPairs samples, and the tolerance is
 // noiseFactor times the largest difference of its predictions (divided by
 // noiseScale) from the learner's a, b (indexed as Tournament's pairs).
 //
-// The sample is not twinPairs': those are all pairs among every 6th row, a
+// The sample is not twinPairs': those are all pairs among every 8th row, a
 // graph with odd cycles, for which a learner's set-up covers all m rows on
 // each side (RankRLS's Q₂: O(m²r), or for fewer pairs per-pair work with an
 // m-sized temporary each); tournamentTwinPairs's are bipartite, between two
@@ -233,21 +236,21 @@ func twinPairTolerance(twin learn.Solution, m int, a, b []float64) (float64, err
 
 // tournamentTwinPairs returns the pairs the twin holds out in a tournament
 // of m rows — every pair {i, j}, i < j, with one row ≡ 0 and the other ≡ 3
-// (mod twinRowStride), about m²/36 of the m(m−1)/2 — and each one's index
+// (mod tlpoRowStride, 6), about m²/36 of the m(m−1)/2 — and each one's index
 // in Tournament's enumeration (i ascending, then j):
 // i·m − i(i+1)/2 + j − i − 1. O(m²/36).
 func tournamentTwinPairs(m int) (sub []learn.Pair, idx []int) {
-	const half = twinRowStride / 2
+	const half = tlpoRowStride / 2
 	for i := 0; i < m; i++ {
-		r := i % twinRowStride
+		r := i % tlpoRowStride
 		if r != 0 && r != half {
 			continue
 		}
 		j := i - r + half // the first row of the other residue after i
 		if r == half {
-			j = i - r + twinRowStride
+			j = i - r + tlpoRowStride
 		}
-		for ; j < m; j += twinRowStride {
+		for ; j < m; j += tlpoRowStride {
 			sub = append(sub, learn.Pair{I: i, J: j})
 			idx = append(idx, i*m-i*(i+1)/2+j-i-1)
 		}
