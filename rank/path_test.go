@@ -45,9 +45,19 @@ func pathFolds(rng *rand.Rand, queries [][]int, m int) map[string][][]int {
 	for i := range loo {
 		loo[i] = []int{i}
 	}
-	// one query and two single rows: fewer than a quarter of the rows held
-	// out, so HoldOutPath forms the training predictions of their rows only
-	few := [][]int{queries[0], {perm[0]}, {perm[len(perm)-1]}}
+	// one query and two single rows of other queries (folds are disjoint):
+	// fewer than a quarter of the rows held out, so HoldOutPath forms the
+	// training predictions of their rows only
+	inFirst := make(map[int]bool, len(queries[0]))
+	for _, i := range queries[0] {
+		inFirst[i] = true
+	}
+	few := [][]int{queries[0]}
+	for _, i := range perm {
+		if !inFirst[i] && len(few) < 3 {
+			few = append(few, []int{i})
+		}
+	}
 	return map[string][][]int{"lqo": queries, "random": random, "loo": loo, "few": few}
 }
 

@@ -515,12 +515,13 @@ func (e *engine) pass(parent context.Context, pass Pass, n int) error {
 	stage := fmt.Sprintf("pass %d (%s)", n, pass.Kind)
 	progress := func(b int64) {
 		e.read.Add(b)
-		d := done.Add(b)
-		if ro.Progress != nil {
-			report.Lock()
-			ro.Progress(progress.Event{Stage: stage, Done: d, Total: total})
-			report.Unlock()
+		if ro.Progress == nil {
+			done.Add(b)
+			return
 		}
+		report.Lock() // the count taken under the lock too, so that reports never go back
+		ro.Progress(progress.Event{Stage: stage, Done: done.Add(b), Total: total})
+		report.Unlock()
 	}
 	fail := func(err error) { cancel(err) }
 
