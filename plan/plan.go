@@ -163,7 +163,7 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	}
 	sparse := f.Basis > 0 || f.BasisRows != "" || f.BasisSelect == "per-group"
 	switch f.BasisSelect {
-	case "random", "greedy":
+	case "random", BasisGreedy:
 	case "per-group":
 		if f.Basis > 0 || f.BasisRows != "" {
 			return nil, errors.New("--basis-select per-group picks one row per group: give no --basis or --basis-rows")
@@ -669,3 +669,8 @@ func lambdaGrid(f *Flags, changed func(string) bool) ([]float64, error) {
 	}
 	return selection.DefaultGrid(), nil
 }
+
+// BasisGreedy is --basis-select greedy: the basis vectors of a sparse model
+// chosen by greedy selection per kernel setting (a strategy of the basis,
+// not a learner).
+const BasisGreedy = "greedy"

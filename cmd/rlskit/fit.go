@@ -482,7 +482,7 @@ func trainingInput(f *fitFlags, p *plan.Plan, d *dataset.Data) (*learn.Input, *c
 	if in.Basis, err = chooseBasis(f, d, m); err != nil {
 		return nil, nil, err
 	}
-	if f.BasisSelect == "greedy" {
+	if f.BasisSelect == plan.BasisGreedy {
 		in.ChooseBasis = greedyBasis(d.Y, f.Basis, f.GreedyLambda, f.Seed)
 	}
 	return in, classes, nil

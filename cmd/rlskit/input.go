@@ -44,7 +44,7 @@ func chooseBasis(f *fitFlags, d *dataset.Data, m int) ([]int, error) {
 		if f.Basis > m {
 			return nil, fmt.Errorf("--basis %d: more basis vectors than the %d training rows", f.Basis, m)
 		}
-		if f.BasisSelect == "greedy" {
+		if f.BasisSelect == plan.BasisGreedy {
 			return nil, nil // chosen per kernel setting
 		}
 		return basis.Random(m, f.Basis, f.Seed)
