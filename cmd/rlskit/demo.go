@@ -56,7 +56,7 @@ func runDemo(e *env) error {
 	for _, g := range gammas {
 		specs = append(specs, kernel.Spec{Name: "gaussian", Gamma: g})
 	}
-	learner, err := learn.Lookup("rls")
+	learner, err := learn.Lookup(string(learn.RLS))
 	if err != nil {
 		return err
 	}
