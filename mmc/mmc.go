@@ -1,0 +1,395 @@
+// Package mmc is maximum margin clustering by regularized least squares
+// (Gieseke, Pahikkala & Kramer 2009; Pahikkala, Airola, Gieseke & Kramer
+// 2012, "Unsupervised multi-class regularized least-squares
+// classification", ICDM): the labelling of the training rows into c
+// clusters whose one-versus-all RLS model fits it best.
+//
+// # The objective
+//
+// A labelling assigns each of the m rows one of c clusters; Y ∈ {±1}^{m×c}
+// is its one-versus-all coding (y_ic = +1 for the row's cluster, −1 for the
+// others). The RLS model of column y at λ leaves the minimized loss
+// min_a ‖y − Ka‖² + λ aᵀKa = λ yᵀ(K + λI)⁻¹y = yᵀ(I − R)y with
+// R = K(K + λI)⁻¹, so the objective of a labelling is
+//
+//	J(Y) = Σ_c (m − y_cᵀ R y_c)                                      (1)
+//
+// (Pahikkala et al. 2012, eq. 3). On the factor K = U diag(e) Uᵀ of package
+// factor, R = U diag(g) Uᵀ with g_k = e_k/(e_k + λ) (zero on the complement
+// of U for the low-rank forms), and y_cᵀRy_c = Σ_k g_k W_kc² with W = UᵀY.
+//
+// # The exact move
+//
+// Moving row i from cluster a to cluster b flips y_ia to −1 and y_ib to +1;
+// with RY = R·Y kept up to date,
+//
+//	ΔJ = 4 (RY_ia − RY_ib − 2 R_ii)                                  (2)
+//
+// (expand (y ∓ 2e_i)ᵀR(y ∓ 2e_i)): O(1) per candidate move, against O(m²·c)
+// for re-solving the RLS models. Making the move updates RY's two columns
+// by ∓2 R_{·i}: O(m) from a stored R (m×m, built in O(m²·r)), or O(m·r)
+// from U, and W's two columns by ∓2 u_i: O(r).
+//
+// # The search
+//
+// Steepest descent with class rotation (Pahikkala et al. 2012, sect. IV):
+// for rounds t = 0, 1, …, T−1 (T = 20), with h_t = ⌊(m/c)/2^t⌋, each
+// cluster b in turn claims, one at a time, ⌊m/c⌋ − |b| + h_t rows — each
+// time the row outside b whose move into b changes J least by (2), ties to
+// the lower row index. The first rounds shake the labelling by forcing
+// large exchanges; the last ones (h_t = 0) only restore the balance
+// ⌊m/c⌋, so the result is a nearly balanced labelling, not the trivial
+// one-cluster minimum of (1). Each claim costs O(m) to find plus the update
+// above. A run starts from a given labelling or from a seeded random
+// balanced one; restarts run from further random labellings and keep the
+// lowest J.
+package mmc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/internal/linalg"
+)
+
+var (
+	// ErrClusters is returned for a number of clusters below 2 or above m.
+	ErrClusters = errors.New("mmc: invalid number of clusters")
+	// ErrInit is returned for an initial labelling that does not fit.
+	ErrInit = errors.New("mmc: invalid initial labelling")
+	// ErrRestarts is returned for a negative number of restarts.
+	ErrRestarts = errors.New("mmc: invalid number of restarts")
+)
+
+// Rounds is the number of rounds of the class rotation (Pahikkala et al.
+// 2012; RLScore's SteepestDescentMMC uses the same 20).
+const Rounds = 20
+
+// DenseLimit is the largest m for which the search stores R = K(K+λI)⁻¹
+// (m×m, 8·m² bytes: 32 MiB at m = 2048) for the low-rank factors; above it
+// each move recomputes R's column from U in O(m·r). A Dual factor always
+// stores R: it already holds an m×m U.
+const DenseLimit = 2048
+
+// Options configure a clustering.
+type Options struct {
+	// Clusters is c, 2 ≤ c ≤ m; 0 means 2.
+	Clusters int
+	// Lambda is the regularization parameter λ > 0.
+	Lambda float64
+	// Init, when not nil, is the first start: a cluster index in [0, c)
+	// per row.
+	Init []int
+	// Restarts is the number of further starts from seeded random balanced
+	// labellings (each an independent stream of Seed). Without Init at
+	// least one random start runs.
+	Restarts int
+	// Seed seeds the random starts.
+	Seed uint64
+	// Rounds is the number of rotation rounds; 0 means Rounds.
+	Rounds int
+	// Dense forces (true) or forbids (false) storing R when not nil;
+	// nil decides by DenseLimit. For tests and benchmarks.
+	Dense *bool
+}
+
+// Start is the outcome of one start of the search.
+type Start struct {
+	// Random is false for the given initial labelling.
+	Random bool `json:"random"`
+	// Initial is J of the starting labelling, Objective J at the end.
+	Initial   float64 `json:"initial_objective"`
+	Objective float64 `json:"objective"`
+	// Moves is the number of rows claimed.
+	Moves int `json:"moves"`
+}
+
+// Result is the best labelling over the starts.
+type Result struct {
+	// Labels holds the cluster index of each row.
+	Labels []int
+	// Counts holds the size of each cluster.
+	Counts []int
+	// Objective is J (1) of Labels.
+	Objective float64
+	// Starts lists every start in order; Best indexes the one kept (the
+	// first of the lowest J).
+	Starts []Start
+	Best   int
+	// W is UᵀY of Labels (r×c): the model's coefficients are
+	// T diag(ψ) W (package factor's coefficient map).
+	W *mat.Dense
+}
+
+// Normalize checks the options against m rows and fills the defaults.
+func (o Options) Normalize(m int) (Options, error) {
+	if o.Clusters == 0 {
+		o.Clusters = 2
+	}
+	if o.Clusters < 2 || o.Clusters > m {
+		return o, fmt.Errorf("%w: %d clusters for %d rows (want 2 … %d)", ErrClusters, o.Clusters, m, m)
+	}
+	if !(o.Lambda > 0) || math.IsInf(o.Lambda, 1) {
+		return o, fmt.Errorf("mmc: lambda must be a finite number > 0, got %v", o.Lambda)
+	}
+	if o.Restarts < 0 {
+		return o, fmt.Errorf("%w: %d (want ≥ 0)", ErrRestarts, o.Restarts)
+	}
+	if o.Rounds < 0 {
+		return o, fmt.Errorf("mmc: %d rounds (want ≥ 0)", o.Rounds)
+	}
+	if o.Rounds == 0 {
+		o.Rounds = Rounds
+	}
+	if o.Init != nil {
+		if err := CheckLabels(o.Init, m, o.Clusters); err != nil {
+			return o, err
+		}
+	} else if o.Restarts == 0 {
+		o.Restarts = 1
+	}
+	return o, nil
+}
+
+// CheckLabels returns an error wrapping ErrInit unless labels holds m
+// cluster indices in [0, c).
+func CheckLabels(labels []int, m, c int) error {
+	if len(labels) != m {
+		return fmt.Errorf("%w: %d labels for %d rows", ErrInit, len(labels), m)
+	}
+	for i, v := range labels {
+		if v < 0 || v >= c {
+			return fmt.Errorf("%w: row %d has cluster %d (want 0 … %d)", ErrInit, i, v, c-1)
+		}
+	}
+	return nil
+}
+
+// Cluster runs the search on the factor f of the kernel matrix (package
+// factor; its U and E are read, not modified). Cost per start: O(m·r·c) to
+// set up plus O(m) per claim with R stored (O(m²·r) once to build it) or
+// O(m·r) per claim without; about 2m to 3m claims per start. Memory: O(m·c)
+// plus R's 8·m² bytes when stored.
+func Cluster(f *factor.Factor, opt Options) (*Result, error) {
+	if f == nil || f.U == nil {
+		return nil, errors.New("mmc: no factor")
+	}
+	m := f.Rows()
+	opt, err := opt.Normalize(m)
+	if err != nil {
+		return nil, err
+	}
+	g := Gains(f.E, opt.Lambda)
+	dense := f.Form == factor.Dual || m <= DenseLimit
+	if opt.Dense != nil {
+		dense = *opt.Dense
+	}
+	var rmat *mat.Dense
+	if dense {
+		rmat = linalg.Mul(false, true, f.U, linalg.ScaleCols(f.U, g))
+	}
+	var starts [][]int
+	if opt.Init != nil {
+		starts = append(starts, opt.Init)
+	}
+	for s := 0; s < opt.Restarts; s++ {
+		starts = append(starts, RandomLabels(m, opt.Clusters, opt.Seed, uint64(s)))
+	}
+	res := &Result{Best: -1}
+	for s, init := range starts {
+		st := newState(f.U, g, rmat, init, opt.Clusters)
+		j0 := st.objective()
+		st.rotate(opt.Rounds)
+		j := st.objective()
+		res.Starts = append(res.Starts, Start{Random: opt.Init == nil || s > 0, Initial: j0, Objective: j, Moves: st.moves})
+		if res.Best < 0 || j < res.Objective {
+			res.Best, res.Objective = s, j
+			res.Labels, res.Counts = st.y, st.counts
+			res.W = mat.NewDense(st.r, st.c, st.w)
+		}
+	}
+	return res, nil
+}
+
+// Gains returns g_k = e_k/(e_k + λ), the eigenvalues of R = K(K+λI)⁻¹ along
+// U. O(r).
+func Gains(e []float64, lambda float64) []float64 {
+	g := make([]float64, len(e))
+	for k, v := range e {
+		g[k] = v / (v + lambda)
+	}
+	return g
+}
+
+// RandomLabels is a seeded random balanced labelling, as RLScore draws its
+// default start: a random ⌊m/c⌋ rows for each of the clusters 0 … c−2 and
+// the remaining rows for cluster c−1. stream picks an independent sequence
+// of seed. O(m).
+func RandomLabels(m, c int, seed, stream uint64) []int {
+	rng := rand.New(rand.NewPCG(seed, 0x6d6d63^stream<<8))
+	perm := rng.Perm(m)
+	y := make([]int, m)
+	per := m / c
+	for k, i := range perm {
+		y[i] = min(k/per, c-1)
+	}
+	return y
+}
+
+// state is the search's bookkeeping for one labelling.
+type state struct {
+	m, c, r int
+	u       *mat.Dense // m×r
+	g       []float64  // r
+	rmat    *mat.Dense // m×m R, or nil
+	w       []float64  // r×c: UᵀY
+	ry      []float64  // m×c: RY
+	rdiag   []float64  // m: R_ii
+	y       []int      // cluster of each row
+	counts  []int
+	locked  []bool // rows that never move (nil: none)
+	col     []float64
+	ug      []float64
+	moves   int
+}
+
+// newState sets up W = UᵀY, RY = U diag(g) W and diag R for the labelling
+// (copied). O(m·r·c).
+func newState(u *mat.Dense, g []float64, rmat *mat.Dense, labels []int, c int) *state {
+	m, r := u.Dims()
+	st := &state{m: m, c: c, r: r, u: u, g: g, rmat: rmat,
+		w: make([]float64, r*c), ry: make([]float64, m*c), rdiag: make([]float64, m),
+		y: append([]int(nil), labels...), counts: make([]int, c), col: make([]float64, m), ug: make([]float64, r)}
+	for i, a := range st.y {
+		st.counts[a]++
+		ui := u.RawRowView(i)
+		d := 0.0
+		for k, v := range ui {
+			d += g[k] * v * v
+			for b := 0; b < c; b++ {
+				if b == a {
+					st.w[k*c+b] += v
+				} else {
+					st.w[k*c+b] -= v
+				}
+			}
+		}
+		st.rdiag[i] = d
+	}
+	gw := make([]float64, r*c)
+	for k := 0; k < r; k++ {
+		for b := 0; b < c; b++ {
+			gw[k*c+b] = g[k] * st.w[k*c+b]
+		}
+	}
+	for i := 0; i < m; i++ {
+		row := st.ry[i*c : (i+1)*c]
+		for k, v := range u.RawRowView(i) {
+			for b := range row {
+				row[b] += v * gw[k*c+b]
+			}
+		}
+	}
+	return st
+}
+
+// objective is J (1) from W: Σ_c (m − Σ_k g_k W_kc²). O(r·c).
+func (st *state) objective() float64 {
+	j := 0.0
+	for b := 0; b < st.c; b++ {
+		q := 0.0
+		for k := 0; k < st.r; k++ {
+			v := st.w[k*st.c+b]
+			q += st.g[k] * v * v
+		}
+		j += float64(st.m) - q
+	}
+	return j
+}
+
+// delta is ΔJ/4 (2) of moving row i into cluster b ≠ y_i. O(1).
+func (st *state) delta(i, b int) float64 {
+	return st.ry[i*st.c+st.y[i]] - st.ry[i*st.c+b] - 2*st.rdiag[i]
+}
+
+// move puts row i into cluster b, updating W, RY and the counts: O(m) with
+// R stored, O(m·r) without.
+func (st *state) move(i, b int) {
+	a := st.y[i]
+	if a == b {
+		return
+	}
+	c := st.c
+	ui := st.u.RawRowView(i)
+	for k, v := range ui {
+		st.w[k*c+a] -= 2 * v
+		st.w[k*c+b] += 2 * v
+	}
+	var col []float64
+	if st.rmat != nil {
+		col = st.rmat.RawRowView(i) // R is symmetric: row i is column i
+	} else {
+		for k, v := range ui {
+			st.ug[k] = st.g[k] * v
+		}
+		col = st.col
+		for j := 0; j < st.m; j++ {
+			s := 0.0
+			for k, v := range st.u.RawRowView(j) {
+				s += v * st.ug[k]
+			}
+			col[j] = s
+		}
+	}
+	for j, v := range col {
+		st.ry[j*c+a] -= 2 * v
+		st.ry[j*c+b] += 2 * v
+	}
+	st.y[i] = b
+	st.counts[a]--
+	st.counts[b]++
+	st.moves++
+}
+
+// claim moves into cluster b the unlocked row outside b whose move changes
+// J least (2), the lower index on ties; false when there is none. O(m)
+// plus the move.
+func (st *state) claim(b int) (int, bool) {
+	best, bi := math.Inf(1), -1
+	for i, a := range st.y {
+		if a == b || st.locked != nil && st.locked[i] {
+			continue
+		}
+		if d := st.delta(i, b); d < best || bi < 0 {
+			best, bi = d, i
+		}
+	}
+	if bi < 0 {
+		return -1, false
+	}
+	st.move(bi, b)
+	return bi, true
+}
+
+// rotate is the steepest descent with class rotation (see the package
+// comment): rounds t = 0 … T−1, h_t = ⌊(m/c)/2^t⌋, each cluster in turn
+// claiming ⌊m/c⌋ − |b| + h_t rows.
+func (st *state) rotate(rounds int) {
+	per := st.m / st.c
+	for t := 0; t < rounds; t++ {
+		h := int(float64(st.m) / float64(st.c) / math.Exp2(float64(t)))
+		for b := 0; b < st.c; b++ {
+			take := per - st.counts[b] + h
+			for n := 0; n < take; n++ {
+				if _, ok := st.claim(b); !ok {
+					break
+				}
+			}
+		}
+	}
+}
