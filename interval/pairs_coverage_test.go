@@ -16,15 +16,17 @@ import (
 // TestPairIntervalCoverage measures the coverage of pairwise CV+ at nominal
 // 0.9 on 120 seeded dyadic data sets per learner: 30 row and 30 column
 // objects of 2 N(0,1) features, labels f(u, v) = sin(u₁ + v₁) + u₂v₂/2
-// plus noise N(0, 0.3²) (each set its own objects and noise), 5 row folds
-// (5 × 5 for both), λ = 0.3 (twostep 0.3, 0.3), gaussian kernels γ = 0.5.
-// Setting rows: 20 fresh rows against the 30 training columns; setting
+// plus noise N(0, 0.3²) (each set its own objects and noise), 5 folds of
+// the objects held out (5 × 5 for both), λ = 0.3 (twostep 0.3, 0.3),
+// gaussian kernels γ = 0.5. Setting rows: 20 fresh rows against the 30
+// training columns; cols: the 30 training rows against 20 fresh columns;
 // both: 20 fresh rows × 20 fresh columns, fresh noise. Measured: 0.913
-// (kronrls) and 0.908 (twostep) for rows, 0.914 and 0.904 for both, with 1
-// (rows) and 4 (both) of the 120 sets below 0.8. Asserted for each: the
-// overall coverage within [0.85, 0.95] and at most 12 sets below 0.8 —
-// for rows Barber et al.'s CV+ over the row objects, for both the pooled
-// interval the theorem does not cover. Skipped with -short; 7 s.
+// (kronrls) and 0.908 (twostep) for rows, 0.910 and 0.906 for cols, 0.914
+// and 0.904 for both, with 1 (rows), 0 and 1 (cols) and 4 (both) of the 120
+// sets below 0.8. Asserted for each: the overall coverage within [0.85,
+// 0.95] and at most 12 sets below 0.8 — for rows and cols Barber et al.'s
+// CV+ over the row or column objects, for both the pooled interval the
+// theorem does not cover. Skipped with -short; 6 s.
 func TestPairIntervalCoverage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("coverage simulation")
@@ -40,7 +42,7 @@ func TestPairIntervalCoverage(t *testing.T) {
 	}
 	kern := kernel.Gaussian{Gamma: 0.5}
 	for _, learner := range []string{"kronrls", "twostep"} {
-		for _, setting := range []string{model.PairSettingRows, model.PairSettingBoth} {
+		for _, setting := range []string{model.PairSettingRows, model.PairSettingCols, model.PairSettingBoth} {
 			in, total, low := 0, 0, 0
 			for s := 0; s < sets; s++ {
 				rng := rand.New(rand.NewPCG(uint64(s), 22))
@@ -72,19 +74,22 @@ func TestPairIntervalCoverage(t *testing.T) {
 					so, _ := k.Solve(0.3, 0.3)
 					sol, pm = so, so.PairModel()
 				}
-				perm := rng.Perm(m)
-				rf := make([][]int, 5)
-				for a, i := range perm {
-					rf[a%5] = append(rf[a%5], i)
-				}
-				var cf [][]int
-				var colX mat.Matrix
-				cols, colObj := q, xc
-				if setting == model.PairSettingBoth {
-					cf = make([][]int, 5)
-					for a, j := range rng.Perm(q) {
-						cf[a%5] = append(cf[a%5], j)
+				folds := func(n int) [][]int {
+					out := make([][]int, 5)
+					for a, i := range rng.Perm(n) {
+						out[a%5] = append(out[a%5], i)
 					}
+					return out
+				}
+				var rf, cf [][]int
+				var rowX, colX mat.Matrix
+				rows, rowObj, cols, colObj := m, xr, q, xc
+				if setting != model.PairSettingCols {
+					rf = folds(m)
+					rowX, rows, rowObj = nr, nt, nr
+				}
+				if setting != model.PairSettingRows {
+					cf = folds(q)
 					colX, cols, colObj = nc, nt, nc
 				}
 				iv, err := NewPairs(sol, setting, rf, cf)
@@ -94,13 +99,13 @@ func TestPairIntervalCoverage(t *testing.T) {
 				pm.Interval = iv
 				var qr, qc []int
 				var truth []float64
-				for r := 0; r < nt; r++ {
+				for r := 0; r < rows; r++ {
 					for c := 0; c < cols; c++ {
 						qr, qc = append(qr, r), append(qc, c)
-						truth = append(truth, f(nr.RawRowView(r), colObj.RawRowView(c))+0.3*rng.NormFloat64())
+						truth = append(truth, f(rowObj.RawRowView(r), colObj.RawRowView(c))+0.3*rng.NormFloat64())
 					}
 				}
-				_, lo, hi, err := pm.PredictInterval(nr, colX, qr, qc, 0.9)
+				_, lo, hi, err := pm.PredictInterval(rowX, colX, qr, qc, 0.9)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -154,12 +154,17 @@ func complement(f []int, n int) []int {
 
 // bruteCVPlus computes the CV+ interval of each asked pair by refitting every
 // fold model: lower the ⌊α(n+1)⌋-th smallest of μ_{−k}(u, v) − R, upper the
-// ⌈(1−α)(n+1)⌉-th smallest of μ + R, over column c's m residuals (rows) or
-// all m·q (both), ranks recomputed here, values sorted.
-func bruteCVPlus(d pairData, learner string, both bool, rf, cf [][]int, lr, lc float64, rows, cols []int, coverage float64) (lo, hi []float64) {
+// ⌈(1−α)(n+1)⌉-th smallest of μ + R, over column c's m residuals (rows),
+// row r's q residuals (cols) or all m·q (both), ranks recomputed here,
+// values sorted. Setting rows asks new rows d.nr against training columns,
+// cols training rows against new columns d.nc, both new against new.
+func bruteCVPlus(d pairData, learner string, setting string, rf, cf [][]int, lr, lc float64, rows, cols []int, coverage float64) (lo, hi []float64) {
 	m, q := d.y.Dims()
-	if !both {
+	if setting == model.PairSettingRows {
 		cf = [][]int{nil}
+	}
+	if setting == model.PairSettingCols {
+		rf = [][]int{nil}
 	}
 	k, g := gram(d.xr, d.xr, 0.4), gram(d.xc, d.xc, 0.4)
 	knew := gram(d.nr, d.xr, 0.4)
@@ -175,9 +180,9 @@ func bruteCVPlus(d pairData, learner string, both bool, rf, cf [][]int, lr, lc f
 			keepR, keepC := complement(f, m), complement(h, q)
 			mf := refit(d, learner, keepR, keepC, lr, lc)
 			models[a] = append(models[a], fm{keepR, keepC, mf})
-			for _, i := range f {
+			for i := 0; i < m; i++ {
 				for j := 0; j < q; j++ {
-					if both && !slices.Contains(h, j) {
+					if f != nil && !slices.Contains(f, i) || h != nil && !slices.Contains(h, j) {
 						continue
 					}
 					res.Set(i, j, math.Abs(d.y.At(i, j)-mf(pick(k.RawRowView(i), keepR), pick(g.RawRowView(j), keepC))))
@@ -199,30 +204,34 @@ func bruteCVPlus(d pairData, learner string, both bool, rf, cf [][]int, lr, lc f
 		}
 	}
 	n := m
-	if both {
+	switch setting {
+	case model.PairSettingCols:
+		n = q
+	case model.PairSettingBoth:
 		n = m * q
 	}
 	alpha := 1 - coverage
 	rLo := int(math.Floor(alpha*float64(n+1) + 1e-9))
 	rHi := int(math.Ceil(coverage*float64(n+1) - 1e-9))
 	for p := range rows {
-		ku := knew.RawRowView(rows[p])
-		var gv []float64
-		if both {
-			gv = gnew.RawRowView(cols[p])
+		var ku, gv []float64
+		if setting == model.PairSettingCols { // a training row
+			ku = k.RawRowView(rows[p])
 		} else {
+			ku = knew.RawRowView(rows[p])
+		}
+		if setting == model.PairSettingRows { // a training column
 			gv = g.RawRowView(cols[p])
+		} else {
+			gv = gnew.RawRowView(cols[p])
 		}
 		var los, his []float64
 		for i := 0; i < m; i++ {
 			for j := 0; j < q; j++ {
-				if !both && j != cols[p] {
+				if setting == model.PairSettingRows && j != cols[p] || setting == model.PairSettingCols && i != rows[p] {
 					continue
 				}
-				mo := models[rowFold[i]][0]
-				if both {
-					mo = models[rowFold[i]][colFold[j]]
-				}
+				mo := models[rowFold[i]][colFold[j]]
 				mu := mo.f(pick(ku, mo.keepR), pick(gv, mo.keepC))
 				los, his = append(los, mu-res.At(i, j)), append(his, mu+res.At(i, j))
 			}
@@ -235,15 +244,16 @@ func bruteCVPlus(d pairData, learner string, both bool, rf, cf [][]int, lr, lc f
 }
 
 // TestPairIntervalOracle: the CV+ intervals of Kronecker and two-step RLS
-// for new rows (setting rows, B) and new rows with new columns (setting
-// both, D) equal CV+ computed by refitting every fold model from scratch
+// for new rows (setting rows, B), new columns (setting cols, C) and new
+// rows with new columns (setting both, D) equal CV+ computed by refitting
+// every fold model from scratch
 // (dense solves of the Kronecker system or the two ridge steps on the kept
 // grid, 12×9 objects, complete data) to 1e-8 relative, at coverage 0.9 and
 // 0.75, also after a save and load of the model file.
 func TestPairIntervalOracle(t *testing.T) {
 	for _, learner := range []string{"kronrls", "twostep"} {
-		for _, both := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/both=%v", learner, both), func(t *testing.T) {
+		for _, setting := range []string{model.PairSettingRows, model.PairSettingCols, model.PairSettingBoth} {
+			t.Run(fmt.Sprintf("%s/%s", learner, setting), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(22, 1))
 				d := drawPairs(rng, 12, 9)
 				rows, err := pairwise.NewSide(d.xr, d.kern, false)
@@ -288,24 +298,19 @@ func TestPairIntervalOracle(t *testing.T) {
 					sol, pm = s, s.PairModel()
 				}
 				rf := [][]int{{0, 5, 7}, {1, 2, 11}, {3, 4, 10}, {6, 8, 9}}
-				var cf [][]int
-				setting := model.PairSettingRows
+				cf := [][]int{{0, 4, 8}, {1, 3}, {2, 5, 6, 7}}
+				var rowX, colX mat.Matrix = d.nr, d.nc
+				nq, nc := 5, 4 // the rows and columns asked
+				switch setting {
+				case model.PairSettingRows:
+					cf, colX, nc = nil, nil, 9
+				case model.PairSettingCols:
+					rf, rowX, nq = nil, nil, 12
+				}
 				var qr, qc []int
-				var colX mat.Matrix
-				if both {
-					cf = [][]int{{0, 4, 8}, {1, 3}, {2, 5, 6, 7}}
-					setting = model.PairSettingBoth
-					colX = d.nc
-					for r := 0; r < 5; r++ {
-						for c := 0; c < 4; c++ {
-							qr, qc = append(qr, r), append(qc, c)
-						}
-					}
-				} else {
-					for r := 0; r < 5; r++ {
-						for c := 0; c < 9; c++ {
-							qr, qc = append(qr, r), append(qc, c)
-						}
+				for r := 0; r < nq; r++ {
+					for c := 0; c < nc; c++ {
+						qr, qc = append(qr, r), append(qc, c)
 					}
 				}
 				iv, err := NewPairs(sol, setting, rf, cf)
@@ -322,13 +327,13 @@ func TestPairIntervalOracle(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, cov := range []float64{0.9, 0.75} {
-					wlo, whi := bruteCVPlus(d, learner, both, rf, cf, lr, lc, qr, qc, cov)
+					wlo, whi := bruteCVPlus(d, learner, setting, rf, cf, lr, lc, qr, qc, cov)
 					for _, p := range []*model.PairPredictor{pm, loaded} {
-						pred, lo, hi, err := p.PredictInterval(d.nr, colX, qr, qc, cov)
+						pred, lo, hi, err := p.PredictInterval(rowX, colX, qr, qc, cov)
 						if err != nil {
 							t.Fatal(err)
 						}
-						want, err := p.Predict(d.nr, colX, qr, qc)
+						want, err := p.Predict(rowX, colX, qr, qc)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -358,7 +363,8 @@ func relDiff(a, b []float64) float64 {
 }
 
 // TestNewPairsRefusals: a solution without pairwise hold-out models (rls),
-// an unknown setting, one fold, column folds for rows, and a leave-one-out
+// an unknown setting, one fold (of rows, of columns), column folds for rows,
+// row folds for cols, and a leave-one-out
 // design of both whose models would exceed MaxNumbers (100 × 100 objects:
 // 10⁴ models of 10⁴ coefficients) are refused, naming the reason.
 func TestNewPairsRefusals(t *testing.T) {
@@ -396,6 +402,8 @@ func TestNewPairsRefusals(t *testing.T) {
 		{sol, "pairs", two, nil, `pairwise setting "pairs"`, false},
 		{sol, model.PairSettingRows, [][]int{foldRange(100)}, nil, "at least 2 row folds", false},
 		{sol, model.PairSettingRows, two, two, "setting rows takes no column folds", false},
+		{sol, model.PairSettingCols, two, nil, "setting cols takes no row folds", false},
+		{sol, model.PairSettingCols, nil, [][]int{foldRange(100)}, "at least 2 column folds", false},
 		{sol, model.PairSettingBoth, nil, nil, "would store 10000 models of 100×100 coefficients", false},
 	} {
 		_, err := NewPairs(c.sol, c.setting, c.rf, c.cf)

@@ -9,10 +9,12 @@ import (
 )
 
 // The cross-validation settings a pairwise interval is for (package
-// pairwise's Design): new row objects against the training columns, or a
-// new row object with a new column object.
+// pairwise's Design): new row objects against the training columns (B),
+// new column objects against the training rows (C), or a new row object
+// with a new column object (D).
 const (
 	PairSettingRows = "rows"
+	PairSettingCols = "cols"
 	PairSettingBoth = "both"
 )
 
@@ -32,6 +34,15 @@ const (
 // which is Barber et al.'s CV+ for the row objects exactly (their Theorem 4
 // holds: ≥ 1 − 2α − √(2/m)).
 //
+// Setting "cols" (C, the interval of a new column object v paired with a
+// training row r) is its mirror: K models A_{−l}, each trained without the
+// column objects of column fold l, and CV+ over the q training columns with
+// the scores of row r,
+//
+//	μ_{−G(j)}(r, v) ∓ R_rj,   R_rj = |Y_rj − μ_{−G(j)}(u_r, v_j)|,   j = 1..q,
+//
+// Barber et al.'s CV+ for the column objects (≥ 1 − 2α − √(2/q)).
+//
 // Setting "both" (D, a new row u with a new column v): K·L models A_{−k,−l}
 // (row fold k and column fold l left out together; model k·L + l), and the
 // m·q training pairs each scored by the model that left out both its row
@@ -46,13 +57,14 @@ const (
 // for the pooled set (an honest caveat: the coverage tests measure it).
 //
 // Models are m×q coefficient matrices over the training objects (f(u, v) =
-// k(u)ᵀ A g(v)), zero in the rows and columns left out. Size: K·m·q (rows)
-// or K·L·m·q (both) numbers plus m·q residuals.
+// k(u)ᵀ A g(v)), zero in the rows and columns left out. Size: K·m·q (rows,
+// cols) or K·L·m·q (both) numbers plus m·q residuals.
 type PairInterval struct {
 	Method  string
 	Setting string
-	// RowFold[i] ∈ [0, K) is the row fold of training row i; ColFold[j] ∈
-	// [0, L) the column fold of column j (setting both only).
+	// RowFold[i] ∈ [0, K) is the row fold of training row i (settings rows
+	// and both); ColFold[j] ∈ [0, L) the column fold of column j (settings
+	// cols and both).
 	RowFold, ColFold []int
 	Models           []*mat.Dense
 	// Residuals is m×q: R_ij.
@@ -63,15 +75,17 @@ type PairInterval struct {
 // cols[k]) and the lower and upper ends of their CV+ intervals at coverage
 // 1 − α (see PairInterval): lower the ⌊α(n+1)⌋-th smallest of μ − R, upper
 // the ⌈(1−α)(n+1)⌉-th smallest of μ + R (Ranks; ±Inf when α < 1/(n+1)),
-// over the n = m residuals of the pair's column (rows) or the n = m·q
-// residuals of every training pair (both). Setting rows takes new row
-// objects rowX and training columns (colX nil); setting both new rows and
-// new columns.
+// over the n = m residuals of the pair's column (rows), the n = q residuals
+// of the pair's row (cols) or the n = m·q residuals of every training pair
+// (both). Setting rows takes new row objects rowX and training columns
+// (colX nil); setting cols training rows (rowX nil) and new columns colX;
+// setting both new rows and new columns.
 //
 // Cost: the kernel rows of the m' distinct row objects and q' distinct
 // column objects asked (O(m'·m·d + q'·q·d)), then per model O(m'·m·q + n'·q)
 // for n' pairs — O(F·(m'·m·q + n'·q)) for F = K or K·L models — and per
-// pair the two order statistics: O(m) expected (selectKth) for rows; for
+// pair the two order statistics: O(m) (O(q)) expected (selectKth) for rows
+// (cols); for
 // both, the residuals sorted by block once per call (O(m·q·log(m·q))), then
 // O(64·K·L·log(m·q)) per pair (kthShifted) instead of O(m·q). Memory: one
 // model's m'×q product at a time, n'·F hold-out predictions and m·q.
@@ -87,6 +101,10 @@ func (p *PairPredictor) PredictInterval(rowX, colX mat.Matrix, rows, cols []int,
 	case PairSettingRows:
 		if rowX == nil || colX != nil {
 			return nil, nil, nil, fmt.Errorf("model: the interval is for new row objects against the training columns (setting rows): give new rows and training column indices")
+		}
+	case PairSettingCols:
+		if rowX != nil || colX == nil {
+			return nil, nil, nil, fmt.Errorf("model: the interval is for new column objects against the training rows (setting cols): give training row indices and new columns")
 		}
 	case PairSettingBoth:
 		if rowX == nil || colX == nil {
@@ -127,11 +145,17 @@ func (p *PairPredictor) PredictInterval(rowX, colX mat.Matrix, rows, cols []int,
 	m, q := iv.Residuals.Dims()
 	res := iv.Residuals.RawMatrix()
 	size := m
-	if iv.Setting == PairSettingBoth {
+	switch iv.Setting {
+	case PairSettingCols:
+		size = q
+	case PairSettingBoth:
 		size = m * q
 	}
 	rLo, rHi := Ranks(coverage, size)
-	lov, hiv := make([]float64, m), make([]float64, m)
+	var lov, hiv []float64 // one row's or column's shifted values (rows, cols)
+	if iv.Setting != PairSettingBoth {
+		lov, hiv = make([]float64, size), make([]float64, size)
+	}
 	nl := 0
 	if iv.ColFold != nil {
 		nl = slices.Max(iv.ColFold) + 1
@@ -159,12 +183,19 @@ func (p *PairPredictor) PredictInterval(rowX, colX mat.Matrix, rows, cols []int,
 			lo[k], hi[k] = kthShifted(blocks, v, -1, rLo), kthShifted(blocks, v, 1, rHi)
 			continue
 		}
-		c := cols[k]
-		for i, fo := range iv.RowFold {
-			r := res.Data[i*res.Stride+c]
-			lov[i], hiv[i] = v[fo]-r, v[fo]+r
+		if iv.Setting == PairSettingCols {
+			row := res.Data[rows[k]*res.Stride : rows[k]*res.Stride+q]
+			for j, fo := range iv.ColFold {
+				lov[j], hiv[j] = v[fo]-row[j], v[fo]+row[j]
+			}
+		} else {
+			c := cols[k]
+			for i, fo := range iv.RowFold {
+				r := res.Data[i*res.Stride+c]
+				lov[i], hiv[i] = v[fo]-r, v[fo]+r
+			}
 		}
-		lo[k], hi[k] = selectKth(lov[:m], rLo-1), selectKth(hiv[:m], rHi-1)
+		lo[k], hi[k] = selectKth(lov, rLo-1), selectKth(hiv, rHi-1)
 	}
 	return pred, lo, hi, nil
 }
@@ -245,7 +276,7 @@ func keyFloat(k int64) float64 {
 type pairIntervalFile struct {
 	Method    string        `json:"method"`
 	Setting   string        `json:"setting"`
-	RowFold   []int         `json:"row_fold"`
+	RowFold   []int         `json:"row_fold,omitempty"`
 	ColFold   []int         `json:"col_fold,omitempty"`
 	Models    [][][]float64 `json:"models"`
 	Residuals [][]float64   `json:"residuals"`
@@ -287,36 +318,49 @@ func foldsUsed(fold []int, n int, what string) (int, error) {
 
 // loadPairInterval checks an interval read from a pairwise model file of
 // m×q coefficients: method cv+, a known setting, each training object's
-// fold, the model count K (rows) or K·L (both), every model m×q and finite,
+// fold on the sides the setting holds out (and none on the other), the
+// model count K (rows, cols) or K·L (both), every model m×q and finite,
 // the residuals m×q in [0, MaxFloat64/16). Allocation is bounded by the
 // file's content (fromRows).
 func loadPairInterval(f *pairIntervalFile, m, q int) (*PairInterval, error) {
 	if f.Method != CVPlus {
 		return nil, fmt.Errorf("interval: method %q, want %q", f.Method, CVPlus)
 	}
-	k, err := foldsUsed(f.RowFold, m, "row")
-	if err != nil {
-		return nil, fmt.Errorf("interval: %v", err)
-	}
-	want := k
+	var rowSide, colSide bool // which sides the setting holds out
 	switch f.Setting {
 	case PairSettingRows:
-		if f.ColFold != nil {
-			return nil, fmt.Errorf("interval: setting rows with column folds")
-		}
+		rowSide = true
+	case PairSettingCols:
+		colSide = true
 	case PairSettingBoth:
-		l, err := foldsUsed(f.ColFold, q, "column")
+		rowSide, colSide = true, true
+	default:
+		return nil, fmt.Errorf("interval: setting %q, want %q, %q or %q", f.Setting, PairSettingRows, PairSettingCols, PairSettingBoth)
+	}
+	want := 1
+	for _, s := range []struct {
+		held bool
+		fold []int
+		n    int
+		what string
+	}{{rowSide, f.RowFold, m, "row"}, {colSide, f.ColFold, q, "column"}} {
+		if !s.held {
+			if s.fold != nil {
+				return nil, fmt.Errorf("interval: setting %s with %s folds", f.Setting, s.what)
+			}
+			continue
+		}
+		k, err := foldsUsed(s.fold, s.n, s.what)
 		if err != nil {
 			return nil, fmt.Errorf("interval: %v", err)
 		}
-		want = k * l
-	default:
-		return nil, fmt.Errorf("interval: setting %q, want %q or %q", f.Setting, PairSettingRows, PairSettingBoth)
+		want *= k
 	}
 	if len(f.Models) != want {
 		return nil, fmt.Errorf("interval: %d models, want %d", len(f.Models), want)
 	}
 	iv := &PairInterval{Method: f.Method, Setting: f.Setting, RowFold: f.RowFold, ColFold: f.ColFold}
+	var err error
 	if iv.Residuals, err = fromRows(f.Residuals, m, q); err != nil {
 		return nil, fmt.Errorf("interval: residuals: %v", err)
 	}

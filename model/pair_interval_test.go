@@ -121,3 +121,60 @@ func TestKthShifted(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadPairIntervalCols: an interval of setting cols (column folds only,
+// K models) round-trips bit for bit; row folds with it, a row-fold-free
+// file of another setting, a model count for other folds and a bad column
+// fold are refused as corrupt, and it predicts for training rows with new
+// columns only.
+func TestLoadPairIntervalCols(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	p := testPairPredictors(t)["kronrls dense"]
+	iv := &PairInterval{Method: CVPlus, Setting: PairSettingCols, ColFold: []int{1, 0, 2, 1, 0}, Residuals: mat.NewDense(4, 5, nil)}
+	for i := range iv.Residuals.RawMatrix().Data {
+		iv.Residuals.RawMatrix().Data[i] = rng.Float64()
+	}
+	for k := 0; k < 3; k++ {
+		iv.Models = append(iv.Models, randDense(rng, 4, 5))
+	}
+	p.Interval = iv
+	var buf bytes.Buffer
+	if err := p.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	q, err := LoadPairwise(strings.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := q.Save(&again); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != good {
+		t.Fatal("the interval does not round-trip")
+	}
+	if q.Interval.Setting != PairSettingCols || q.Interval.RowFold != nil || len(q.Interval.Models) != 3 {
+		t.Fatalf("read back setting %q, row folds %v, %d models", q.Interval.Setting, q.Interval.RowFold, len(q.Interval.Models))
+	}
+	for name, c := range map[string][2]string{
+		"row folds":      {`"setting":"cols",`, `"setting":"cols","row_fold":[0,1,0,1],`},
+		"rows setting":   {`"setting":"cols"`, `"setting":"rows"`},
+		"both setting":   {`"setting":"cols"`, `"setting":"both"`},
+		"model count":    {`"col_fold":[1,0,2,1,0]`, `"col_fold":[1,0,1,1,0]`},
+		"col fold range": {`"col_fold":[1,0,2,1,0]`, `"col_fold":[1,0,9,1,0]`},
+		"no col folds":   {`,"col_fold":[1,0,2,1,0]`, ``},
+	} {
+		bad := strings.Replace(good, c[0], c[1], 1)
+		if bad == good {
+			t.Fatalf("%s: %q not in the file", name, c[0])
+		}
+		if _, err := LoadPairwise(strings.NewReader(bad)); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "interval") {
+			t.Errorf("%s: %v, want a corrupt interval", name, err)
+		}
+	}
+	x := randDense(rand.New(rand.NewPCG(1, 1)), 2, 3)
+	if _, _, _, err := q.PredictInterval(x, nil, []int{0}, []int{0}, 0.9); err == nil || !strings.Contains(err.Error(), "setting cols") {
+		t.Errorf("setting cols given new rows: %v", err)
+	}
+}

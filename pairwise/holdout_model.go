@@ -9,16 +9,18 @@ import (
 	"github.com/rlskit/rlskit/learn"
 )
 
-// Hold-out models of settings B and D: the coefficient matrices of the
-// models retrained without a fold of row objects (B), or without a row fold
-// and a column fold together (D), from the factorization — what CV+
-// prediction intervals for new rows, or new rows and new columns, need
-// (package interval). Complete heterogeneous data only.
+// Hold-out models of settings B, C and D: the coefficient matrices of the
+// models retrained without a fold of row objects (B), a fold of column
+// objects (C), or a row fold and a column fold together (D), from the
+// factorization — what CV+ prediction intervals for new rows, new columns,
+// or new rows with new columns need (package interval). Complete
+// heterogeneous data only.
 //
-// Each model is an m×q matrix A_{−F} (B) or A_{−F,G} (D) over all training
-// objects, f(u, v) = k(u)ᵀ A g(v), with exact zeros in the rows F and the
-// columns G its training left out. The models of D are listed row fold
-// major: the model of row fold k and column fold l is number k·L + l.
+// Each model is an m×q matrix A_{−F} (B), A_{−G} (C) or A_{−F,G} (D) over
+// all training objects, f(u, v) = k(u)ᵀ A g(v), with exact zeros in the
+// rows F and the columns G its training left out. The models of D are
+// listed row fold major: the model of row fold k and column fold l is
+// number k·L + l.
 //
 //	KronRLS B   the hold-out predictions P_F of setting B (HoldOutRows) put
 //	            in place of Y_F: the model trained on all rows with those
@@ -27,6 +29,11 @@ import (
 //	            or, when cheaper (imputeRows: large folds, many columns),
 //	            each fold's kept rows eigendecomposed, O(Σ_F (m − |F|)³),
 //	            with the whole column side's V, and the closed form.
+//	KronRLS C   the same on the columns (G⊗K and K⊗G are the same system
+//	            with the pairs reordered): setting C's hold-out predictions
+//	            (HoldOutCols) imputed into Y's columns G, or each fold's kept
+//	            columns eigendecomposed, O(Σ_G (q − |G|)³), with the whole
+//	            row side's U.
 //	KronRLS D   the held-out rows and columns are coupled through λ (see the
 //	            package doc): each row fold's kept rows and each column
 //	            fold's kept columns are eigendecomposed once, O(Σ_F m³ +
@@ -36,31 +43,35 @@ import (
 //	            from the eigendecompositions (O(m³ + q³) once); the inverse
 //	            of a kept block embedded in the whole is the Schur
 //	            complement H − H_{·F} H_FF⁻¹ H_{F·}, so
-//	            A_{−F} = (H_K Y − H_{K,·F} H_{K,FF}⁻¹ (H_K Y)_F) H_G and D
-//	            the same on the columns: O(m·q·(m + q) + |F|³) per model.
+//	            A_{−F} = (H_K Y − H_{K,·F} H_{K,FF}⁻¹ (H_K Y)_F) H_G, C the
+//	            same on the columns of H_K Y H_G, and D both: O(m·q·(m + q)
+//	            + |F|³) per model.
 //
-// Size: K·m·q numbers (B, K row folds) or K·L·m·q (D).
+// Size: K·m·q numbers (B, K row folds; C, K column folds) or K·L·m·q (D).
 
-// HoldOutModels returns the hold-out models of setting B (colFolds nil) or D
-// (see above) and the m×q hold-out predictions of every training pair by
-// the model that left it out: setting B's (HoldOutRows) or D's
-// (LeaveBothOut), here computed from the models, P_{FG} = K_{F·} A G_{·G}.
-// The folds must partition the objects (nil: each object alone).
-func (s *KronSolution) HoldOutModels(rowFolds, colFolds [][]int, both bool) ([]*mat.Dense, *mat.Dense, error) {
+// HoldOutModels returns the hold-out models of the design d — setting
+// "rows" (B, d.RowFolds), "cols" (C, d.ColFolds) or "both" (D, both; see
+// above) — and the m×q hold-out predictions of every training pair by the
+// model that left it out: the setting's own cross-validation (HoldOutRows,
+// HoldOutCols, LeaveBothOut), here computed from the models, P_{FG} =
+// K_{F·} A G_{·G}. The folds must partition the objects (nil: each object
+// alone).
+func (s *KronSolution) HoldOutModels(d learn.Design) ([]*mat.Dense, *mat.Dense, error) {
 	k := s.k
-	rf, cf, err := holdOutFolds(k.problem, rowFolds, colFolds, both)
+	rb, cb, err := holdOutFolds(k.problem, d)
 	if err != nil {
 		return nil, nil, err
 	}
 	y := k.lab.full
 	m, q := y.Dims()
 	var models []*mat.Dense
-	if !both && imputeRows(rf, m, q) {
-		p, err := s.HoldOutRows(rf)
+	switch setting := Setting(d.Setting); {
+	case setting == Rows && imputeRows(rb, m, q):
+		p, err := s.HoldOutRows(rb)
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, f := range rf {
+		for _, f := range rb {
 			yi := mat.DenseCopyOf(y)
 			for _, i := range f {
 				copy(yi.RawRowView(i), p.RawRowView(i))
@@ -72,32 +83,53 @@ func (s *KronSolution) HoldOutModels(rowFolds, colFolds [][]int, both bool) ([]*
 			zeroRows(a, f)
 			models = append(models, a)
 		}
-	} else {
-		keepR, keepC := kept(rf, m), kept(cf, q)
+	case setting == Cols && imputeRows(cb, q, m):
+		p, err := s.HoldOutCols(cb)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, g := range cb {
+			yi := mat.DenseCopyOf(y)
+			for i := 0; i < m; i++ {
+				src, dst := p.RawRowView(i), yi.RawRowView(i)
+				for _, j := range g {
+					dst[j] = src[j]
+				}
+			}
+			a, err := kronClosed(k.u, k.er, k.v, k.ec, yi, s.Lambda)
+			if err != nil {
+				return nil, nil, err
+			}
+			zeroCols(a, g)
+			models = append(models, a)
+		}
+	default:
 		type eig struct {
 			u *mat.Dense
 			e []float64
 		}
-		ce := make([]eig, len(cf))
-		if !both { // every column kept: the whole side's eigendecomposition
-			keepC = [][]int{allIndices(q)}
-			ce = []eig{{k.v, k.ec}}
-		}
-		for l, c := range keepC {
-			if ce[l].u != nil {
-				continue
+		// each block's kept objects eigendecomposed once; a nil block (the
+		// side not held out) keeps every object: the whole side's
+		keepC := kept(cb, q)
+		ce := make([]eig, len(cb))
+		for l, g := range cb {
+			ce[l] = eig{k.v, k.ec}
+			if g != nil {
+				if ce[l].u, ce[l].e, err = k.cols.eigSub(keepC[l]); err != nil {
+					return nil, nil, err
+				}
 			}
-			if ce[l].u, ce[l].e, err = k.cols.eigSub(c); err != nil {
-				return nil, nil, err
-			}
 		}
-		for _, r := range keepR {
-			ur, er, err := k.rows.eigSub(r)
-			if err != nil {
-				return nil, nil, err
+		keepR := kept(rb, m)
+		for b, r := range keepR {
+			re := eig{k.u, k.er}
+			if rb[b] != nil {
+				if re.u, re.e, err = k.rows.eigSub(r); err != nil {
+					return nil, nil, err
+				}
 			}
 			for l, c := range keepC {
-				a, err := kronClosed(ur, er, ce[l].u, ce[l].e, subMatrix(y, r, c), s.Lambda)
+				a, err := kronClosed(re.u, re.e, ce[l].u, ce[l].e, subMatrix(y, r, c), s.Lambda)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -105,15 +137,16 @@ func (s *KronSolution) HoldOutModels(rowFolds, colFolds [][]int, both bool) ([]*
 			}
 		}
 	}
-	return models, holdOutPredictions(k.rows.k, k.cols.k, models, rf, cf, both), nil
+	return models, holdOutPredictions(k.rows.k, k.cols.k, models, rb, cb), nil
 }
 
-// HoldOutModels returns two-step RLS's hold-out models of setting B
-// (both false) or D and each training pair's hold-out prediction, as
-// KronSolution.HoldOutModels does (see above for the Schur-complement form).
-func (s *TwoStepSolution) HoldOutModels(rowFolds, colFolds [][]int, both bool) ([]*mat.Dense, *mat.Dense, error) {
+// HoldOutModels returns two-step RLS's hold-out models of the design d
+// (setting rows, cols or both) and each training pair's hold-out
+// prediction, as KronSolution.HoldOutModels does (see above for the
+// Schur-complement form).
+func (s *TwoStepSolution) HoldOutModels(d learn.Design) ([]*mat.Dense, *mat.Dense, error) {
 	t := s.t
-	rf, cf, err := holdOutFolds(t.problem, rowFolds, colFolds, both)
+	rb, cb, err := holdOutFolds(t.problem, d)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -127,18 +160,20 @@ func (s *TwoStepSolution) HoldOutModels(rowFolds, colFolds [][]int, both bool) (
 	}
 	hy := linalg.Mul(false, false, hk, t.lab.full)
 	var models []*mat.Dense
-	for _, f := range rf {
-		w, err := schurApply(hk, hy, f) // (K_RR + λ_r I)⁻¹ Y_R, zero rows F
-		if err != nil {
-			return nil, nil, err
+	for _, f := range rb {
+		w := hy // (K_RR + λ_r I)⁻¹ Y_R, zero rows F; every row kept when f is nil
+		if f != nil {
+			if w, err = schurApply(hk, hy, f); err != nil {
+				return nil, nil, err
+			}
 		}
 		z := linalg.Mul(false, false, w, hg)
-		if !both {
+		if len(cb) == 1 && cb[0] == nil { // every column kept
 			models = append(models, z)
 			continue
 		}
 		zt := transpose(z) // columns as rows: Hᵀ = H
-		for _, g := range cf {
+		for _, g := range cb {
 			a, err := schurApply(hg, zt, g)
 			if err != nil {
 				return nil, nil, err
@@ -146,7 +181,7 @@ func (s *TwoStepSolution) HoldOutModels(rowFolds, colFolds [][]int, both bool) (
 			models = append(models, transpose(a))
 		}
 	}
-	return models, holdOutPredictions(t.rows.k, t.cols.k, models, rf, cf, both), nil
+	return models, holdOutPredictions(t.rows.k, t.cols.k, models, rb, cb), nil
 }
 
 // Labels returns the m×q label matrix the solution was trained on (shared;
@@ -156,31 +191,43 @@ func (s *KronSolution) Labels() *mat.Dense { return s.k.lab.full }
 // Labels returns the m×q label matrix (shared; do not modify).
 func (s *TwoStepSolution) Labels() *mat.Dense { return s.t.lab.full }
 
-// holdOutFolds checks that the data are complete and heterogeneous and that
-// the folds partition the objects (nil: leave-one-out), and returns them.
-func holdOutFolds(p problem, rowFolds, colFolds [][]int, both bool) ([][]int, [][]int, error) {
+// holdOutFolds checks that the data are complete and heterogeneous, that
+// the design's setting is rows, cols or both with folds of the sides it
+// holds out only, and that the folds partition the objects (nil:
+// leave-one-out). It returns the row blocks and the column blocks of the
+// models, a side not held out being one nil block (every object kept): the
+// model of row block k and column block l is number k·len(cols) + l.
+func holdOutFolds(p problem, d learn.Design) (rows, cols [][]int, err error) {
 	if p.lab.sym != Heterogeneous {
-		return nil, nil, fmt.Errorf("%w: hold-out models of settings rows and both are for two sets of objects", ErrSetting)
+		return nil, nil, fmt.Errorf("%w: hold-out models of settings rows, cols and both are for two sets of objects", ErrSetting)
 	}
 	if !p.lab.complete {
 		return nil, nil, fmt.Errorf("%w: %s (hold-out models need complete data)", ErrIncomplete, p.lab.missing(5))
 	}
-	if !both && colFolds != nil {
-		return nil, nil, fmt.Errorf("%w: setting rows with column folds", ErrSetting)
+	all := [][]int{nil}
+	rows, cols = all, all
+	switch Setting(d.Setting) {
+	case Rows:
+		if d.ColFolds != nil {
+			return nil, nil, fmt.Errorf("%w: setting rows with column folds", ErrSetting)
+		}
+		rows, err = partitionFolds(d.RowFolds, p.lab.m, "row")
+	case Cols:
+		if d.RowFolds != nil {
+			return nil, nil, fmt.Errorf("%w: setting cols with row folds", ErrSetting)
+		}
+		cols, err = partitionFolds(d.ColFolds, p.lab.q, "column")
+	case Both:
+		if rows, err = partitionFolds(d.RowFolds, p.lab.m, "row"); err == nil {
+			cols, err = partitionFolds(d.ColFolds, p.lab.q, "column")
+		}
+	default:
+		return nil, nil, fmt.Errorf("%w: hold-out models are for settings rows, cols and both, not %q", ErrSetting, d.Setting)
 	}
-	m, q := p.lab.m, p.lab.q
-	rf, err := partitionFolds(rowFolds, m, "row")
 	if err != nil {
 		return nil, nil, err
 	}
-	if !both {
-		return rf, nil, nil
-	}
-	cf, err := partitionFolds(colFolds, q, "column")
-	if err != nil {
-		return nil, nil, err
-	}
-	return rf, cf, nil
+	return rows, cols, nil
 }
 
 // partitionFolds returns the folds (nil: each object alone) after checking
@@ -206,7 +253,8 @@ func partitionFolds(f [][]int, n int, side string) ([][]int, error) {
 	return f, nil
 }
 
-// imputeRows chooses Kronecker RLS's route to setting B's models: the
+// imputeRows chooses Kronecker RLS's route to setting B's models (and, with
+// the sides swapped, imputeRows(G, q, m), to setting C's): the
 // hold-out predictions imputed into the labels (HoldOutRows, O(Σ_F |F|²·m·q
 // + |F|³·q), then O(m·q·(m + q)) per fold) when that costs less than an
 // eigendecomposition of the kept rows per fold (O(Σ_F (m − |F|)³), then
@@ -302,19 +350,19 @@ func schurApply(h, hb *mat.Dense, f []int) (*mat.Dense, error) {
 }
 
 // holdOutPredictions returns each training pair's prediction by the model
-// that left it out: P_{FG} = K_{F·} A G_{·G} (G all columns in setting B).
-func holdOutPredictions(kr, kc *mat.Dense, models []*mat.Dense, rf, cf [][]int, both bool) *mat.Dense {
+// that left it out: P_{FG} = K_{F·} A G_{·G} for the model of row block F
+// and column block G (holdOutFolds' blocks; nil: every object).
+func holdOutPredictions(kr, kc *mat.Dense, models []*mat.Dense, rb, cb [][]int) *mat.Dense {
 	m, _ := kr.Dims()
 	q, _ := kc.Dims()
 	out := mat.NewDense(m, q, nil)
-	all := [][]int{nil}
-	if both {
-		all = cf
-	}
-	for kf, f := range rf {
+	for kf, f := range rb {
+		if f == nil {
+			f = allIndices(m)
+		}
 		ka := rowsOf(kr, f)
-		for l, g := range all {
-			t := linalg.Mul(false, false, linalg.Mul(false, false, ka, models[kf*len(all)+l]), kc)
+		for l, g := range cb {
+			t := linalg.Mul(false, false, linalg.Mul(false, false, ka, models[kf*len(cb)+l]), kc)
 			for a, i := range f {
 				src, dst := t.RawRowView(a), out.RawRowView(i)
 				if g == nil {
@@ -352,6 +400,17 @@ func embed(a *mat.Dense, r, c []int, m, q int) *mat.Dense {
 		}
 	}
 	return out
+}
+
+// zeroCols sets the columns g of a to zero.
+func zeroCols(a *mat.Dense, g []int) {
+	m, _ := a.Dims()
+	for i := 0; i < m; i++ {
+		row := a.RawRowView(i)
+		for _, j := range g {
+			row[j] = 0
+		}
+	}
 }
 
 // zeroRows sets the rows f of a to zero.

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/internal/oracle"
+	"github.com/rlskit/rlskit/learn"
 )
 
 // bruteKronModel retrains Kronecker RLS from scratch on the pairs of the
@@ -78,43 +79,47 @@ func bruteTwoStepModel(rows, cols *Side, y *mat.Dense, keepR, keepC []int, lr, l
 
 // holdOutModeler is what both solutions give.
 type holdOutModeler interface {
-	HoldOutModels(rowFolds, colFolds [][]int, both bool) ([]*mat.Dense, *mat.Dense, error)
+	HoldOutModels(d learn.Design) ([]*mat.Dense, *mat.Dense, error)
 }
 
-// TestHoldOutModelsOracle: every hold-out model of settings B and D (K row
-// folds, or K×L blocks; 4 × 3 folds, which take Kronecker RLS's
-// eigendecomposition route in B, and one object per fold, folds nil, which
-// takes its imputation route), of Kronecker and two-step RLS, equals the model
-// retrained from scratch on the kept rows and columns (a dense solve of the
-// Kronecker system, or the two ridge steps, in refined precision) to tol
-// relative, and each training pair's hold-out prediction equals that
-// retrained model's prediction — also against setting B's and D's own
-// cross-validation (HoldOutRows, LeaveBothOut).
+// TestHoldOutModelsOracle: every hold-out model of settings B, C and D (K
+// row folds, K column folds, or K×L blocks; 4 row and 3 column folds, which
+// take Kronecker RLS's eigendecomposition route in B and C, and one object
+// per fold, folds nil, which takes its imputation route), of Kronecker and
+// two-step RLS, equals the model retrained from scratch on the kept rows and
+// columns (a dense solve of the Kronecker system, or the two ridge steps, in
+// refined precision) to tol relative, and each training pair's hold-out
+// prediction equals that retrained model's prediction — also against
+// setting B's, C's and D's own cross-validation (HoldOutRows, HoldOutCols,
+// LeaveBothOut).
 func TestHoldOutModelsOracle(t *testing.T) {
 	for _, kc := range kernelCases {
 		for _, lambda := range []float64{1e-2, 1, 1e2} {
 			for _, c := range []struct {
-				both bool
-				k    int // row folds; 0: each object alone (folds nil)
-			}{{false, 4}, {false, 0}, {true, 4}, {true, 0}} {
-				both := c.both
-				name := fmt.Sprintf("%s/λ=%g/both=%v/K=%d", kc.name, lambda, both, c.k)
+				setting Setting
+				k       int // folds; 0: each object alone (folds nil)
+			}{{Rows, 4}, {Rows, 0}, {Cols, 3}, {Cols, 0}, {Both, 4}, {Both, 0}} {
+				name := fmt.Sprintf("%s/λ=%g/%s/K=%d", kc.name, lambda, c.setting, c.k)
 				t.Run(name, func(t *testing.T) {
 					rng := rand.New(rand.NewPCG(22, uint64(lambda*1000)))
 					rows, cols := randSides(t, rng, 12, 9, kc.k)
 					pairs, y := gridLabels(rng, rows, cols)
 					grid := labelGrid(12, 9, pairs, y, Heterogeneous)
-					rf, cf := randFolds(rng, 12, 4), [][]int(nil)
-					if both {
-						cf = randFolds(rng, 9, 3)
+					rf, cf := randFolds(rng, 12, 4), randFolds(rng, 9, 3)
+					if c.k == 0 {
+						rf, cf = loo(12), loo(9)
 					}
 					argR, argC := rf, cf
 					if c.k == 0 {
-						rf, argR, argC = loo(12), nil, nil
-						if both {
-							cf = loo(9)
-						}
+						argR, argC = nil, nil
 					}
+					switch c.setting { // the side not held out: one block of every object
+					case Rows:
+						cf, argC = [][]int{nil}, nil
+					case Cols:
+						rf, argR = [][]int{nil}, nil
+					}
+					des := learn.Design{Setting: string(c.setting), RowFolds: argR, ColFolds: argC}
 					kr, err := FitKron(rows, cols, pairs, y, Options{})
 					if err != nil {
 						t.Fatal(err)
@@ -132,33 +137,29 @@ func TestHoldOutModelsOracle(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					cfs := cf
-					if !both {
-						cfs = [][]int{{}}
-					}
 					check := func(label string, sol holdOutModeler, brute func(r, c []int) *mat.Dense, cvPred *mat.Dense) {
-						models, pred, err := sol.HoldOutModels(argR, argC, both)
+						models, pred, err := sol.HoldOutModels(des)
 						if err != nil {
 							t.Fatal(err)
 						}
-						if len(models) != len(rf)*len(cfs) {
-							t.Fatalf("%s: %d models, want %d", label, len(models), len(rf)*len(cfs))
+						if len(models) != len(rf)*len(cf) {
+							t.Fatalf("%s: %d models, want %d", label, len(models), len(rf)*len(cf))
 						}
 						want := mat.NewDense(12, 9, nil)
 						for k, f := range rf {
-							for l, g := range cfs {
+							for l, g := range cf {
 								keepR, keepC := kept([][]int{f}, 12)[0], kept([][]int{g}, 9)[0]
 								wa := brute(keepR, keepC)
-								if e, err := matRelErr(models[k*len(cfs)+l], wa); err != nil || e > tol {
+								if e, err := matRelErr(models[k*len(cf)+l], wa); err != nil || e > tol {
 									t.Fatalf("%s: model (%d, %d): relative error %g (%v)", label, k, l, e, err)
 								}
 								// the retrained model's predictions of the held-out pairs
 								var p mat.Dense
 								p.Mul(oracleGram(rows), wa)
 								p.Mul(&p, oracleGram(cols))
-								for _, i := range f {
+								for i := 0; i < 12; i++ {
 									for j := 0; j < 9; j++ {
-										if g == nil || len(g) == 0 || contains(g, j) {
+										if (f == nil || contains(f, i)) && (g == nil || contains(g, j)) {
 											want.Set(i, j, p.At(i, j))
 										}
 									}
@@ -173,15 +174,20 @@ func TestHoldOutModelsOracle(t *testing.T) {
 						}
 					}
 					var kcv, tcv *mat.Dense
-					if both {
+					switch c.setting {
+					case Both:
 						var ps []*mat.Dense
 						if ps, err = kr.LeaveBothOut(argR, argC, []float64{lambda}); err == nil {
 							kcv = ps[0]
 							tcv, err = tss.LeaveBothOut(argR, argC)
 						}
-					} else {
+					case Rows:
 						if kcv, err = ks.HoldOutRows(argR); err == nil {
 							tcv, err = tss.HoldOutRows(argR)
+						}
+					case Cols:
+						if kcv, err = ks.HoldOutCols(argC); err == nil {
+							tcv, err = tss.HoldOutCols(argC)
 						}
 					}
 					if err != nil {
