@@ -12,11 +12,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
-	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/interval"
-	"github.com/rlskit/rlskit/kernel"
-	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/pairfit"
 	"github.com/rlskit/rlskit/pairwise"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/selection"
@@ -80,9 +78,7 @@ func toPairs(p *dataset.Pairs) []pairwise.Pair {
 }
 
 // pairSolution is the model at the chosen point, whichever learner.
-type pairSolution interface {
-	PairModel() *model.PairPredictor
-}
+type pairSolution = pairfit.Solution
 
 // runPairwise is fit for the pairwise learners: read → train per kernel
 // setting → cross-validate along the λ grid(s) → write.
@@ -146,187 +142,85 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 	bestPairs = pairs
 	loaded := time.Now()
 
-	out = summary.Pair{Learner: f.Learner, NTrain: len(pairs), Rows: m, Cols: q, Pairs: len(pairs), Backend: linalg.Backend(),
-		Setting: summary.Setting(p.Setting)}
-	if p.Homogeneous {
-		out.Symmetry = p.Symmetry.String()
-	}
 	prog := newProgress(e.stderr, f.Quiet)
 	defer prog.done()
 
-	// Complete or not decides the method: the closed forms, or CG.
-	complete, nobs, err := pairwise.CheckPairs(m, q, pairs, pf.Labels, p.Symmetry)
-	if err != nil {
-		return fmt.Errorf("--pairs %s: %w", f.Pairs, err)
+	// Complete or not decides the method (the closed forms, or CG): pairfit.Fit,
+	// shared with the C ABI.
+	o := pairfit.Options{Standardize: f.Standardize, Seed: f.Seed, MaxIter: f.MaxIter, Progress: prog.observe, Quiet: f.Quiet,
+		Grid: func(st *selection.Settings) {
+			prog.grid(st.Kernels, st.ColKernels, len(st.Lambdas), len(st.ColLambdas))
+		},
+		FoldsName: f.Folds,
+		ObjectFolds: func(m, q int) ([][]int, [][]int, error) {
+			rf, err := objectFolds("--folds", f.Folds, m)
+			if err != nil {
+				return nil, nil, err
+			}
+			cf, err := objectFolds("--col-folds", f.ColFolds, q)
+			return rf, cf, err
+		}}
+	if f.ValidationPairs != "" {
+		o.ValidationName = f.ValidationPairs
+		o.Validation = func(m, q int) (*pairwise.Validation, error) {
+			vp, err := readPairsFile("--validation-pairs", f.ValidationPairs, m, q, false)
+			if err != nil {
+				return nil, err
+			}
+			return &pairwise.Validation{Pairs: toPairs(vp), Labels: vp.Labels}, nil
+		}
 	}
-	out.Complete = complete
+	fit, err := pairfit.Fit(p, pairfit.Data{Rows: rows.X, Cols: cols.X, Pairs: pairs, Labels: pf.Labels,
+		RowsName: f.Rows, ColsName: f.Cols, PairsName: f.Pairs}, o)
+	if err != nil {
+		return err
+	}
+	out = fit.Summary
 	var train, cvTime time.Duration
-	if !out.Complete || p.ForceCG {
-		if err := p.CheckIncomplete(len(pairs), nobs, m, q); err != nil {
-			return err
-		}
-		res, err := runPairCG(e, f, p, rows, cols, pairs, pf.Labels, m, q, prog)
-		if err != nil {
-			return err
-		}
+	if res := fit.CG; res != nil {
 		train = time.Since(loaded)
 		best = &namedModel{pairSolution: res, rows: rows, cols: cols}
-		var col *kernel.Spec
-		if !p.Homogeneous {
-			col = &p.ColKernels[0]
-		}
-		summary.PairConjugateGradients(&out, res, p.RowKernels[0], col, f.ValidationPairs != "")
 		if !res.Converged && !res.EarlyStopped {
 			fmt.Fprintf(e.stderr, "rlskit: warning: conjugate gradients stopped after %d iterations at relative residual %.3g (--tol %g): raise --max-iter\n",
 				res.Iterations, res.Residual, p.Tol)
 		}
 	} else {
-		if f.ValidationPairs != "" {
-			return fmt.Errorf("--validation-pairs %s stops conjugate-gradient training early, but the data are complete and --learner %s trains in closed form: give --solver cg, or no --validation-pairs", f.ValidationPairs, p.Learner.Name)
-		}
-		sol, res, tr, ct, err := runComplete(e, f, p, rows, cols, pairs, pf.Labels, m, q, prog, &out)
+		sol, err := runComplete(e, f, p, fit, rows, cols, prog, &out)
 		if err != nil {
 			return err
 		}
-		best, train, cvTime = sol, tr, ct
-		if res.Predictions != nil {
-			bestCV = mat.Col(nil, 0, res.Predictions)
-		}
+		best, train, cvTime, bestCV = sol, fit.Train, fit.CV, fit.CVPredictions
 	}
 	out.Timing = summary.Timing{Load: loaded.Sub(start).Seconds(), Train: train.Seconds(), CV: cvTime.Seconds(), Total: time.Since(start).Seconds()}
 	return finish(e, f, &outs, prog, out)
 }
 
-// runPairCG trains Kronecker RLS by conjugate gradients.
-func runPairCG(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int, prog *progressLine) (*pairwise.CGResult, error) {
-	rs, cs, err := pairSides(f, p, rows, cols, p.RowKernels[0], p.ColKernels[0])
-	if err != nil {
-		return nil, err
-	}
-	k, err := pairwise.FitKronCG(rs, cs, pairs, y, pairwise.Options{Symmetry: p.Symmetry})
-	if err != nil {
-		return nil, fmt.Errorf("--pairs %s: %w", f.Pairs, err)
-	}
-	opt := pairwise.CGOptions{Tol: p.Tol, MaxIter: f.MaxIter, Patience: p.Patience, Progress: prog.observe}
-	if f.ValidationPairs != "" {
-		vp, err := readPairsFile("--validation-pairs", f.ValidationPairs, m, q, false)
-		if err != nil {
+// runComplete adds to a fit on complete data (pairfit.Fit's search) what
+// rlskit fit does beyond it: the nested cross-validation of --outer-folds,
+// the warnings, the interval of --interval and the objects' feature names.
+func runComplete(e *env, f *fitFlags, p *plan.PairPlan, fit *pairfit.Result, rows, cols *dataset.Data,
+	prog *progressLine, out *summary.Pair) (pairSolution, error) {
+	var err error
+	if f.OuterFolds > 0 { // nested cross-validation of the same search
+		if out.Outer, err = nestedPairs(f, p, fit.Input, fit.Settings, fit.Rows, fit.Cols, prog); err != nil {
 			return nil, err
 		}
-		opt.Validation = &pairwise.Validation{Pairs: toPairs(vp), Labels: vp.Labels}
 	}
-	res, err := k.Solve(p.Lambdas[0], opt)
-	if err != nil && opt.Validation != nil && errors.Is(err, pairwise.ErrPair) {
-		return nil, fmt.Errorf("--validation-pairs %s: %w", f.ValidationPairs, err)
-	} else if err != nil {
-		return nil, fmt.Errorf("conjugate gradients: %w", err)
-	}
-	return res, nil
-}
-
-// pairSides builds the two sides of one kernel setting.
-func pairSides(f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, rs, cs kernel.Spec) (*pairwise.Side, *pairwise.Side, error) {
-	rowSide, err := newSide("--rows "+f.Rows, rows, rs, f.Standardize)
-	if err != nil {
-		return nil, nil, err
-	}
-	if p.Homogeneous {
-		return rowSide, rowSide, nil
-	}
-	colSide, err := newSide("--cols "+f.Cols, cols, cs, f.Standardize)
-	if err != nil {
-		return nil, nil, err
-	}
-	return rowSide, colSide, nil
-}
-
-// newSide computes one side's kernel matrix (its eigendecomposition is made
-// on first need and shared by every learner and λ using the side).
-func newSide(what string, d *dataset.Data, spec kernel.Spec, standardize bool) (*pairwise.Side, error) {
-	k, err := kernel.New(spec)
-	if err != nil {
-		return nil, err
-	}
-	s, err := pairwise.NewSide(d.X, k, standardize)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return s, nil
-}
-
-// runComplete trains on complete data through the one search
-// (selection.Search with the registered learner): per kernel setting one
-// learner (each side factored once per distinct kernel), cross-validated by
-// the object design along the λ grid(s) with the one tie rule.
-func runComplete(e *env, f *fitFlags, p *plan.PairPlan, rows, cols *dataset.Data, pairs []pairwise.Pair, y []float64, m, q int,
-	prog *progressLine, out *summary.Pair) (pairSolution, *selection.Result, time.Duration, time.Duration, error) {
-	le := p.Learner
-	var err error
-	in := &learn.Input{X: rows.X, Y: mat.NewDense(len(y), 1, y), Outputs: []string{"y"}, Pairs: make([]learn.ObjectPair, len(pairs))}
-	for i, pr := range pairs {
-		in.Pairs[i] = learn.ObjectPair{Row: pr.Row, Col: pr.Col}
-	}
-	// the solution's PairModel is the model written: no Predictor formed
-	st := selection.Settings{Kernels: p.RowKernels, Lambdas: p.Lambdas, Measure: p.Measure, SolutionOnly: true,
-		Scheme: selection.Scheme{Kind: selection.None, Name: "none"}}
-	if !f.Quiet { // quiet shows nothing: no progress events, whose factorization phases time a calibration
-		st.Progress = prog.observe
-	}
-	if p.Homogeneous {
-		in.Symmetry = p.Symmetry.String()
-	} else {
-		in.Cols, st.ColKernels = cols.X, p.ColKernels
-	}
-	if le.Can(learn.CanColLambda) {
-		st.ColLambdas = p.ColLambdas
-	}
-	if p.Setting != "" {
-		o := selection.SchemeOptions{RowObjects: m, ColObjects: q, Seed: f.Seed, FoldsName: f.Folds}
-		if o.Folds, err = objectFolds("--folds", f.Folds, m); err != nil {
-			return nil, nil, 0, 0, err
-		}
-		if o.ColFolds, err = objectFolds("--col-folds", f.ColFolds, q); err != nil {
-			return nil, nil, 0, 0, err
-		}
-		if st.Scheme, err = selection.NewScheme(p.CVSpec, o); err != nil {
-			return nil, nil, 0, 0, fmt.Errorf("--cv %s: %w", p.CVSpec, err)
-		}
-		st.Scheme.Name = p.CVSpec
-	}
-	prog.grid(st.Kernels, st.ColKernels, len(st.Lambdas), len(st.ColLambdas))
-	res, err := selection.Search(selection.Problem{Learner: le, Input: in, Standardize: f.Standardize}, st)
-	if err != nil {
-		return nil, nil, 0, 0, fmt.Errorf("--pairs %s: %w", f.Pairs, err)
-	}
-	sol, ok := res.Solution.(pairSolution)
-	if !ok {
-		return nil, nil, 0, 0, fmt.Errorf("--learner %s: its model is not a model of pairs", p.Learner.Name)
-	}
-	strategy := "" // no cross-validation
-	if p.Setting != "" {
-		strategy = p.CVSpec
-	}
-	summary.PairSearch(out, res, strategy, p.Measure)
-	if f.OuterFolds > 0 { // nested cross-validation of the same search
-		if out.Outer, err = nestedPairs(f, p, in, st, m, q, prog); err != nil {
-			return nil, nil, 0, 0, err
-		}
-	}
-	best := res.Curves[res.Best].Result
+	best := fit.Best
 	if out.CV != nil { // warnings print with --quiet too
-		edgeWarnings(e, res.OnEdge)
+		edgeWarnings(e, fit.Search.OnEdge)
 		if best.Best.Indistinguishable {
 			fmt.Fprintf(e.stderr, "rlskit: warning: at the chosen point the CV predictions are numerically indistinguishable — the kernels tell the pairs apart by rounding noise only; %s counts them as ties\n", p.Measure.Name)
 		}
 	}
-	nm := &namedModel{pairSolution: sol, rows: rows, cols: cols}
+	nm := &namedModel{pairSolution: fit.Model, rows: rows, cols: cols}
 	if f.Interval != "" { // the plan checked cv+ and the setting (rows or both)
-		d := st.Scheme.Design
-		if nm.interval, err = interval.NewPairs(res.Solution, string(p.Setting), d.RowFolds, d.ColFolds); err != nil {
-			return nil, nil, 0, 0, fmt.Errorf("--interval %s (--cv %s): %w", f.Interval, p.CVSpec, err)
+		d := fit.Settings.Scheme.Design
+		if nm.interval, err = interval.NewPairs(fit.Search.Solution, string(p.Setting), d.RowFolds, d.ColFolds); err != nil {
+			return nil, fmt.Errorf("--interval %s (--cv %s): %w", f.Interval, p.CVSpec, err)
 		}
 	}
-	return nm, best, res.Train, res.CV, nil
+	return nm, nil
 }
 
 // objectFolds reads a file of object folds (nil without a file).
