@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -17,15 +18,18 @@ import (
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/pairwise"
+	"github.com/rlskit/rlskit/plan"
 )
 
-// TestPairIntervalCLI: fit --learner kronrls|twostep --cv rows|both
-// --interval cv+ with the folds of --folds (and --col-folds) records the
+// TestPairIntervalCLI: fit --learner kronrls|twostep --cv rows|cols|both
+// --interval cv+ with the folds of --folds and/or --col-folds records the
 // interval, and predict --coverage writes prediction, lower and upper per
 // pair equal to the library's (interval.NewPairs on the same solution and
 // folds, PredictInterval) to 1e-12 — new drugs against the training targets
-// (rows), new drugs with new targets (both); the JSON reports the share of
-// labels inside. Refusals name the flags.
+// (rows), training drugs against new targets (cols), new drugs with new
+// targets (both); the JSON reports the share of labels inside. Refusals
+// name the flags; --cv pairs (setting A) is refused with
+// plan.ErrPairsInterval.
 func TestPairIntervalCLI(t *testing.T) {
 	dir := t.TempDir()
 	rowFolds := filepath.Join(dir, "rf.txt")
@@ -62,6 +66,17 @@ func TestPairIntervalCLI(t *testing.T) {
 	if err := os.WriteFile(newPairs, []byte(nb.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// training drug × new target pairs
+	oldNewPairs := filepath.Join(dir, "on.txt")
+	nb.Reset()
+	for r := 0; r < 60; r += 3 {
+		for c := 0; c < 5; c++ {
+			fmt.Fprintf(&nb, "%d %d %g\n", r, c, 7+0.05*float64(r)-0.2*float64(c))
+		}
+	}
+	if err := os.WriteFile(oldNewPairs, []byte(nb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	newTargets := filepath.Join(dir, "nt.csv")
 	tb, _ := os.ReadFile(dti("dti-targets.csv"))
 	tl := strings.SplitAfter(string(tb), "\n")
@@ -79,14 +94,17 @@ func TestPairIntervalCLI(t *testing.T) {
 	rs, _ := pairwise.NewSide(drugs.X, kernel.Gaussian{Gamma: 0.015625}, true)
 	cs, _ := pairwise.NewSide(targets.X, kernel.Gaussian{Gamma: 0.05}, true)
 
-	for _, c := range []struct{ learner, cv string }{{"kronrls", "rows"}, {"twostep", "rows"}, {"kronrls", "both"}, {"twostep", "both"}} {
+	for _, c := range []struct{ learner, cv string }{{"kronrls", "rows"}, {"twostep", "rows"}, {"kronrls", "cols"}, {"twostep", "cols"}, {"kronrls", "both"}, {"twostep", "both"}} {
 		t.Run(c.learner+"/"+c.cv, func(t *testing.T) {
 			mpath := filepath.Join(dir, c.learner+c.cv+".json")
-			args := dtiArgs(c.learner, "--lambda", "0.125", "--cv", c.cv, "--folds", rowFolds, "--interval", "cv+", "--model", mpath)
+			args := dtiArgs(c.learner, "--lambda", "0.125", "--cv", c.cv, "--interval", "cv+", "--model", mpath)
 			if c.learner == "twostep" {
 				args = append(args, "--col-lambda", "0.5")
 			}
-			if c.cv == "both" {
+			if c.cv != "cols" {
+				args = append(args, "--folds", rowFolds)
+			}
+			if c.cv != "rows" {
 				args = append(args, "--col-folds", colFolds)
 			}
 			if _, stderr, err := run(t, "", args...); err != nil {
@@ -103,23 +121,34 @@ func TestPairIntervalCLI(t *testing.T) {
 				s, _ := k.Solve(0.125, 0.5)
 				sol, pm = s, s.PairModel()
 			}
-			var colF [][]int
+			rowF, colF := rf, cf
 			pairsFile := dti("dti-pairs-new.txt")
-			predict := []string{"predict", "--model", mpath, "--rows", dti("dti-drugs-new.csv"), "--coverage", "0.9", "--measure", "mse"}
-			var colX mat.Matrix
-			if c.cv == "both" {
-				colF, pairsFile, colX = cf, newPairs, nt.X
+			predict := []string{"predict", "--model", mpath, "--coverage", "0.9", "--measure", "mse"}
+			var rowX, colX mat.Matrix = newDrugs.X, nt.X
+			nr, nc := 12, 40
+			switch c.cv {
+			case "rows":
+				colF, colX = nil, nil
+				predict = append(predict, "--rows", dti("dti-drugs-new.csv"))
+			case "cols":
+				rowF, rowX, pairsFile, nr, nc = nil, nil, oldNewPairs, 60, 5
 				predict = append(predict, "--cols", newTargets)
+			case "both":
+				pairsFile, nc = newPairs, 5
+				predict = append(predict, "--rows", dti("dti-drugs-new.csv"), "--cols", newTargets)
 			}
-			iv, err := interval.NewPairs(sol, c.cv, rf, colF)
+			iv, err := interval.NewPairs(sol, c.cv, rowF, colF)
 			if err != nil {
 				t.Fatal(err)
 			}
 			pm.Interval = iv
 			fh, _ := os.Open(pairsFile)
-			np, _ := dataset.ReadPairs(fh, "p", dataset.PairsOptions{Rows: 12, Cols: 40, Unlabelled: true})
+			np, err := dataset.ReadPairs(fh, "p", dataset.PairsOptions{Rows: nr, Cols: nc, Unlabelled: true})
 			fh.Close()
-			want, wlo, whi, err := pm.PredictInterval(newDrugs.X, colX, np.Rows, np.Cols, 0.9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wlo, whi, err := pm.PredictInterval(rowX, colX, np.Rows, np.Cols, 0.9)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +195,7 @@ func TestPairIntervalCLI(t *testing.T) {
 		args []string
 		want string
 	}{
-		{dtiArgs("kronrls", "--lambda", "0.125", "--cv", "pairs", "--interval", "cv+"), "--interval cv+ is for new row objects (--cv rows[:K], setting B) or new row and column objects (--cv both[:K], setting D), not --cv pairs"},
+		{dtiArgs("kronrls", "--lambda", "0.125", "--cv", "none", "--interval", "cv+"), "--interval cv+ is for new row objects (--cv rows[:K], setting B), new column objects (--cv cols[:K], setting C) or both (--cv both[:K], setting D), not --cv none"},
 		{dtiArgs("kronrls", "--lambda", "0.125", "--cv", "rows", "--interval", "jackknife+"), "--interval jackknife+: a learner of pairs records cv+"},
 		{dtiArgs("kronrls", "--lambda", "0.125", "--cv", "rows", "--interval", "cv+", "--solver", "cg"), "--interval cv+ needs the closed form"},
 		{[]string{"predict", "--model", plain, "--rows", dti("dti-drugs-new.csv"), "--pairs", dti("dti-pairs-new.txt"), "--coverage", "0.9"}, "--coverage 0.9: " + plain + " records no prediction interval"},
@@ -175,6 +204,16 @@ func TestPairIntervalCLI(t *testing.T) {
 		_, stderr, err := run(t, "", c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: err %v (stderr %s), want %q", c.args, err, stderr, c.want)
+		}
+	}
+	// setting A, given or by default: refused at planning time, before the
+	// data are read (a missing --pairs file would fail later)
+	for _, cv := range [][]string{{"--cv", "pairs"}, nil} {
+		args := append([]string{"fit", "--learner", "kronrls", "--rows", dti("dti-drugs.csv"), "--cols", dti("dti-targets.csv"),
+			"--pairs", filepath.Join(dir, "absent.txt"), "--interval", "cv+"}, cv...)
+		_, _, err := run(t, "", args...)
+		if !errors.Is(err, plan.ErrPairsInterval) || !strings.Contains(err.Error(), "--interval cv+ with --cv pairs") {
+			t.Errorf("%v: err %v, want plan.ErrPairsInterval naming the flags", args, err)
 		}
 	}
 }
