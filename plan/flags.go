@@ -193,7 +193,7 @@ func Define(fs FlagSet, f *Flags) {
 	fs.StringVar(&f.CVPredictions, "cv-predictions", "", "write the CV predictions at the best λ to this file")
 	fs.StringVar(&f.Interval, "interval", "", "rls: record in the model what prediction intervals need — jackknife+ (with --cv loo; linear kernel or sparse models: the m leave-one-out models) or cv+ (with --cv kfold:K, stratified-kfold:K, group-kfold:K, lgo, lqo or --folds FILE: the K fold models), "+
 		"from the exact hold-outs, no refit (Barber, Candès, Ramdas & Tibshirani 2021); then predict --coverage 0.9 writes prediction, lower, upper per output. "+
-		"kronrls, twostep: cv+ with --cv rows[:K] (new rows) or both[:K] (new rows and columns) on complete data")
+		"kronrls, twostep: cv+ with --cv rows[:K] (new rows), cols[:K] (new columns) or both[:K] (new rows and columns) on complete data (not --cv pairs: no pair is new there)")
 	fs.StringVar(&f.ROC, "roc", "", "tlpo: tournament leave-pair-out ROC analysis at the chosen λ (Montoya Perez et al. 2019) — every pair of rows held out (m(m−1)/2 pairs, O(m²) memory), each row scored by its wins; "+
 		"JSON roc: auc of the tournament curve, lpo_auc, DeLong intervals at level 0.95, points; a binary label and a learner with leave-pair-out over the whole data set (rls, globalrank)")
 	fs.StringVar(&f.Curves, "curves", "", "write every point of the CV curve(s) to this file as a tab-separated table with a header: the kernel parameters searched (gamma, degree, coef0; col_… for the column kernel), lambda (col_lambda), value, indistinguishable (1 or 0); greedy: lambda, features, feature, name, value, indistinguishable")

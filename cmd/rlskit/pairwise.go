@@ -214,7 +214,7 @@ func runComplete(e *env, f *fitFlags, p *plan.PairPlan, fit *pairfit.Result, row
 		}
 	}
 	nm := &namedModel{pairSolution: fit.Model, rows: rows, cols: cols}
-	if f.Interval != "" { // the plan checked cv+ and the setting (rows or both)
+	if f.Interval != "" { // the plan checked cv+ and the setting (rows, cols or both)
 		d := fit.Settings.Scheme.Design
 		if nm.interval, err = interval.NewPairs(fit.Search.Solution, string(p.Setting), d.RowFolds, d.ColFolds); err != nil {
 			return nil, fmt.Errorf("--interval %s (--cv %s): %w", f.Interval, p.CVSpec, err)
@@ -302,7 +302,7 @@ func runPredictPairs(e *env, f *predictFlags) error {
 		return fmt.Errorf("--model %s: %w", f.modelPath, err)
 	}
 	if f.coverageSet && pm.Interval == nil {
-		return fmt.Errorf("--coverage %g: %s records no prediction interval: fit it with --interval cv+ --cv rows[:K] or both[:K]", f.coverage, f.modelPath)
+		return fmt.Errorf("--coverage %g: %s records no prediction interval: fit it with --interval cv+ --cv rows[:K], cols[:K] or both[:K]", f.coverage, f.modelPath)
 	}
 	if pm.Homogeneous() && f.cols != "" && f.cols != "same" {
 		return fmt.Errorf("--cols %s: the model is a homogeneous network; --rows gives its new vertices", f.cols)
