@@ -106,6 +106,9 @@ const (
 	// loss Σ_i w_i‖y_i − f(x_i)‖² + λ‖f‖², every hold-out of the exact
 	// cross-validation refit with the weights of the rows it keeps.
 	ParamWeights Param = "weights"
+	// ParamClusters is Input.Clusters (with Restarts, Seed and Init): the
+	// number of clusters of a learner that clusters the rows (mmc).
+	ParamClusters Param = "clusters"
 )
 
 // Edge is one preference of a graph: row I is preferred over row J by
@@ -166,6 +169,13 @@ type Input struct {
 	Symmetry string
 	// Select is the number of features greedy selection adds (ParamSelect).
 	Select int
+	// Clusters is the number of clusters of a clustering learner (0: its
+	// default), Restarts its number of seeded random starts, Seed their
+	// seed and Init, when not nil, its initial labelling: a cluster index
+	// per row (ParamClusters).
+	Clusters, Restarts int
+	Seed               uint64
+	Init               []int
 	// Standardize asks a learner that standardizes its own inputs (one whose
 	// descriptor sets SelfScaling: the sides of a learner of pairs) to do
 	// so; for the others the search standardizes X once.

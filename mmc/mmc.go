@@ -85,9 +85,9 @@ type Options struct {
 	// Init, when not nil, is the first start: a cluster index in [0, c)
 	// per row.
 	Init []int
-	// Restarts is the number of further starts from seeded random balanced
-	// labellings (each an independent stream of Seed). Without Init at
-	// least one random start runs.
+	// Restarts is the number of starts from seeded random balanced
+	// labellings (each an independent stream of Seed), run after the Init
+	// start when given; without Init, 0 means 1.
 	Restarts int
 	// Seed seeds the random starts.
 	Seed uint64

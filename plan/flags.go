@@ -103,6 +103,10 @@ type Flags struct {
 	LambdaPerOutput bool
 	// Select is --select.
 	Select int
+	// Clusters, Restarts and Init are --clusters, --restarts and --init
+	// (mmc: plan/cluster.go).
+	Clusters, Restarts int
+	Init               string
 	// OuterFoldsArg is --outer-folds as given: an integer K ≥ 2 — New
 	// sets OuterFolds to it — or a file of folds, one per line as --folds
 	// (OuterFoldsFile; not for greedy).
@@ -208,6 +212,9 @@ func Define(fs FlagSet, f *Flags) {
 	fs.BoolVar(&f.Quiet, "quiet", false, "no progress or notices on stderr (warnings and errors still print)")
 	fs.BoolVar(&f.QueryNormalize, "query-normalize", false, "queryrank: weigh each query's pairs by 1/(its size), RLScore's convention (default: every pair weighs 1)")
 	fs.IntVar(&f.Select, "select", 0, "greedy: the number K of features to select forward (the model keeps the best k ≤ K by the CV criterion)")
+	fs.IntVar(&f.Clusters, "clusters", 2, "mmc: the number K of clusters, 2 ≤ K ≤ rows")
+	fs.IntVar(&f.Restarts, "restarts", 0, "mmc: the number of starts from random balanced labellings seeded by --seed, after the --init start when given (without --init at least 1); the lowest objective is kept")
+	fs.StringVar(&f.Init, "init", "", "mmc: a file of initial cluster indices 0 … K-1, one per row (the first start)")
 	fs.StringVar(&f.OuterFoldsArg, "outer-folds", "", "estimate the whole selection by an outer cross-validation: K folds drawn with --seed (whole queries for queryrank), or FILE, one fold per line as --folds (not greedy). "+
 		"rls, globalrank, queryrank, prefrank: nested CV of the kernel × λ search, exact from one factorization per kernel setting (one per outer fold with --standardize or --gamma scale); "+
 		"kronrls, twostep (K only, --cv rows, cols or both, no --standardize): K folds of the objects the setting holds out (both: K × K blocks); "+
@@ -398,7 +405,7 @@ func Completions() map[string][]string {
 
 // FileFlags are the flags of a fit (Define) whose values are file names.
 var FileFlags = []string{"data", "labels", "folds", "basis-rows", "preferences", "weights", "model", "cv-predictions", "report", "curves",
-	"rows", "cols", "pairs", "col-folds", "validation-pairs", "outer-folds"}
+	"rows", "cols", "pairs", "col-folds", "validation-pairs", "outer-folds", "init"}
 
 // learnerHelp is the --learner flag's help: every registered learner's summary.
 func learnerHelp() string {

@@ -99,6 +99,9 @@ func New(f *Flags, changed func(string) bool) (*Plan, error) {
 	if err := checkParams(le, changed); err != nil {
 		return nil, err
 	}
+	if p, err := planCluster(f, le, changed); p != nil || err != nil {
+		return p, err
+	}
 	if le.Takes(learn.ParamCost) {
 		if _, err := rank.ParseCost(f.Cost); err != nil {
 			return nil, fmt.Errorf("--cost: %w", err)

@@ -114,6 +114,9 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	if p.Learner.Takes(learn.ParamSelect) { // greedy forward selection: its own search
 		return runGreedy(e, f, p, start)
 	}
+	if p.Learner.Takes(learn.ParamClusters) { // clustering: no labels, no search
+		return runCluster(e, f, p, start)
+	}
 	if f.Stream {
 		return runStream(e, f, p, start)
 	}

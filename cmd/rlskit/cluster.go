@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/mmc"
+	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/plan"
+	"github.com/rlskit/rlskit/summary"
+)
+
+// clusterSummary is the JSON of fit --learner mmc.
+type clusterSummary struct {
+	Learner   string         `json:"learner"`
+	Kernel    string         `json:"kernel"`
+	Lambda    float64        `json:"lambda"`
+	NTrain    int            `json:"n_train"`
+	Clusters  int            `json:"clusters"`
+	Objective float64        `json:"objective"`
+	Counts    []int          `json:"counts"`
+	Best      int            `json:"best_start"`
+	Starts    []mmc.Start    `json:"starts"`
+	Labels    []int          `json:"labels"`
+	Timing    summary.Timing `json:"timing"`
+}
+
+// runCluster is fit for a learner that clusters the rows (one that takes
+// learn.ParamClusters: mmc): read the rows (no labels) → the registered
+// learner's method at the plan's one kernel and λ → write the model and the
+// labelling. The search is the library's.
+func runCluster(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
+	var pred *model.Predictor
+	outs := dataset.Outputs{Stdout: e.stdout}
+	outs.Add("--model", f.Model, func(w io.Writer) error { return pred.Save(w) })
+	if err := outs.Check(); err != nil {
+		return err
+	}
+	if err := outs.CheckInputs(f.inputs...); err != nil {
+		return err
+	}
+	d, err := readData(e, f.Data, f.Format, "", "", 0, f.In)
+	if err != nil {
+		return err
+	}
+	m := d.Rows()
+	if f.Clusters > m {
+		return fmt.Errorf("--clusters %d: %w: %s has %d rows", f.Clusters, mmc.ErrClusters, f.Data, m)
+	}
+	m2, width := d.X.Dims()
+	if p.Kernels[0].Name == "precomputed" && m2 != width {
+		return fmt.Errorf("%s: a precomputed kernel matrix must be square, got %d rows and %d columns", f.Data, m2, width)
+	}
+	in := &learn.Input{X: d.X, Clusters: f.Clusters, Restarts: f.Restarts, Seed: f.Seed, Standardize: f.Standardize}
+	if f.Init != "" {
+		if in.Init, err = readFile(f.Init, func(r io.Reader) ([]int, error) { return readClusterLabels(r, f.Init, m, f.Clusters) }); err != nil {
+			return err
+		}
+	}
+	if in.Basis, err = chooseBasis(f, d, m); err != nil {
+		return err
+	}
+	k, err := kernel.New(p.Kernels[0])
+	if err != nil {
+		return fmt.Errorf("--kernel %s: %w", p.Kernels[0], err)
+	}
+	loaded := time.Now()
+	prog := newProgress(e.stderr, f.Quiet)
+	defer prog.done()
+	if !f.Quiet {
+		in.Observe = prog.observe
+	}
+	name := p.Learner.Name
+	method, err := p.Learner.New(in)
+	if err != nil {
+		return fmt.Errorf("--learner %s: %w", name, err)
+	}
+	l, err := method(learn.Setting{Kernel: k})
+	if err != nil {
+		return fmt.Errorf("--learner %s: %w", name, err)
+	}
+	lambda := p.Lambdas[0]
+	s, err := l.At(lambda)
+	if err != nil {
+		return fmt.Errorf("--learner %s --lambda %g: %w", name, lambda, err)
+	}
+	sol, ok := s.(*mmc.Solution)
+	if !ok {
+		return fmt.Errorf("--learner %s: its solution is not a clustering", name)
+	}
+	pred = sol.Predictor()
+	pred.Features, pred.FeatureColumns, pred.ZeroBased = d.FeatureNames, arrayColumns(d), d.ZeroBased
+	out := clusterSummary{Learner: string(name), Kernel: p.Kernels[0].String(), Lambda: lambda, NTrain: m, Clusters: len(sol.Counts),
+		Objective: sol.Objective, Counts: sol.Counts, Best: sol.Best, Starts: sol.Starts, Labels: sol.Labels}
+	out.Timing = summary.Timing{Load: loaded.Sub(start).Seconds(), Train: time.Since(loaded).Seconds(), Total: time.Since(start).Seconds()}
+	return finish(e, f, &outs, prog, out)
+}
+
+// readClusterLabels reads an initial labelling (--init): one cluster index
+// in [0, k) per line for each of the m rows; blank lines and lines starting
+// with # are skipped. Errors name the file and line. It stops at the first
+// line beyond m, so a large file allocates no more than m integers.
+func readClusterLabels(r io.Reader, path string, m, k int) ([]int, error) {
+	sc := bufio.NewScanner(r)
+	out := make([]int, 0, m)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		if len(out) == m {
+			return nil, fmt.Errorf("--init %s:%d: more labels than the %d rows of the data", path, line, m)
+		}
+		v, err := strconv.Atoi(t)
+		if err != nil {
+			return nil, fmt.Errorf("--init %s:%d: %q is not a cluster index (an integer 0 … %d)", path, line, t, k-1)
+		}
+		if v < 0 || v >= k {
+			return nil, fmt.Errorf("--init %s:%d: cluster %d outside 0 … %d (--clusters %d)", path, line, v, k-1, k)
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("--init %s:%d: line too long", path, line+1)
+		}
+		return nil, fmt.Errorf("--init %s: %w", path, err)
+	}
+	if len(out) != m {
+		return nil, fmt.Errorf("--init %s: %d labels for the %d rows of the data", path, len(out), m)
+	}
+	return out, nil
+}
