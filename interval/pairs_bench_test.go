@@ -77,7 +77,7 @@ func pairSolution(b *testing.B, learner string, xr, xc *mat.Dense, pairs []pairw
 
 // BenchmarkPairCVPlus: the hold-out models and residuals of pairwise CV+ at
 // m = q = 200 (gaussian, complete data) — setting rows with 5 row folds,
-// setting both with 5 × 5 — by the shortcut (interval.NewPairs after the
+// cols with 5 column folds, both with 5 × 5 — by the shortcut (interval.NewPairs after the
 // fit), and by refitting each fold model as a tool without it must: the
 // learner fitted from scratch on the kept objects (its two
 // eigendecompositions and coefficients).
@@ -86,25 +86,31 @@ func BenchmarkPairCVPlus(b *testing.B) {
 	xr, xc, pairs, y := pairBench(b, m, q)
 	for _, learner := range []string{"kronrls", "twostep"} {
 		sol, _ := pairSolution(b, learner, xr, xc, pairs, y)
-		for _, setting := range []string{model.PairSettingRows, model.PairSettingBoth} {
-			var cf [][]int
-			if setting == model.PairSettingBoth {
-				cf = foldsOf(q, k)
+		for _, setting := range []string{model.PairSettingRows, model.PairSettingCols, model.PairSettingBoth} {
+			rf, cf := foldsOf(m, k), foldsOf(q, k)
+			switch setting {
+			case model.PairSettingRows:
+				cf = nil
+			case model.PairSettingCols:
+				rf = nil
 			}
 			b.Run(learner+"/"+setting+"/shortcut", func(b *testing.B) {
 				for b.Loop() {
-					if _, err := interval.NewPairs(sol, setting, foldsOf(m, k), cf); err != nil {
+					if _, err := interval.NewPairs(sol, setting, rf, cf); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
 			b.Run(learner+"/"+setting+"/refit", func(b *testing.B) {
 				for b.Loop() {
-					colFolds := cf
+					rowFolds, colFolds := rf, cf
+					if rowFolds == nil {
+						rowFolds = [][]int{nil}
+					}
 					if colFolds == nil {
 						colFolds = [][]int{nil}
 					}
-					for _, f := range foldsOf(m, k) {
+					for _, f := range rowFolds {
 						for _, g := range colFolds {
 							keepR, keepC := keep(f, m), keep(g, q)
 							var kp []pairwise.Pair
@@ -127,9 +133,10 @@ func BenchmarkPairCVPlus(b *testing.B) {
 	}
 }
 
-// BenchmarkPairPredictInterval: CV+ intervals of 1000 pairs (100 new rows ×
-// 10 columns: training columns for setting rows, new ones for both) after
-// the m = q = 200 fits of BenchmarkPairCVPlus.
+// BenchmarkPairPredictInterval: CV+ intervals of 1000 pairs (100 rows × 10
+// columns: new rows with training columns for setting rows, training rows
+// with new columns for cols, new with new for both) after the m = q = 200
+// fits of BenchmarkPairCVPlus.
 func BenchmarkPairPredictInterval(b *testing.B) {
 	const m, q, k = 200, 200, 5
 	xr, xc, pairs, y := pairBench(b, m, q)
@@ -142,20 +149,23 @@ func BenchmarkPairPredictInterval(b *testing.B) {
 	}
 	for _, learner := range []string{"kronrls", "twostep"} {
 		sol, pm := pairSolution(b, learner, xr, xc, pairs, y)
-		for _, setting := range []string{model.PairSettingRows, model.PairSettingBoth} {
-			var cf [][]int
-			var colX mat.Matrix
-			if setting == model.PairSettingBoth {
-				cf, colX = foldsOf(q, k), nc
+		for _, setting := range []string{model.PairSettingRows, model.PairSettingCols, model.PairSettingBoth} {
+			rf, cf := foldsOf(m, k), foldsOf(q, k)
+			var rowX, colX mat.Matrix = nr, nc
+			switch setting {
+			case model.PairSettingRows:
+				cf, colX = nil, nil
+			case model.PairSettingCols:
+				rf, rowX = nil, nil
 			}
-			iv, err := interval.NewPairs(sol, setting, foldsOf(m, k), cf)
+			iv, err := interval.NewPairs(sol, setting, rf, cf)
 			if err != nil {
 				b.Fatal(err)
 			}
 			pm.Interval = iv
 			b.Run(learner+"/"+setting, func(b *testing.B) {
 				for b.Loop() {
-					if _, _, _, err := pm.PredictInterval(nr, colX, rows, cols, 0.9); err != nil {
+					if _, _, _, err := pm.PredictInterval(rowX, colX, rows, cols, 0.9); err != nil {
 						b.Fatal(err)
 					}
 				}
