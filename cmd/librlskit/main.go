@@ -118,6 +118,8 @@ type session struct {
 	mu   sync.Mutex // serializes every call but cancel
 	err  string     // the last error message
 	pred *model.Predictor
+	// pairPred is the model of pairs of rlskit_fit_pairs (nil otherwise).
+	pairPred *model.PairPredictor
 	// result is the selection result as JSON (nil for a loaded model).
 	result []byte
 	// cvPred are the CV predictions at the chosen point (m×t), nil without.
@@ -292,9 +294,16 @@ var acceptedFlags = map[string]bool{
 	"interval": true, "select": true, "choose": true, "lambda-per-output": true,
 }
 
-// parseSettings parses the JSON settings into plan flags through the flag
-// set of plan.Define; it returns the flags and the set of those given.
+// parseSettings parses the JSON settings of rlskit_fit into plan flags
+// through the flag set of plan.Define; it returns the flags and the set of
+// those given.
 func parseSettings(text string) (*plan.Flags, map[string]bool, error) {
+	return parseSettingsFor(text, acceptedFlags, "the C ABI")
+}
+
+// parseSettingsFor is parseSettings for an entry point (named in messages)
+// that takes the flags accepted.
+func parseSettingsFor(text string, accepted map[string]bool, entry string) (*plan.Flags, map[string]bool, error) {
 	var raw map[string]any
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
@@ -309,8 +318,8 @@ func parseSettings(text string) (*plan.Flags, map[string]bool, error) {
 		if fs.Lookup(k) == nil {
 			return nil, nil, fmt.Errorf("%w %q: not a setting of rlskit fit", errSetting, k)
 		}
-		if !acceptedFlags[k] {
-			return nil, nil, fmt.Errorf("%w %q: not taken by the C ABI yet (it takes %s)", errSetting, k, strings.Join(sortedKeys(acceptedFlags), ", "))
+		if !accepted[k] {
+			return nil, nil, fmt.Errorf("%w %q: not taken by %s yet (it takes %s)", errSetting, k, entry, strings.Join(sortedKeys(accepted), ", "))
 		}
 		var s string
 		switch v := v.(type) {
@@ -427,7 +436,7 @@ func csr(m, d C.int64_t, indptr, indices *C.int64_t, nnz C.int64_t, values *C.do
 func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	yp *C.double, t, ystride C.int64_t, gp, fp *C.int64_t) error {
 	start := time.Now()
-	s.pred, s.result, s.cvPred = nil, nil, nil
+	s.pred, s.pairPred, s.result, s.cvPred = nil, nil, nil, nil
 	m64, d64 := x.Dims()
 	m, d := C.int64_t(m64), C.int64_t(d64)
 	f, given, err := parseSettings(settings)
@@ -603,7 +612,7 @@ type result struct {
 func refuseOutside(le *learn.Descriptor) error {
 	switch {
 	case le.Needs.Has(learn.NeedsPairs):
-		return fmt.Errorf("--learner %s learns on pairs of objects: not through the C ABI yet", le.Name)
+		return fmt.Errorf("--learner %s learns on pairs of objects: fit it with rlskit_fit_pairs (objects, pairs, labels)", le.Name)
 	case le.Needs.Has(learn.NeedsGraph):
 		return fmt.Errorf("--learner %s learns from a preference graph: not through the C ABI yet", le.Name)
 	}
@@ -865,12 +874,18 @@ func rlskit_model_shape(h C.uintptr_t, d, t *C.int64_t) C.int {
 func rlskit_model_json(h C.uintptr_t) *C.char {
 	var out *C.char
 	call(h, func(s *session) error {
-		if s.pred == nil {
-			return errors.New("rlskit: no model on this handle: fit or load one first")
-		}
 		var b bytes.Buffer
-		if err := s.pred.Save(&b); err != nil {
-			return err
+		switch {
+		case s.pairPred != nil:
+			if err := s.pairPred.Save(&b); err != nil {
+				return err
+			}
+		case s.pred == nil:
+			return errors.New("rlskit: no model on this handle: fit or load one first")
+		default:
+			if err := s.pred.Save(&b); err != nil {
+				return err
+			}
 		}
 		out = C.CString(b.String())
 		return nil
@@ -884,11 +899,20 @@ func rlskit_model_json(h C.uintptr_t) *C.char {
 //export rlskit_load
 func rlskit_load(h C.uintptr_t, text *C.char, n C.int64_t) C.int {
 	return call(h, func(s *session) error {
-		p, err := model.Load(bytes.NewReader(C.GoBytes(unsafe.Pointer(text), C.int(n))))
+		b := C.GoBytes(unsafe.Pointer(text), C.int(n))
+		if model.IsPairwise(b[:min(len(b), 256)]) {
+			p, err := model.LoadPairwise(bytes.NewReader(b))
+			if err != nil {
+				return err
+			}
+			s.pred, s.pairPred, s.result, s.cvPred = nil, p, nil, nil
+			return nil
+		}
+		p, err := model.Load(bytes.NewReader(b))
 		if err != nil {
 			return err
 		}
-		s.pred, s.result, s.cvPred = p, nil, nil
+		s.pred, s.pairPred, s.result, s.cvPred = p, nil, nil, nil
 		return nil
 	})
 }
@@ -957,11 +981,15 @@ type learnerInfo struct {
 	Name    string `json:"name"`
 	Summary string `json:"summary"`
 	// Available says this ABI fits it (learners on rows through
-	// selection.Search); Reason says why not otherwise.
+	// selection.Search with rlskit_fit, learners of pairs through
+	// pairfit.Fit with rlskit_fit_pairs); Reason says why not otherwise.
 	Available bool   `json:"available"`
 	Reason    string `json:"reason,omitempty"`
 	// NeedsGroups: fit needs a group (query) id per row.
 	NeedsGroups bool `json:"needs_groups"`
+	// NeedsPairs: a learner of pairs, fitted by rlskit_fit_pairs (row
+	// objects, column objects, labelled pairs), not rlskit_fit.
+	NeedsPairs bool `json:"needs_pairs"`
 	// Params are the learner parameters it takes (their setting names:
 	// "select", "intercept", …), Kernels the kernels it takes (empty:
 	// every kernel).
@@ -978,11 +1006,11 @@ func rlskit_learners() *C.char {
 	var out []learnerInfo
 	for _, d := range learn.Descriptors() {
 		li := learnerInfo{Name: string(d.Name), Summary: d.Summary, Available: true, NeedsGroups: d.Needs.Has(learn.NeedsGroups),
-			Params: []string{}, Kernels: append([]string{}, d.Kernels...)}
+			NeedsPairs: d.Needs.Has(learn.NeedsPairs), Params: []string{}, Kernels: append([]string{}, d.Kernels...)}
 		for _, p := range d.Params {
 			li.Params = append(li.Params, string(p))
 		}
-		if err := refuseOutside(d); err != nil {
+		if err := refuseOutside(d); err != nil && !li.NeedsPairs {
 			li.Available, li.Reason = false, err.Error()
 		}
 		out = append(out, li)

@@ -4,5 +4,7 @@ cmd/librlskit). See docs/python.md."""
 
 from ._lib import Model, RlskitError, learners
 from .estimators import RLS, Estimator, GlobalRankRLS, GreedyRLS, QueryRankRLS
+from .pairs import KronRLS, PairEstimator, TwoStepRLS
 
-__all__ = ["RLS", "GlobalRankRLS", "QueryRankRLS", "GreedyRLS", "Estimator", "learners", "Model", "RlskitError"]
+__all__ = ["RLS", "GlobalRankRLS", "QueryRankRLS", "GreedyRLS", "Estimator", "KronRLS", "TwoStepRLS", "PairEstimator",
+           "learners", "Model", "RlskitError"]

@@ -96,6 +96,12 @@ def _load():
         lib.rlskit_model_json.argtypes = [u]
         lib.rlskit_load.restype = ctypes.c_int
         lib.rlskit_load.argtypes = [u, ctypes.c_char_p, i64]
+        lib.rlskit_fit_pairs.restype = ctypes.c_int
+        lib.rlskit_fit_pairs.argtypes = [u, ctypes.c_char_p, _c_double_p, i64, i64, i64, _c_double_p, i64, i64, i64,
+                                         _c_int64_p, _c_int64_p, i64, _c_double_p, _c_int64_p, _c_int64_p]
+        lib.rlskit_predict_pairs.restype = ctypes.c_int
+        lib.rlskit_predict_pairs.argtypes = [u, _c_double_p, i64, i64, i64, _c_double_p, i64, i64, i64,
+                                             _c_int64_p, _c_int64_p, i64, _c_double_p]
         lib.rlskit_score.restype = ctypes.c_int
         lib.rlskit_score.argtypes = [u, ctypes.c_char_p, _c_double_p, i64, i64, i64, _c_double_p, i64,
                                      _c_int64_p, _c_double_p]
@@ -216,6 +222,89 @@ class Model:
                 raise
         self._check(out["status"])
         return json.loads(_take_string(self._lib, self._lib.rlskit_result(self._h)))
+
+    def _run(self, fit, args, keep):
+        """Run fit(*args) in a worker thread (the GIL released); Ctrl-C in
+        the calling thread cancels it. keep holds the arrays the call reads."""
+        out = {}
+        done = threading.Event()  # (an interrupted Thread.join can lose track of its thread)
+
+        def run():
+            try:
+                out["status"] = fit(*args)
+            finally:
+                done.set()
+
+        threading.Thread(target=run, name="rlskit-fit", daemon=True).start()
+        try:
+            while not done.wait(0.1):
+                pass
+        except KeyboardInterrupt:
+            self._lib.rlskit_cancel(self._h)
+            while not done.wait(0.1):  # the arrays in keep must outlive the call
+                pass
+            if out.get("status") == _STATUS_OK:
+                raise
+        del keep
+        self._check(out["status"])
+        return json.loads(_take_string(self._lib, self._lib.rlskit_result(self._h)))
+
+    def fit_pairs(self, settings, rows, cols, pairs, y, row_folds=None, col_folds=None):
+        """Fit a learner of pairs (pairfit.Fit through rlskit_fit_pairs):
+        rows (m×d) and cols (q×e, or None for a homogeneous network) the
+        objects, pairs an n×2 array of 0-based (row, column) indices, y the
+        n labels; row_folds (m) and col_folds (q) fold numbers per object
+        (-1: in no fold) or None. Cancellable like fit."""
+        R, rs = _matrix(rows, "rows")
+        C = cs = None
+        if cols is not None:
+            C, cs = _matrix(cols, "cols")
+        P = np.asarray(pairs)
+        if P.ndim != 2 or P.shape[1] != 2:
+            raise ValueError("pairs: want an n×2 array of (row, column) indices, got shape %s" % (P.shape,))
+        if P.size and not np.issubdtype(P.dtype, np.integer):
+            if not np.all(P == np.round(P)):
+                raise ValueError("pairs: the indices must be integers")
+        pr = np.ascontiguousarray(P[:, 0], dtype=np.int64)
+        pc = np.ascontiguousarray(P[:, 1], dtype=np.int64)
+        Y = np.ascontiguousarray(np.ravel(y), dtype=np.float64)
+        if Y.shape[0] != pr.shape[0]:
+            raise ValueError("y: %d labels for %d pairs" % (Y.shape[0], pr.shape[0]))
+        rf = None if row_folds is None else np.ascontiguousarray(row_folds, dtype=np.int64)
+        cf = None if col_folds is None else np.ascontiguousarray(col_folds, dtype=np.int64)
+        if rf is not None and rf.shape != (R.shape[0],):
+            raise ValueError("row_folds: want one fold number per row object (%d), got shape %s" % (R.shape[0], rf.shape))
+        if cf is not None and (C is None or cf.shape != (C.shape[0],)):
+            raise ValueError("col_folds: want one fold number per column object")
+        text = json.dumps(settings).encode("utf-8")
+        args = (self._h, text, R.ctypes.data_as(_c_double_p), R.shape[0], R.shape[1], rs,
+                None if C is None else C.ctypes.data_as(_c_double_p), 0 if C is None else C.shape[0],
+                0 if C is None else C.shape[1], 0 if C is None else cs,
+                pr.ctypes.data_as(_c_int64_p), pc.ctypes.data_as(_c_int64_p), len(pr), Y.ctypes.data_as(_c_double_p),
+                None if rf is None else rf.ctypes.data_as(_c_int64_p), None if cf is None else cf.ctypes.data_as(_c_int64_p))
+        return self._run(self._lib.rlskit_fit_pairs, args, (R, C, pr, pc, Y, rf, cf))
+
+    def predict_pairs(self, pairs, rows=None, cols=None):
+        """The predictions of a model of pairs for the n×2 (row, column)
+        index pairs: indices into the new objects rows (cols), or into the
+        training objects where rows (cols) is None."""
+        P = np.asarray(pairs)
+        if P.ndim != 2 or P.shape[1] != 2:
+            raise ValueError("pairs: want an n×2 array of (row, column) indices, got shape %s" % (P.shape,))
+        pr = np.ascontiguousarray(P[:, 0], dtype=np.int64)
+        pc = np.ascontiguousarray(P[:, 1], dtype=np.int64)
+        side = []
+        for a, name in ((rows, "rows"), (cols, "cols")):
+            if a is None:
+                side += [None, 0, 0, 0, None]
+            else:
+                A, st = _matrix(a, name)
+                side += [A.ctypes.data_as(_c_double_p), A.shape[0], A.shape[1], st, A]
+        out = np.empty(len(pr), dtype=np.float64)
+        self._check(self._lib.rlskit_predict_pairs(self._h, *side[0:4], *side[5:9], pr.ctypes.data_as(_c_int64_p),
+                                                   pc.ctypes.data_as(_c_int64_p), len(pr),
+                                                   out.ctypes.data_as(_c_double_p)))
+        return out
 
     def score(self, measure, Y, P, groups=None):
         """The core's measure (package measure) of predictions P against

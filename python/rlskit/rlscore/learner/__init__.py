@@ -39,7 +39,8 @@ from ..predictor import KernelPredictor, LinearPredictor
 from .. import kernel as _kernels
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "GlobalRankRLS", "KfoldRankRLS",
-           "LeavePairOutRankRLS", "QueryRankRLS", "LeaveQueryOutRankRLS", "GreedyRLS"]
+           "LeavePairOutRankRLS", "QueryRankRLS", "LeaveQueryOutRankRLS", "GreedyRLS",
+           "KronRLS", "TwoStepRLS", "CGKronRLS"]
 
 _DEFAULT_GRID = [2.0 ** k for k in range(-15, 16)]
 _RANK_GRID = [2.0 ** k for k in range(-15, 15)]  # RLScore's KfoldRankRLS and LeaveQueryOutRankRLS stop at 2^14
@@ -559,3 +560,6 @@ class GreedyRLS(_Core):
         W[cols] = Wsel
         b = np.array(doc["intercept"], dtype=np.float64)
         return LinearPredictor(W[:, 0], float(b[0])) if self._one else LinearPredictor(W, b)
+
+
+from .pairwise import CGKronRLS, KronRLS, TwoStepRLS  # noqa: E402  (the learners of pairs)
