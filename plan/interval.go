@@ -1,10 +1,22 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rlskit/rlskit/learn"
 )
+
+// ErrRankInterval refuses --interval for a ranker (globalrank, queryrank,
+// prefrank): their loss is a sum over differences of scores, ((y_i − y_j) −
+// (f_i − f_j))² over all pairs, the pairs of each query, or the edges of a
+// preference graph (Pahikkala et al. 2009), which adding a constant to every
+// label (each query's labels) leaves unchanged — the model trained on y + c
+// is the model trained on y (interval's TestRankerScoresHaveNoLevel checks
+// it) — so the scores have no fixed level, the hold-out residual y − f moves
+// with the labels' level, and an interval for y built from it would be off
+// by that level. A ranker's score orders rows; it does not predict y.
+var ErrRankInterval = errors.New("a ranker's loss sees only differences of scores, so adding a constant to every label (per query for queryrank) gives the same model: its scores have no fixed level, the residual y − f is not a prediction error, and no interval for y can be built from it (a ranker's score orders the rows)")
 
 // IntervalValues are the values of --interval: the jackknife+ (with --cv
 // loo) and CV+ (with a partition of the rows into folds) of Barber, Candès,
@@ -20,7 +32,8 @@ var IntervalValues = []string{"jackknife+", "cv+"}
 // direct solver records intervals (with --intercept and --weights too:
 // every hold-out model refits them), not for --one-vs-all or --positive
 // (classes), and a sparse model with --basis-holdout keep (the hold-out
-// models keep the basis). Every refusal names the flag and its value.
+// models keep the basis). A ranker is refused with ErrRankInterval. Every
+// refusal names the flag and its value.
 func planInterval(f *Flags, le *learn.Descriptor, cvName, kind string) error {
 	switch f.Interval {
 	case "":
@@ -31,6 +44,8 @@ func planInterval(f *Flags, le *learn.Descriptor, cvName, kind string) error {
 	}
 	iv := "--interval " + f.Interval
 	switch {
+	case le.Loss == learn.AllPairs || le.Loss == learn.QueryPairs || le.Loss == learn.GraphPairs:
+		return fmt.Errorf("%s: prediction intervals are for a regression learner (rls), not --learner %s: %w", iv, le.Name, ErrRankInterval)
 	case le.Loss != learn.Squared || le.Takes(learn.ParamSelect):
 		return fmt.Errorf("%s: prediction intervals are for a regression learner (rls), not --learner %s", iv, le.Name)
 	case f.Stream:
