@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/factor"
@@ -72,7 +73,12 @@ func (s *Solution) HoldOutModel(h []int) (*model.Predictor, *mat.Dense, error) {
 // needs no hold-out solve, and all K models come from one product with T:
 // O(Σ|H_k|·r·t) to form UᵀY − U_{H_k}ᵀZ_k for every fold and O(n·r·K·t)
 // for the product, reading T once (not K times), plus model.New's.
-// Memory: n×K·t for the coefficients.
+// Memory: n×K·t for the coefficients (and K·t×r for UᵀY − U_{H_k}ᵀZ_k).
+// The work goes over U in blocks of columns J (≈ 1 MiB of U each): a
+// block's axpys forming (U_{H_k}ᵀZ_k)_J, the check's products with it and,
+// in the dual form (T = U), the product adding T_{·J} diag(ψ_J)(…)_J to
+// every coefficient vector all read the block while it is in cache, so U
+// comes from memory once, not three times.
 //
 // The predictions are checked, not trusted, at O(Σ|H_k|·r·t): the
 // hold-out residuals are the unique solution of A_HH Z = R_H (HoldOut), so
@@ -97,65 +103,134 @@ func (s *Solution) HoldOutModelsGiven(folds [][]int, cv *mat.Dense) ([]*model.Pr
 	f := s.r.f
 	rk := f.Rank()
 	k := len(folds)
-	// rhsT holds (UᵀY − U_{H_k}ᵀẐ_k)ᵀ: row k·t+c is output c of fold k, r
-	// contiguous values, so that every update is an axpy over a row of U.
-	rhsT := mat.NewDense(k*t, rk, nil)
-	for fk := range folds {
-		for c := 0; c < t; c++ {
-			row := rhsT.RawRowView(fk*t + c)
-			for j := range row {
-				row[j] = s.r.uty.At(j, c)
-			}
-		}
-	}
 	for fk, h := range folds {
 		if err := learn.CheckHoldOut(h, m); err != nil {
 			return nil, fmt.Errorf("rls: fold %d: %w", fk+1, err)
 		}
-		for _, i := range h {
-			u := f.U.RawRowView(i)
+	}
+	ic := s.r.icpt
+	// zs[fk][a·t+c] = Ẑ of row h[a], output c; bs with an intercept each
+	// fold model's b′ = b − v_HᵀẐ/s (HoldOutModel).
+	zs := make([][]float64, k)
+	var bs [][]float64
+	if ic != nil {
+		bs = make([][]float64, k)
+	}
+	for fk, h := range folds {
+		zs[fk] = make([]float64, len(h)*t)
+		for a, i := range h {
 			for c := 0; c < t; c++ {
-				z := s.givenResidual(i, c, cv)
-				row := rhsT.RawRowView(fk*t + c)
-				for j, uj := range u {
-					row[j] -= uj * z
-				}
+				zs[fk][a*t+c] = s.givenResidual(i, c, cv)
 			}
 		}
-	}
-	if err := s.checkGiven(folds, cv, rhsT); err != nil {
-		return nil, err
-	}
-	var bs [][]float64 // with an intercept, each fold model's b′ (HoldOutModel)
-	if ic := s.r.icpt; ic != nil {
-		bs = make([][]float64, k)
-		for fk, h := range folds {
+		if ic != nil {
 			b := slices.Clone(s.b)
-			for _, i := range h {
+			for a, i := range h {
 				for c := range b {
-					b[c] -= s.v[i] * s.givenResidual(i, c, cv) / s.s
-				}
-			}
-			for c, bc := range b {
-				row := rhsT.RawRowView(fk*t + c)
-				for j, u := range ic.u1 {
-					row[j] -= u * bc
+					b[c] -= s.v[i] * zs[fk][a*t+c] / s.s
 				}
 			}
 			bs[fk] = b
 		}
 	}
-	coef := s.coefficientsOf(mat.DenseCopyOf(rhsT.T()))
-	n, _ := coef.Dims()
+	// rhsT holds (UᵀY − U_{H_k}ᵀẐ_k)ᵀ: row k·t+c is output c of fold k, r
+	// contiguous values, so that every update is an axpy over a row of U.
+	utyT := mat.DenseCopyOf(s.r.uty.T())
+	rhsT := mat.NewDense(k*t, rk, nil)
+	for fk := range folds {
+		for c := 0; c < t; c++ {
+			copy(rhsT.RawRowView(fk*t+c), utyT.RawRowView(c))
+		}
+	}
+	tm := f.T
+	if tm == nil {
+		tm = f.U
+	}
+	n, _ := tm.Dims()
+	psi := s.psi()
+	coefT := mat.NewDense(k*t, n, nil)
+	// uv[fk][a·t+c] accumulates (U_H diag(g) U_HᵀẐ)_a for the check.
+	uv := make([][]float64, k)
+	for fk, h := range folds {
+		uv[fk] = make([]float64, len(h)*t)
+	}
+	// One pass over U by blocks of columns J, each small enough to stay in
+	// cache for its three uses: the axpys forming (U_HᵀẐ)_J, the check's
+	// dot products U_{H,J} (diag(g) U_HᵀẐ)_J, and (dual form, T = U) the
+	// product adding T_{·J} diag(ψ_J) (rhs)_J to the coefficients.
+	bw := givenBlockCols
+	if bw <= 0 { // m·bw numbers ≈ 1 MiB, within 32..256 columns
+		bw = max(32, min(256, (1<<20)/(8*max(m, 1))))
+	}
+	bw = min(rk, bw)
+	vb := mat.NewDense(k*t, bw, nil) // diag(g)·(U_HᵀẐ)_J, then ψ∘(rhs − u1 b′ᵀ)_J
+	for j0 := 0; j0 < rk; j0 += bw {
+		j1 := min(rk, j0+bw)
+		for fk, h := range folds {
+			for a, i := range h {
+				u := f.U.RawRowView(i)[j0:j1]
+				for c := 0; c < t; c++ {
+					floats.AddScaled(rhsT.RawRowView(fk*t + c)[j0:j1], -zs[fk][a*t+c], u)
+				}
+			}
+		}
+		for row := 0; row < k*t; row++ {
+			vr, rr, ur := vb.RawRowView(row)[:j1-j0], rhsT.RawRowView(row)[j0:j1], utyT.RawRowView(row % t)[j0:j1]
+			for j := range vr {
+				vr[j] = s.g[j0+j] * (ur[j] - rr[j])
+			}
+		}
+		for fk, h := range folds {
+			for a, i := range h {
+				u := f.U.RawRowView(i)[j0:j1]
+				for c := 0; c < t; c++ {
+					uv[fk][a*t+c] += floats.Dot(u, vb.RawRowView(fk*t + c)[:j1-j0])
+				}
+			}
+		}
+		for row := 0; row < k*t; row++ {
+			vr, rr := vb.RawRowView(row)[:j1-j0], rhsT.RawRowView(row)[j0:j1]
+			for j := range vr {
+				vr[j] = psi[j0+j] * rr[j]
+			}
+			if ic != nil { // the coefficients of Y′ − 1b′ᵀ (HoldOutModel)
+				bc := bs[row/t][row%t]
+				for j := range vr {
+					vr[j] -= psi[j0+j] * ic.u1[j0+j] * bc
+				}
+			}
+		}
+		linalg.Gemm(false, true, 1, vb.Slice(0, k*t, 0, j1-j0).(*mat.Dense), tm.Slice(0, n, j0, j1).(*mat.Dense), 1, coefT)
+	}
+	chk := s.newGivenCheck()
+	for fk, h := range folds {
+		if err := chk.fold(fk, h, zs[fk], uv[fk]); err != nil {
+			return nil, err
+		}
+	}
+	if s.r.sw != nil && f.Form == factor.Dual { // a = S c
+		for row := 0; row < k*t; row++ {
+			floats.Mul(coefT.RawRowView(row), s.r.sw)
+		}
+	}
 	out := make([]*model.Predictor, k)
 	for fk := range out {
-		out[fk] = s.r.meta.Predictor(mat.DenseCopyOf(coef.Slice(0, n, fk*t, fk*t+t)), s.Lambda)
+		a := mat.NewDense(n, t, nil)
+		for c := 0; c < t; c++ {
+			a.SetCol(c, coefT.RawRowView(fk*t+c))
+		}
+		out[fk] = s.r.meta.Predictor(a, s.Lambda)
 		if bs != nil {
 			out[fk].AddIntercept(bs[fk])
 		}
 	}
 	return out, nil
 }
+
+// givenBlockCols, when positive, is the width of HoldOutModelsGiven's
+// blocks of columns of U (its tests use narrow blocks to cross their
+// edges); 0 sizes them by the cache budget.
+var givenBlockCols = 0
 
 // givenResidual is Ẑ_ic = ỹ_ic − s_i·cv_ic, the hold-out residual of the
 // factored problem that the given prediction implies.
@@ -167,74 +242,82 @@ func (s *Solution) givenResidual(i, c int, cv *mat.Dense) float64 {
 	return s.r.y.At(i, c) - sw*cv.At(i, c)
 }
 
-// checkGiven bounds the error of the hold-out residuals Ẑ_k implied by cv
-// on every fold, given rhsT (row k·t+c: (UᵀY − U_{H_k}ᵀẐ_k)ᵀ for output
-// c), as HoldOutModelsGiven says. O(Σ|H_k|·r·t).
-func (s *Solution) checkGiven(folds [][]int, cv, rhsT *mat.Dense) error {
+// givenCheck bounds the error of the hold-out residuals Ẑ_k implied by
+// the given predictions, fold by fold, as HoldOutModelsGiven says: O(|H|·r·t)
+// for a fold H. It holds what the folds share.
+type givenCheck struct {
+	s   *Solution
+	amp float64    // (e_max + λ)/λ ≥ 1/λ_min(A_HH)
+	tol float64    // 1e-8·max|y|
+	zz  float64    // ‖z‖², z the intercept column
+	q   []float64  // v_HᵀẐ, with an intercept
+	v   *mat.Dense // row c: diag(g) U_HᵀẐ for output c
+}
+
+func (s *Solution) newGivenCheck() *givenCheck {
 	f := s.r.f
 	_, t := s.r.y.Dims()
 	emax := 0.0
 	for _, e := range f.E {
 		emax = max(emax, e)
 	}
-	amp := (emax + s.Lambda) / s.Lambda // ≥ 1/λ_min(A_HH)
-	tol := 1e-8 * mat.Norm(s.r.y0, math.Inf(1))
-	ic := s.r.icpt
-	zz := 0.0 // ‖z‖², z the intercept column
-	if ic != nil {
+	ck := &givenCheck{
+		s:   s,
+		amp: (emax + s.Lambda) / s.Lambda,
+		tol: 1e-8 * mat.Norm(s.r.y0, math.Inf(1)),
+		q:   make([]float64, t),
+	}
+	if ic := s.r.icpt; ic != nil {
 		for i := range s.diag {
-			zz += ic.zi(i) * ic.zi(i)
+			ck.zz += ic.zi(i) * ic.zi(i)
 		}
 	}
-	q := make([]float64, t)             // v_HᵀẐ, with an intercept
-	v := mat.NewDense(t, f.Rank(), nil) // row c: diag(g) U_HᵀẐ for output c
-	for fk, h := range folds {
-		for c := 0; c < t; c++ {
-			vr, rr := v.RawRowView(c), rhsT.RawRowView(fk*t+c)
-			for j, g := range s.g {
-				vr[j] = g * (s.r.uty.At(j, c) - rr[j])
-			}
-		}
-		ampH := amp
-		if ic != nil { // λ_min(Â_HH) ≥ λ_min(A)·‖z_T‖²/‖z‖²
-			zh := 0.0
-			for _, i := range h {
-				zh += ic.zi(i) * ic.zi(i)
-			}
-			if !(zz-zh > 0) {
-				return fmt.Errorf("%w: fold %d leaves no row to fit the intercept", ErrHoldOutMismatch, fk+1)
-			}
-			ampH *= zz / (zz - zh)
-			for c := range q {
-				q[c] = 0
-				for _, i := range h {
-					q[c] += s.v[i] * s.givenResidual(i, c, cv)
-				}
-			}
-		}
-		rho2, smin := 0.0, math.Inf(1)
+	return ck
+}
+
+// fold checks the fold fk of rows h given rhsT (row c: (UᵀY −
+// U_HᵀẐ)ᵀ for output c): ρ = R_H − A_HH Ẑ (with an intercept, Â_HH), and
+// the error bound ‖ρ‖₂·amp/min s_h against the tolerance.
+func (ck *givenCheck) fold(fk int, h []int, z, uv []float64) error {
+	s := ck.s
+	_, t := s.r.y.Dims()
+	ic := s.r.icpt
+	q := ck.q
+	ampH := ck.amp
+	if ic != nil { // λ_min(Â_HH) ≥ λ_min(A)·‖z_T‖²/‖z‖²
+		zh := 0.0
 		for _, i := range h {
-			if s.r.sw != nil {
-				smin = min(smin, s.r.sw[i])
-			} else {
-				smin = 1
-			}
-			u := f.U.RawRowView(i)
-			for c := 0; c < t; c++ {
-				az := s.c0 * s.givenResidual(i, c, cv)
-				for j, vj := range v.RawRowView(c) {
-					az += u[j] * vj
-				}
-				if ic != nil { // Â_HH = A_HH − v_H v_Hᵀ/s
-					az -= s.v[i] * q[c] / s.s
-				}
-				d := s.res.At(i, c) - az
-				rho2 += d * d
+			zh += ic.zi(i) * ic.zi(i)
+		}
+		if !(ck.zz-zh > 0) {
+			return fmt.Errorf("%w: fold %d leaves no row to fit the intercept", ErrHoldOutMismatch, fk+1)
+		}
+		ampH *= ck.zz / (ck.zz - zh)
+		for c := range q {
+			q[c] = 0
+			for a, i := range h {
+				q[c] += s.v[i] * z[a*t+c]
 			}
 		}
-		if bound := math.Sqrt(rho2) * ampH / smin; !(bound <= tol) {
-			return fmt.Errorf("%w: fold %d of %d rows: the predictions given are within %.3g of its hold-out predictions, not %.3g", ErrHoldOutMismatch, fk+1, len(h), bound, tol)
+	}
+	rho2, smin := 0.0, math.Inf(1)
+	for a, i := range h {
+		if s.r.sw != nil {
+			smin = min(smin, s.r.sw[i])
+		} else {
+			smin = 1
 		}
+		for c := 0; c < t; c++ {
+			az := s.c0*z[a*t+c] + uv[a*t+c]
+			if ic != nil { // Â_HH = A_HH − v_H v_Hᵀ/s
+				az -= s.v[i] * q[c] / s.s
+			}
+			d := s.res.At(i, c) - az
+			rho2 += d * d
+		}
+	}
+	if bound := math.Sqrt(rho2) * ampH / smin; !(bound <= ck.tol) {
+		return fmt.Errorf("%w: fold %d of %d rows: the predictions given are within %.3g of its hold-out predictions, not %.3g", ErrHoldOutMismatch, fk+1, len(h), bound, ck.tol)
 	}
 	return nil
 }
@@ -270,10 +353,9 @@ func (s *Solution) modelWithout(h []int, z *mat.Dense) *model.Predictor {
 	return p
 }
 
-// coefficientsOf maps U-coordinates V (r×c, overwritten) to coefficients:
-// T diag(ψ) V, ψ = 1/(e+λ) (dual, T = U) or s/(s²+λ), times S in the dual
-// form with sample weights — Coefficients' map. O(n·r·c).
-func (s *Solution) coefficientsOf(v *mat.Dense) *mat.Dense {
+// psi is ψ = 1/(e+λ) (dual form) or s/(s²+λ) (linear and sparse forms),
+// the map from U-coordinates to coefficients before T.
+func (s *Solution) psi() []float64 {
 	f := s.r.f
 	psi := make([]float64, f.Rank())
 	for k, e := range f.E {
@@ -283,6 +365,15 @@ func (s *Solution) coefficientsOf(v *mat.Dense) *mat.Dense {
 			psi[k] = f.S[k] / (e + s.Lambda)
 		}
 	}
+	return psi
+}
+
+// coefficientsOf maps U-coordinates V (r×c, overwritten) to coefficients:
+// T diag(ψ) V, ψ = 1/(e+λ) (dual, T = U) or s/(s²+λ), times S in the dual
+// form with sample weights — Coefficients' map. O(n·r·c).
+func (s *Solution) coefficientsOf(v *mat.Dense) *mat.Dense {
+	f := s.r.f
+	psi := s.psi()
 	t := f.T
 	if t == nil {
 		t = f.U
