@@ -46,3 +46,39 @@ def queries(seed=3, n_queries=12, per_query=15, d=6):
     qids = np.repeat(np.arange(n_queries), per_query)
     y = X @ w + 0.5 * rng.randn(len(qids)) + 3.0 * rng.randn(n_queries)[qids]
     return X, y, qids
+
+
+def _objects(name):
+    return np.loadtxt(os.path.join(DATA, name), delimiter=",", skiprows=1)
+
+
+def _pair_labels(name, m, q):
+    """The m×q label matrix of a complete pairs file ("row col label" lines)."""
+    a = np.loadtxt(os.path.join(DATA, name), comments="#")
+    Y = np.full((m, q), np.nan)
+    Y[a[:, 0].astype(int), a[:, 1].astype(int)] = a[:, 2]
+    assert not np.isnan(Y).any(), name + ": not every pair is labelled"
+    return Y
+
+
+def load_dti():
+    """The synthetic drug–target data (docs/data/README.md): 60 drugs × 12
+    descriptors (X1), 40 targets × 10 features (X2), the 60×40 affinities Y
+    (complete), features scaled to mean 0, sd 1."""
+    X1, X2 = _objects("dti-drugs.csv"), _objects("dti-targets.csv")
+    Y = _pair_labels("dti-pairs.txt", X1.shape[0], X2.shape[0])
+    return (X1 - X1.mean(axis=0)) / X1.std(axis=0), (X2 - X2.mean(axis=0)) / X2.std(axis=0), Y
+
+
+def load_dti_new_drugs():
+    """12 new drugs (scaled by the training drugs' statistics) and their
+    12×40 affinities with the 40 training targets."""
+    X1 = _objects("dti-drugs.csv")
+    new = _objects("dti-drugs-new.csv")
+    return (new - X1.mean(axis=0)) / X1.std(axis=0), _pair_labels("dti-pairs-new.txt", new.shape[0], 40)
+
+
+def gaussian(A, B, gamma):
+    """The Gaussian kernel matrix exp(−gamma‖a − b‖²) of the rows of A against those of B."""
+    d2 = (A * A).sum(axis=1)[:, None] + (B * B).sum(axis=1)[None, :] - 2.0 * A @ B.T
+    return np.exp(-gamma * np.maximum(d2, 0.0))
