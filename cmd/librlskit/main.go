@@ -615,6 +615,8 @@ func refuseOutside(le *learn.Descriptor) error {
 		return fmt.Errorf("--learner %s learns on pairs of objects: fit it with rlskit_fit_pairs (objects, pairs, labels)", le.Name)
 	case le.Needs.Has(learn.NeedsGraph):
 		return fmt.Errorf("--learner %s learns from a preference graph: not through the C ABI yet", le.Name)
+	case le.Takes(learn.ParamClusters):
+		return fmt.Errorf("--learner %s clusters unlabelled rows (no search): not through the C ABI yet", le.Name)
 	}
 	return nil
 }
