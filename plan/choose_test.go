@@ -34,7 +34,8 @@ func TestChoose(t *testing.T) {
 		{[]string{"--lambda-per-output", "--choose", "1se", "--cv", "kfold:5"}, "--lambda-per-output with --choose 1se"},
 		{[]string{"--lambda-per-output", "--stream", "--cv", "kfold:5"}, "--lambda-per-output works on the in-memory"},
 		{[]string{"--lambda-per-output", "--interval", "jackknife+"}, "--lambda-per-output with --interval jackknife+"},
-		{[]string{"--choose", "1se", "--cv", "kfold:5", "--interval", "cv+"}, "--choose 1se with --interval cv+"},
+		{[]string{"--choose", "1se", "--cv", "kfold:5", "--interval", "cv+"}, ""}, // the interval of the rule's λ
+		{[]string{"--choose", "1se", "--interval", "jackknife+", "--kernel", "linear"}, ""},
 	} {
 		_, err := newPlan(t, append([]string{"--data", "d.csv"}, c.args...)...)
 		switch {

@@ -329,8 +329,6 @@ func planChoose(f *Flags, le *learn.Descriptor, cvName, cvKind string, meas meas
 			return fmt.Errorf("--choose 1se with --learner %s: its selection has its own criterion; use --choose best", le.Name)
 		case f.Solver == "cg":
 			return errors.New("--choose 1se with --solver cg: there is no CV curve; use --solver direct")
-		case f.Interval != "":
-			return fmt.Errorf("--choose 1se with --interval %s: the interval is built from the CV predictions at the best λ, not yet at the rule's; use --choose best", f.Interval)
 		case !selection.HasSE(selection.Scheme{Kind: schemeKind(cvKind)}, meas):
 			return fmt.Errorf("--choose 1se with --cv %s --measure %s: the rule needs the standard error of the CV curve — folds (kfold:K, stratified-kfold:K, repeated-kfold:KxR, group-kfold:K, lgo, lqo, --folds), or loo with --measure mse or mae", cvName, meas.Name)
 		}
