@@ -22,32 +22,57 @@ const Name learn.Name = "mmc"
 // so predict prints each row's cluster (the argmax output).
 const ClassLabel = "cluster"
 
-// Learner is a factored kernel matrix of unlabelled rows: At(λ) clusters
-// them at λ (the factor does not depend on λ).
+// Learner holds unlabelled rows ready to cluster: the kernel matrix itself
+// for the dual form (each λ is a Cholesky factorization: KernelR), or the
+// factor of package factor for the linear and sparse forms. At(λ) clusters
+// them at λ.
 type Learner struct {
-	meta learn.Meta
+	meta learn.Meta // Data: the factor, or for the dual form the kernel, rows and points (no factor)
+	kmat *mat.Dense // the dual form's m×m kernel matrix, else nil
 	opt  Options
 }
 
-// Fit factors the kernel matrix of X as o says (kernel, form, basis,
-// standardization: learn.Options.Build) and returns the learner that
-// clusters with opt (Lambda is given to At). Cost: factor.Build's (O(m³)
-// dual, O(m·d²) linear, O(m·n²) sparse).
+// Fit prepares the rows X (standardized when o says) for clustering with
+// opt (Lambda is given to At): the dual form — o.Form Dual, or Auto
+// without a basis for a kernel other than linear-with-few-features
+// (factor.AutoForm) — computes the m×m kernel matrix, O(m²·d); the linear
+// and sparse forms factor it (factor.Build: O(m·d²), O(m·n²)).
 func Fit(x mat.Matrix, o learn.Options, opt Options) (*Learner, error) {
 	if err := matrix.Check(x); err != nil {
 		return nil, fmt.Errorf("mmc: %w: %w", learn.ErrShape, err)
 	}
-	m, _ := x.Dims()
+	if o.Kernel == nil {
+		return nil, errors.New("mmc: no kernel given")
+	}
+	m, width := x.Dims()
 	probe := opt
 	probe.Lambda = 1
 	if _, err := probe.Normalize(m); err != nil {
 		return nil, err
 	}
-	d, sc, err := o.Build(x)
+	dual := o.Form == learn.Dual || o.Form == learn.Auto && factor.AutoForm(x, o.Kernel, o.Basis) == factor.Dual
+	if !dual {
+		d, sc, err := o.Build(x)
+		if err != nil {
+			return nil, fmt.Errorf("mmc: %w", err)
+		}
+		return &Learner{meta: learn.Meta{Name: Name, Data: d, Scaler: sc}, opt: opt}, nil
+	}
+	if err := factor.CheckMemory(m, 4); err != nil {
+		return nil, fmt.Errorf("mmc: %w", err)
+	}
+	xs, sc, err := o.Prepare(x)
 	if err != nil {
 		return nil, fmt.Errorf("mmc: %w", err)
 	}
-	return &Learner{meta: learn.Meta{Name: Name, Data: d, Scaler: sc}, opt: opt}, nil
+	points := o.Kernel.Points(xs)
+	o.Observe.Report(factor.KernelPhase(m, m, width))
+	k, err := o.Kernel.Block(xs, points)
+	if err != nil {
+		return nil, fmt.Errorf("mmc: %w", err)
+	}
+	d := &factor.Data{Kernel: o.Kernel, X: xs, Points: points, Width: width}
+	return &Learner{meta: learn.Meta{Name: Name, Data: d, Scaler: sc}, kmat: k, opt: opt}, nil
 }
 
 // Name is mmc.Name.
@@ -56,67 +81,99 @@ func (l *Learner) Name() learn.Name { return Name }
 // Labels is nil: clustering learns from no labels.
 func (l *Learner) Labels() *mat.Dense { return nil }
 
-// Factor returns the factor the search runs on.
-func (l *Learner) Factor() *factor.Factor { return l.meta.Data.Factor }
-
 // At clusters at λ: Solve as a learn.Solution.
 func (l *Learner) At(lambda float64) (learn.Solution, error) { return l.Solve(lambda) }
 
-// Solve runs Cluster at λ and builds the RLS model of the labelling found.
-// Cost: Cluster's plus O(m·r·c) for the coefficients.
+// Solve clusters at λ (ClusterKernel's or Cluster's search) and fits the
+// one-versus-all RLS model of the labelling found: for the dual form
+// A = (K+λI)⁻¹Y = (Y − RY)/λ from the R of the search, O(m²·c); for the
+// factors T diag(ψ) UᵀY, O(m·r·c) (ψ_k = s_k/(e_k+λ), as package rls).
 func (l *Learner) Solve(lambda float64) (*Solution, error) {
 	if err := learn.CheckLambda(lambda); err != nil {
 		return nil, fmt.Errorf("mmc: %w", err)
 	}
 	opt := l.opt
 	opt.Lambda = lambda
-	res, err := Cluster(l.meta.Data.Factor, opt)
-	if err != nil {
-		return nil, err
+	var (
+		res  *Result
+		coef *mat.Dense
+	)
+	if l.kmat != nil {
+		m, _ := l.kmat.Dims()
+		var err error
+		if opt, err = opt.Normalize(m); err != nil {
+			return nil, err
+		}
+		r, err := KernelR(l.kmat, lambda)
+		if err != nil {
+			return nil, err
+		}
+		res = search(nil, nil, r, opt)
+		y := OneVsAll(res.Labels, opt.Clusters)
+		coef = linalg.Mul(false, false, r, y)
+		coef.Sub(y, coef)
+		coef.Scale(1/lambda, coef)
+	} else {
+		f := l.meta.Data.Factor
+		var err error
+		if res, err = Cluster(f, opt); err != nil {
+			return nil, err
+		}
+		psi := make([]float64, f.Rank())
+		for k, e := range f.E {
+			psi[k] = f.S[k] / (e + lambda)
+		}
+		uty := linalg.Mul(true, false, f.U, OneVsAll(res.Labels, len(res.Counts)))
+		coef = linalg.Mul(false, false, f.T, linalg.ScaleRows(uty, psi))
 	}
-	return &Solution{Result: res, Lambda: lambda, meta: l.meta}, nil
+	return &Solution{Result: res, Lambda: lambda, Coef: coef, meta: l.meta}, nil
 }
 
-// Solution is the clustering at one λ with its model.
+// OneVsAll returns the m×c one-versus-all coding of labels: +1 in the
+// row's cluster, −1 elsewhere. O(m·c).
+func OneVsAll(labels []int, c int) *mat.Dense {
+	y := mat.NewDense(len(labels), c, nil)
+	for i, a := range labels {
+		row := y.RawRowView(i)
+		for b := range row {
+			row[b] = -1
+		}
+		row[a] = 1
+	}
+	return y
+}
+
+// Solution is the clustering at one λ with its RLS model.
 type Solution struct {
 	*Result
 	Lambda float64
-	meta   learn.Meta
-}
-
-// Coefficients returns the coefficients of the one-versus-all RLS model of
-// the labelling at λ: T diag(ψ) W with W = UᵀY kept by the search and ψ_k =
-// 1/(e_k+λ) (dual) or s_k/(e_k+λ) (linear, sparse), as package rls solves.
-// O(n·r·c).
-func (s *Solution) Coefficients() *mat.Dense {
-	f := s.meta.Data.Factor
-	psi := make([]float64, f.Rank())
-	for k, e := range f.E {
-		if f.Form == factor.Dual {
-			psi[k] = 1 / (e + s.Lambda)
-		} else {
-			psi[k] = f.S[k] / (e + s.Lambda)
-		}
-	}
-	t := f.T
-	if t == nil {
-		t = f.U
-	}
-	return linalg.Mul(false, false, t, linalg.ScaleRows(s.W, psi))
+	// Coef holds the model's coefficients: one row per training row (dual),
+	// per basis vector (sparse), or the primal weights with the bias
+	// weight last (linear); one column per cluster.
+	Coef *mat.Dense
+	meta learn.Meta
 }
 
 // Predictor returns the RLS model of the labelling: one output per cluster
 // (named 0 … c−1, recorded as the classes of the column ClassLabel), so a
 // new row's cluster is its argmax output. See model.New for the cost.
 func (s *Solution) Predictor() *model.Predictor {
-	_, c := s.W.Dims()
-	meta := s.meta
-	meta.Outputs = make([]string, c)
+	_, c := s.Coef.Dims()
+	outs := make([]string, c)
 	classes := make([]float64, c)
 	for b := range classes {
-		meta.Outputs[b], classes[b] = strconv.Itoa(b), float64(b)
+		outs[b], classes[b] = strconv.Itoa(b), float64(b)
 	}
-	p := meta.Predictor(s.Coefficients(), s.Lambda)
+	d := s.meta.Data
+	var p *model.Predictor
+	if d.Factor == nil { // dual: an expansion over the training points
+		p = model.New(model.Expansion{Learner: string(Name), Kernel: d.Kernel, Lambda: s.Lambda, Width: d.Width,
+			Outputs: outs, Scaler: s.meta.Scaler, Coef: s.Coef, Points: d.Points})
+	} else {
+		meta := s.meta
+		meta.Outputs = outs
+		p = meta.Predictor(s.Coef, s.Lambda)
+	}
 	p.Classes, p.ClassLabel = classes, ClassLabel
 	return p
 }

@@ -14,9 +14,11 @@
 //
 //	J(Y) = Σ_c (m − y_cᵀ R y_c)                                      (1)
 //
-// (Pahikkala et al. 2012, eq. 3). On the factor K = U diag(e) Uᵀ of package
-// factor, R = U diag(g) Uᵀ with g_k = e_k/(e_k + λ) (zero on the complement
-// of U for the low-rank forms), and y_cᵀRy_c = Σ_k g_k W_kc² with W = UᵀY.
+// (Pahikkala et al. 2012, eq. 3). R = I − λ(K + λI)⁻¹ comes from the
+// Cholesky factor of K + λI (ClusterKernel: no eigendecomposition), or on a
+// factor K = U diag(e) Uᵀ of package factor as U diag(g) Uᵀ with g_k =
+// e_k/(e_k + λ), zero on the complement of U for the low-rank forms
+// (Cluster).
 //
 // # The exact move
 //
@@ -27,8 +29,8 @@
 //
 // (expand (y ∓ 2e_i)ᵀR(y ∓ 2e_i)): O(1) per candidate move, against O(m²·c)
 // for re-solving the RLS models. Making the move updates RY's two columns
-// by ∓2 R_{·i}: O(m) from a stored R (m×m, built in O(m²·r)), or O(m·r)
-// from U, and W's two columns by ∓2 u_i: O(r).
+// by ∓2 R_{·i}: O(m) from a stored R (m×m), or O(m·r) from U; J itself is
+// Σ_c (m − y_cᵀ(RY)_c), O(m·c).
 //
 // # The search
 //
@@ -121,9 +123,6 @@ type Result struct {
 	// first of the lowest J).
 	Starts []Start
 	Best   int
-	// W is UᵀY of Labels (r×c): the model's coefficients are
-	// T diag(ψ) W (package factor's coefficient map).
-	W *mat.Dense
 }
 
 // Normalize checks the options against m rows and fills the defaults.
@@ -171,27 +170,100 @@ func CheckLabels(labels []int, m, c int) error {
 }
 
 // Cluster runs the search on the factor f of the kernel matrix (package
-// factor; its U and E are read, not modified). Cost per start: O(m·r·c) to
-// set up plus O(m) per claim with R stored (O(m²·r) once to build it) or
-// O(m·r) per claim without; about 2m to 3m claims per start. Memory: O(m·c)
-// plus R's 8·m² bytes when stored.
+// factor; its U and E are read, not modified). R is stored — built as
+// U diag(g) Uᵀ in O(m²·r) — for a Dual factor and for m ≤ DenseLimit;
+// otherwise each move recomputes R's column from U. Cost per start: O(m·r·c)
+// to set up plus O(m) per claim with R stored, O(m·r) without; about 2m to
+// 3m claims per start. Memory: O(m·c) plus R's 8·m² bytes when stored.
 func Cluster(f *factor.Factor, opt Options) (*Result, error) {
 	if f == nil || f.U == nil {
 		return nil, errors.New("mmc: no factor")
 	}
-	m := f.Rows()
-	opt, err := opt.Normalize(m)
+	opt, err := opt.Normalize(f.Rows())
 	if err != nil {
 		return nil, err
 	}
 	g := Gains(f.E, opt.Lambda)
-	dense := f.Form == factor.Dual || m <= DenseLimit
+	dense := f.Form == factor.Dual || f.Rows() <= DenseLimit
 	if opt.Dense != nil {
 		dense = *opt.Dense
 	}
-	var rmat *mat.Dense
 	if dense {
-		rmat = linalg.Mul(false, true, f.U, linalg.ScaleCols(f.U, g))
+		return search(nil, nil, FactorR(f, g), opt), nil
+	}
+	return search(f.U, g, nil, opt), nil
+}
+
+// ClusterKernel runs the search on the m×m kernel matrix K (not modified)
+// without eigendecomposing it: R = K(K+λI)⁻¹ = I − λ(K+λI)⁻¹ from the
+// Cholesky factor K + λI = LLᵀ, (K+λI)⁻¹ = L⁻ᵀL⁻¹ (KernelR). O(m³/3 + 2m³)
+// once — a third of the eigendecomposition's flops and its product — plus
+// the search's O(m) per claim. Memory: 3 m×m matrices besides K.
+func ClusterKernel(k *mat.Dense, opt Options) (*Result, error) {
+	if k == nil || k.IsEmpty() {
+		return nil, errors.New("mmc: no kernel matrix")
+	}
+	m, n := k.Dims()
+	if m != n {
+		return nil, fmt.Errorf("mmc: the kernel matrix is %d×%d, not square", m, n)
+	}
+	opt, err := opt.Normalize(m)
+	if err != nil {
+		return nil, err
+	}
+	r, err := KernelR(k, opt.Lambda)
+	if err != nil {
+		return nil, err
+	}
+	return search(nil, nil, r, opt), nil
+}
+
+// FactorR returns R = U diag(g) Uᵀ (m×m) from the factor's U and the gains
+// g (Gains): a symmetric product, O(m²·r).
+func FactorR(f *factor.Factor, g []float64) *mat.Dense {
+	return linalg.Mul(false, true, f.U, linalg.ScaleCols(f.U, g))
+}
+
+// KernelR returns R = K(K+λI)⁻¹ = I − λ(K+λI)⁻¹ for the symmetric m×m
+// kernel matrix K: Cholesky K + λI = LLᵀ (O(m³/3)), X = L⁻¹ by a triangular
+// solve (O(m³)), (K+λI)⁻¹ = XᵀX (O(m³), symmetric product). It fails,
+// naming λ, when K + λI is not positive definite (an indefinite
+// precomputed kernel).
+func KernelR(k *mat.Dense, lambda float64) (*mat.Dense, error) {
+	m, _ := k.Dims()
+	a := mat.DenseCopyOf(k)
+	for i := 0; i < m; i++ {
+		a.Set(i, i, a.At(i, i)+lambda)
+	}
+	l, err := linalg.Cholesky(a)
+	if err != nil {
+		return nil, fmt.Errorf("mmc: kernel matrix plus λ·I (λ = %g) is not positive definite: %w", lambda, err)
+	}
+	x := a // reuse: the identity, then L⁻¹
+	x.Zero()
+	for i := 0; i < m; i++ {
+		x.Set(i, i, 1)
+	}
+	linalg.SolveLower(l, false, x)
+	r := linalg.Syrk(true, x)
+	for i := 0; i < m; i++ {
+		row := r.RawRowView(i)
+		for j := range row {
+			row[j] *= -lambda
+		}
+		row[i]++
+	}
+	return r, nil
+}
+
+// search runs every start with R stored (rmat) or from (u, g), and keeps
+// the lowest J.
+func search(u *mat.Dense, g []float64, rmat *mat.Dense, opt Options) *Result {
+	m := 0
+	if rmat != nil {
+		m, _ = rmat.Dims()
+	} else {
+		m, _ = u.Dims()
 	}
 	var starts [][]int
 	if opt.Init != nil {
@@ -202,7 +274,7 @@ func Cluster(f *factor.Factor, opt Options) (*Result, error) {
 	}
 	res := &Result{Best: -1}
 	for s, init := range starts {
-		st := newState(f.U, g, rmat, init, opt.Clusters)
+		st := newState(u, g, rmat, init, opt.Clusters)
 		j0 := st.objective()
 		st.rotate(opt.Rounds)
 		j := st.objective()
@@ -210,10 +282,9 @@ func Cluster(f *factor.Factor, opt Options) (*Result, error) {
 		if res.Best < 0 || j < res.Objective {
 			res.Best, res.Objective = s, j
 			res.Labels, res.Counts = st.y, st.counts
-			res.W = mat.NewDense(st.r, st.c, st.w)
 		}
 	}
-	return res, nil
+	return res
 }
 
 // Gains returns g_k = e_k/(e_k + λ), the eigenvalues of R = K(K+λI)⁻¹ along
@@ -241,75 +312,96 @@ func RandomLabels(m, c int, seed, stream uint64) []int {
 	return y
 }
 
-// state is the search's bookkeeping for one labelling.
+// state is the search's bookkeeping for one labelling: R stored (rmat),
+// or U and g to compute its columns.
 type state struct {
-	m, c, r int
-	u       *mat.Dense // m×r
-	g       []float64  // r
-	rmat    *mat.Dense // m×m R, or nil
-	w       []float64  // r×c: UᵀY
-	ry      []float64  // m×c: RY
-	rdiag   []float64  // m: R_ii
-	y       []int      // cluster of each row
-	counts  []int
-	locked  []bool // rows that never move (nil: none)
-	col     []float64
-	ug      []float64
-	moves   int
+	m, c   int
+	u      *mat.Dense // m×r, or nil with rmat
+	g      []float64  // r
+	rmat   *mat.Dense // m×m R, or nil
+	ry     []float64  // m×c: RY
+	rdiag  []float64  // m: R_ii
+	y      []int      // cluster of each row
+	counts []int
+	locked []bool // rows that never move (nil: none)
+	col    []float64
+	ug     []float64
+	moves  int
 }
 
-// newState sets up W = UᵀY, RY = U diag(g) W and diag R for the labelling
-// (copied). O(m·r·c).
+// newState sets up RY and diag R for the labelling (copied): O(m²·c) from
+// a stored R, O(m·r·c) from U.
 func newState(u *mat.Dense, g []float64, rmat *mat.Dense, labels []int, c int) *state {
-	m, r := u.Dims()
-	st := &state{m: m, c: c, r: r, u: u, g: g, rmat: rmat,
-		w: make([]float64, r*c), ry: make([]float64, m*c), rdiag: make([]float64, m),
-		y: append([]int(nil), labels...), counts: make([]int, c), col: make([]float64, m), ug: make([]float64, r)}
-	for i, a := range st.y {
+	m := len(labels)
+	st := &state{m: m, c: c, u: u, g: g, rmat: rmat, ry: make([]float64, m*c), rdiag: make([]float64, m),
+		y: append([]int(nil), labels...), counts: make([]int, c), col: make([]float64, m)}
+	for _, a := range st.y {
 		st.counts[a]++
+	}
+	if rmat != nil {
+		// RY_jb = Σ_i R_ji y_ib = 2 Σ_{i∈b} R_ji − Σ_i R_ji
+		for j := 0; j < m; j++ {
+			row, out := rmat.RawRowView(j), st.ry[j*c:(j+1)*c]
+			tot := 0.0
+			for i, v := range row {
+				out[st.y[i]] += 2 * v
+				tot += v
+			}
+			for b := range out {
+				out[b] -= tot
+			}
+			st.rdiag[j] = row[j]
+		}
+		return st
+	}
+	_, r := u.Dims()
+	st.ug = make([]float64, r)
+	w := make([]float64, r*c) // UᵀY, scaled by g below
+	for i, a := range st.y {
 		ui := u.RawRowView(i)
 		d := 0.0
 		for k, v := range ui {
 			d += g[k] * v * v
 			for b := 0; b < c; b++ {
 				if b == a {
-					st.w[k*c+b] += v
+					w[k*c+b] += v
 				} else {
-					st.w[k*c+b] -= v
+					w[k*c+b] -= v
 				}
 			}
 		}
 		st.rdiag[i] = d
 	}
-	gw := make([]float64, r*c)
 	for k := 0; k < r; k++ {
 		for b := 0; b < c; b++ {
-			gw[k*c+b] = g[k] * st.w[k*c+b]
+			w[k*c+b] *= g[k]
 		}
 	}
 	for i := 0; i < m; i++ {
 		row := st.ry[i*c : (i+1)*c]
 		for k, v := range u.RawRowView(i) {
 			for b := range row {
-				row[b] += v * gw[k*c+b]
+				row[b] += v * w[k*c+b]
 			}
 		}
 	}
 	return st
 }
 
-// objective is J (1) from W: Σ_c (m − Σ_k g_k W_kc²). O(r·c).
+// objective is J (1) from RY: Σ_c (m − Σ_i y_ic (RY)_ic). O(m·c).
 func (st *state) objective() float64 {
-	j := 0.0
-	for b := 0; b < st.c; b++ {
-		q := 0.0
-		for k := 0; k < st.r; k++ {
-			v := st.w[k*st.c+b]
-			q += st.g[k] * v * v
+	q := 0.0
+	for i, a := range st.y {
+		row := st.ry[i*st.c : (i+1)*st.c]
+		for b, v := range row {
+			if b == a {
+				q += v
+			} else {
+				q -= v
+			}
 		}
-		j += float64(st.m) - q
 	}
-	return j
+	return float64(st.m*st.c) - q
 }
 
 // delta is ΔJ/4 (2) of moving row i into cluster b ≠ y_i. O(1).
@@ -317,7 +409,7 @@ func (st *state) delta(i, b int) float64 {
 	return st.ry[i*st.c+st.y[i]] - st.ry[i*st.c+b] - 2*st.rdiag[i]
 }
 
-// move puts row i into cluster b, updating W, RY and the counts: O(m) with
+// move puts row i into cluster b, updating RY and the counts: O(m) with
 // R stored, O(m·r) without.
 func (st *state) move(i, b int) {
 	a := st.y[i]
@@ -325,16 +417,11 @@ func (st *state) move(i, b int) {
 		return
 	}
 	c := st.c
-	ui := st.u.RawRowView(i)
-	for k, v := range ui {
-		st.w[k*c+a] -= 2 * v
-		st.w[k*c+b] += 2 * v
-	}
 	var col []float64
 	if st.rmat != nil {
 		col = st.rmat.RawRowView(i) // R is symmetric: row i is column i
 	} else {
-		for k, v := range ui {
+		for k, v := range st.u.RawRowView(i) {
 			st.ug[k] = st.g[k] * v
 		}
 		col = st.col

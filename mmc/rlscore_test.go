@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 )
 
 // rlscorePython returns the interpreter and PYTHONPATH for RLScore at
@@ -94,14 +94,14 @@ func TestReachesRLScoreObjective(t *testing.T) {
 		if cs.Kernel == "linear" {
 			k = kernel.Linear{Bias: cs.Bias}
 		}
-		d, err := factor.Build(x, k, factor.Request{Auto: true})
-		if err != nil {
-			t.Fatal(err)
-		}
 		kk := effectiveKernel(t, x, k, nil)
 		same := 0
 		for s, st := range r.Starts {
-			res, err := Cluster(d.Factor, Options{Clusters: cs.Clusters, Lambda: cs.Lambda, Init: st.Init})
+			l, err := Fit(x, learn.Options{Kernel: k}, Options{Clusters: cs.Clusters, Init: st.Init})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := l.Solve(cs.Lambda)
 			if err != nil {
 				t.Fatal(err)
 			}
