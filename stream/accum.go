@@ -51,6 +51,10 @@ type Accumulator struct {
 	// dropped says some share of the rows gave its per-group moments up (too
 	// many groups) and added them to folds[0].
 	dropped bool
+	// ivFold and ivRes are the interval pass's rows: each row's fold and
+	// its t hold-out residuals at the chosen λ (interval.go).
+	ivFold []int32
+	ivRes  []float64
 }
 
 // NewAccumulator returns an empty accumulator for the pass Next returned.
@@ -96,6 +100,8 @@ func (p *Plan) NewAccumulator() (*Accumulator, error) {
 			a.tol = make([]float64, len(p.opt.Lambdas)*p.t)
 		}
 		p.prepOnce.Do(p.prepPredict)
+	case IntervalPass:
+		p.ivOnce.Do(p.prepInterval)
 	}
 	return a, nil
 }
@@ -181,6 +187,16 @@ func (a *Accumulator) AddChunk(d *dataset.Data) error {
 			rows[i] = rowView(d, i)
 		}
 		return a.predictRows(z, rows)
+	case IntervalPass:
+		z, err := p.matrixFeatures(d.X, p.p)
+		if err != nil {
+			return err
+		}
+		rows := make([]Row, m)
+		for i := range rows {
+			rows[i] = rowView(d, i)
+		}
+		return a.residualRows(z, rows)
 	}
 	return fmt.Errorf("%w: the %s pass takes whole groups (AddGroup)", ErrOptions, a.Kind)
 }
@@ -716,6 +732,7 @@ func (a *Accumulator) Merge(o *Accumulator) error {
 		return fmt.Errorf("%w: merging accumulators of different folds", ErrOptions)
 	}
 	a.dropped = a.dropped || o.dropped
+	a.ivFold, a.ivRes = append(a.ivFold, o.ivFold...), append(a.ivRes, o.ivRes...)
 	for f := range o.folds {
 		if err := a.folds[f].Merge(o.folds[f]); err != nil {
 			return err
@@ -790,12 +807,14 @@ type wire struct {
 	HasScale, HasSizeMap bool
 	Dropped              bool
 	Tol                  []float64
+	IvFold               []int32
+	IvRes                []float64
 }
 
 // MarshalBinary encodes the accumulator (gob of its sums, each packed
 // little-endian).
 func (a *Accumulator) MarshalBinary() ([]byte, error) {
-	w := wire{Kind: a.Kind, Rows: a.rows, Width: a.width, P: a.p, Dropped: a.dropped, Tol: a.tol}
+	w := wire{Kind: a.Kind, Rows: a.rows, Width: a.width, P: a.p, Dropped: a.dropped, Tol: a.tol, IvFold: a.ivFold, IvRes: a.ivRes}
 	if a.scale != nil {
 		w.HasScale = true
 		w.Scale, _ = a.scale.MarshalBinary()
@@ -837,7 +856,10 @@ func (a *Accumulator) UnmarshalBinary(b []byte) error {
 		return fmt.Errorf("stream: decoding an accumulator: %w", err)
 	}
 	plan := a.plan
-	*a = Accumulator{Kind: w.Kind, plan: plan, rows: w.Rows, width: w.Width, p: w.P, dropped: w.Dropped, tol: w.Tol}
+	if len(w.IvFold) == 0 && len(w.IvRes) != 0 || len(w.IvFold) > 0 && len(w.IvRes)%len(w.IvFold) != 0 {
+		return errCorrupt
+	}
+	*a = Accumulator{Kind: w.Kind, plan: plan, rows: w.Rows, width: w.Width, p: w.P, dropped: w.Dropped, tol: w.Tol, ivFold: w.IvFold, ivRes: w.IvRes}
 	if w.HasScale {
 		a.scale = &ScaleStats{}
 		if err := a.scale.UnmarshalBinary(w.Scale); err != nil {
@@ -954,6 +976,7 @@ func (a *Accumulator) TakePieces() ([]Piece, error) {
 		a.tol = make([]float64, len(a.tol))
 	}
 	a.rows, a.dropped = 0, false
+	a.ivFold, a.ivRes = nil, nil
 	return pieces, nil
 }
 
@@ -992,7 +1015,7 @@ func (a *Accumulator) Pieces() ([]Piece, error) {
 			return nil, err
 		}
 	}
-	meta := &Accumulator{Kind: a.Kind, rows: a.rows, width: a.width, p: a.p, scale: a.scale, sizes: a.sizes, sse: a.sse, dropped: a.dropped, tol: a.tol}
+	meta := &Accumulator{Kind: a.Kind, rows: a.rows, width: a.width, p: a.p, scale: a.scale, sizes: a.sizes, sse: a.sse, dropped: a.dropped, tol: a.tol, ivFold: a.ivFold, ivRes: a.ivRes}
 	b, err := meta.MarshalBinary()
 	if err != nil {
 		return nil, err

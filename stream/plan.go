@@ -71,6 +71,13 @@ type Options struct {
 	QueryNormalize bool
 	// Outputs names the label columns (optional).
 	Outputs []string
+	// Interval, model.CVPlus ("cv+") with kfold:K and the squared loss,
+	// records CV+ prediction intervals (Barber et al. 2021) in the model:
+	// each fold's model at the chosen λ, from the statistics the
+	// cross-validation solved (no refit), and every row's hold-out residual
+	// at that λ from one more row pass (IntervalPass). The model then holds
+	// m·(t+1) more numbers (refused beyond interval.MaxNumbers). "": none.
+	Interval string
 }
 
 // PilotPool is the number of leading rows a random basis of n rows is drawn
@@ -92,6 +99,9 @@ const (
 	// PredictPass computes hold-out predictions: a row pass for k-fold and
 	// leave-one-out, a group pass for leave-group-out and leave-query-out.
 	PredictPass
+	// IntervalPass computes every row's hold-out residual at the chosen λ
+	// for Options.Interval (a row pass).
+	IntervalPass
 )
 
 // String names the pass.
@@ -105,6 +115,8 @@ func (k PassKind) String() string {
 		return "query statistics"
 	case PredictPass:
 		return "hold-out predictions"
+	case IntervalPass:
+		return "hold-out residuals"
 	}
 	return "pass " + strconv.Itoa(int(k))
 }
@@ -182,6 +194,7 @@ type Plan struct {
 	indistinct []bool    // per λ: every output's hold-out predictions within their tolerance
 
 	predictState
+	intervalState
 
 	next     int
 	done     []Pass
@@ -265,6 +278,9 @@ func NewPlan(opt Options) (*Plan, error) {
 		return nil, fmt.Errorf("%w: multiclass-accuracy does not stream", ErrOptions)
 	}
 	p.twin = opt.Measure.Ordinal && p.scheme != cvNone
+	if err := p.checkInterval(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -383,9 +399,15 @@ func (p *Plan) Next() (Pass, bool) {
 	if p.next < len(order) {
 		return order[p.next], true
 	}
-	if p.next == len(order) && p.needPredict {
+	if p.needPredict {
 		grouped := p.scheme == cvGroups && p.paths == nil || p.scheme == cvLOO && p.loss == learn.QueryPairs
-		return Pass{Kind: PredictPass, Grouped: grouped, Predictions: p.opt.Measure.Name != "mse"}, true
+		order = append(order, Pass{Kind: PredictPass, Grouped: grouped, Predictions: p.opt.Measure.Name != "mse"})
+	}
+	if p.opt.Interval != "" {
+		order = append(order, Pass{Kind: IntervalPass})
+	}
+	if p.next < len(order) {
+		return order[p.next], true
 	}
 	return Pass{}, false
 }
@@ -552,6 +574,8 @@ func (p *Plan) finish(a *Accumulator, store *Store) error {
 		return p.finishStats(a)
 	case QueryPass:
 		return p.finishQueries(a)
+	case IntervalPass:
+		return p.finishInterval(a)
 	case PredictPass:
 		if store != nil {
 			v, ind, err := store.ScoreWithin(p.opt.Measure, p.tolerances(a.tol))
@@ -576,6 +600,9 @@ func (p *Plan) finishStats(a *Accumulator) error {
 		return fmt.Errorf("%w: %g rows, need at least 2", ErrData, p.rows)
 	}
 	p.sizes = a.sizes
+	if err := p.checkIntervalSize(); err != nil {
+		return err
+	}
 	if p.loss == learn.QueryPairs {
 		if p.scheme == cvGroups || p.scheme == cvKFold {
 			usable := 0
@@ -877,6 +904,9 @@ func (p *Plan) Result() (*Result, error) {
 		return nil, err
 	}
 	res.Predictor = p.predictor(pa)
+	if err := p.attachInterval(res.Predictor); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
