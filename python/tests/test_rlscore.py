@@ -400,3 +400,61 @@ def test_bad_arguments_are_named():
         QueryRankRLS(X, y, [0, 0, 1])
     with pytest.raises(ValueError, match="smaller than the desired number 9"):
         GreedyRLS(X, y, 9)
+
+
+def test_cg_kron_rls_closed_form():
+    """CGKronRLS on incomplete drug–target pairs equals kernel ridge
+    regression on the observed pairs, a = (K_SS + λI)⁻¹ y with K_SS the
+    product kernel of the observed pairs, for kernel matrices and for the
+    linear kernel without a bias (RLScore's X1, X2); its A is a, one
+    coefficient per training pair in their order."""
+    from rlskit.rlscore.learner import CGKronRLS
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "data")
+    X1 = np.loadtxt(os.path.join(data, "dti-drugs.csv"), delimiter=",", skiprows=1)
+    X2 = np.loadtxt(os.path.join(data, "dti-targets.csv"), delimiter=",", skiprows=1)
+    T = np.loadtxt(os.path.join(data, "dti-pairs-train.txt"))
+    U = np.loadtxt(os.path.join(data, "dti-pairs-unseen.txt"))
+    r, c, y = T[:, 0].astype(int), T[:, 1].astype(int), T[:, 2]
+    ur, uc = U[:, 0].astype(int), U[:, 1].astype(int)
+
+    def gauss(A, B, g):
+        return np.exp(-g * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+    K1, K2 = gauss(X1, X1, 0.02), gauss(X2, X2, 0.05)
+    for kw, L1, L2, lam in ((dict(K1=K1, K2=K2), K1, K2, 1.0), (dict(X1=X1, X2=X2), X1 @ X1.T, X2 @ X2.T, 10.0)):
+        a = np.linalg.solve(L1[np.ix_(r, r)] * L2[np.ix_(c, c)] + lam * np.eye(len(y)), y)
+        want = (L1[np.ix_(ur, r)] * L2[np.ix_(uc, c)]) @ a
+        learner = CGKronRLS(Y=y, label_row_inds=r, label_col_inds=c, regparam=lam, maxiter=5000, **kw)
+        args = (K1, K2) if "K1" in kw else (X1, X2)
+        np.testing.assert_allclose(learner.predict(*args, ur, uc), want, rtol=1e-8, atol=1e-8)
+        if "K1" in kw:
+            np.testing.assert_allclose(learner.A, a, rtol=1e-7, atol=1e-8)
+    with pytest.raises(ValueError, match="callback"):
+        CGKronRLS(K1=K1, K2=K2, Y=y, label_row_inds=r, label_col_inds=c, regparam=1.0, callback=object())
+
+
+def test_pair_learners_cv_methods_retraining():
+    """KronRLS's leave_x1_out and out_of_sample_kfold_cv (which RLScore's
+    KronRLS does not have) equal retraining Kronecker RLS without the held-out
+    objects, on a small complete grid."""
+    from rlskit.rlscore.learner import KronRLS
+    rng = np.random.RandomState(2)
+    X1, X2 = rng.randn(9, 3), rng.randn(7, 2)
+    K1, K2 = np.exp(-0.3 * ((X1[:, None] - X1[None]) ** 2).sum(-1)), np.exp(-0.5 * ((X2[:, None] - X2[None]) ** 2).sum(-1))
+    Y = rng.randn(9, 7)
+    learner = KronRLS(K1=K1, K2=K2, Y=Y.ravel(order="F"), regparam=0.3)
+
+    def retrain(R, C, rows, cols):
+        a = np.linalg.solve(np.kron(K2[np.ix_(C, C)], K1[np.ix_(R, R)]) + 0.3 * np.eye(len(R) * len(C)),
+                            Y[np.ix_(R, C)].ravel(order="F")).reshape(len(R), len(C), order="F")
+        return K1[np.ix_(rows, R)] @ a @ K2[np.ix_(C, cols)]
+
+    want = np.empty((9, 7))
+    for i in range(9):
+        want[i] = retrain(np.setdiff1d(np.arange(9), [i]), np.arange(7), [i], np.arange(7))
+    np.testing.assert_allclose(learner.leave_x1_out(), want.ravel(order="F"), rtol=1e-9, atol=1e-9)
+    rf, cf = [[0, 3, 6], [1, 4, 7], [2, 5, 8]], [[0, 2, 4, 6], [1, 3, 5]]
+    for a in rf:
+        for b in cf:
+            want[np.ix_(a, b)] = retrain(np.setdiff1d(np.arange(9), a), np.setdiff1d(np.arange(7), b), a, b)
+    np.testing.assert_allclose(learner.out_of_sample_kfold_cv(rf, cf), want.ravel(order="F"), rtol=1e-9, atol=1e-9)
