@@ -9,6 +9,8 @@ import (
 
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/rls"
 )
 
 // randData draws m rows of d standard normal features around c centres.
@@ -169,5 +171,151 @@ func TestMoveEqualsRetraining(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// naiveRotate is the search of the package comment written from its
+// definition: every claim evaluates J (1) by retraining for each candidate
+// row and takes the lowest, the lower index on ties. O(m⁴·c) per claim.
+func naiveRotate(t *testing.T, k *mat.Dense, lambda float64, labels []int, c, rounds int) []int {
+	y := append([]int(nil), labels...)
+	m := len(y)
+	counts := make([]int, c)
+	for _, a := range y {
+		counts[a]++
+	}
+	for r := 0; r < rounds; r++ {
+		h := int(float64(m) / float64(c) / math.Pow(2, float64(r)))
+		for b := 0; b < c; b++ {
+			for n := m/c - counts[b] + h; n > 0; n-- {
+				best, bi := math.Inf(1), -1
+				for i := range y {
+					if y[i] == b {
+						continue
+					}
+					lab := append([]int(nil), y...)
+					lab[i] = b
+					if j := naiveObjective(t, k, lambda, lab, c); j < best {
+						best, bi = j, i
+					}
+				}
+				counts[y[bi]]--
+				counts[b]++
+				y[bi] = b
+			}
+		}
+	}
+	return y
+}
+
+// TestSearchEqualsNaiveSearch: the search with the exact moves ends at the
+// labelling of the search that retrains for every candidate, on the dual
+// (Cholesky), linear and sparse forms, from several starts.
+func TestSearchEqualsNaiveSearch(t *testing.T) {
+	const m, c, lambda, rounds = 18, 3, 0.4, 6
+	x := randData(m, 2, c, 9)
+	forms := []struct {
+		name  string
+		o     learn.Options
+		basis []int
+	}{
+		{"dual", learn.Options{Kernel: kernel.Gaussian{Gamma: 0.2}, Form: learn.Dual}, nil},
+		{"linear", learn.Options{Kernel: kernel.Linear{Bias: 1}, Form: learn.Linear}, nil},
+		{"sparse", learn.Options{Kernel: kernel.Gaussian{Gamma: 0.2}, Form: learn.Sparse, Basis: []int{1, 4, 6, 9, 12, 15}}, []int{1, 4, 6, 9, 12, 15}},
+	}
+	for _, f := range forms {
+		kk := effectiveKernel(t, x, f.o.Kernel, f.basis)
+		for s := uint64(0); s < 3; s++ {
+			init := RandomLabels(m, c, 21, s)
+			l, err := Fit(x, f.o, Options{Clusters: c, Init: init, Rounds: rounds})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sol, err := l.Solve(lambda)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := naiveRotate(t, kk, lambda, init, c, rounds)
+			for i := range want {
+				if sol.Labels[i] != want[i] {
+					t.Fatalf("%s start %d: labels %v, naive search %v", f.name, s, sol.Labels, want)
+				}
+			}
+			j := naiveObjective(t, kk, lambda, want, c)
+			if math.Abs(sol.Objective-j) > 1e-10*float64(m*c)*math.Max(1, j) {
+				t.Fatalf("%s start %d: J = %v, retrained %v", f.name, s, sol.Objective, j)
+			}
+		}
+	}
+}
+
+// TestPredictorIsRLS: the model of a clustering is the one-versus-all RLS
+// model of its labels — its predictions on new rows equal package rls's
+// trained on the labelling (dual, linear and sparse forms) — and each
+// row's predicted cluster is the argmax output.
+func TestPredictorIsRLS(t *testing.T) {
+	const m, c, lambda = 30, 3, 0.8
+	x := randData(m, 3, c, 13)
+	xn := randData(12, 3, c, 14)
+	for _, o := range []learn.Options{
+		{Kernel: kernel.Gaussian{Gamma: 0.2}, Form: learn.Dual},
+		{Kernel: kernel.Linear{Bias: 1}, Form: learn.Linear},
+		{Kernel: kernel.Gaussian{Gamma: 0.2}, Form: learn.Sparse, Basis: []int{0, 2, 5, 7, 11, 19, 23, 29}},
+		{Kernel: kernel.Gaussian{Gamma: 0.2}, Standardize: true},
+	} {
+		l, err := Fit(x, o, Options{Clusters: c, Restarts: 2, Seed: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sol, err := l.Solve(lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sol.Predictor().Predict(xn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := rls.Fit(x, OneVsAll(sol.Labels, c), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := r.Solve(lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := rs.Predictor().Predict(xn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(got, want, 1e-9) {
+			t.Fatalf("form %d: predictions\n%v\nrls\n%v", o.Form, mat.Formatted(got), mat.Formatted(want))
+		}
+		p := sol.Predictor()
+		if p.ClassLabel != ClassLabel || len(p.Classes) != c || p.Classes[c-1] != float64(c-1) {
+			t.Fatalf("form %d: classes %v of %q", o.Form, p.Classes, p.ClassLabel)
+		}
+	}
+}
+
+// TestClaimTiesGoToLowerIndex: with R = ½·11ᵀ (exact in binary) every row
+// of a cluster has the same gain (2) to the bit, and a claim takes the
+// lowest row index, as RLScore's strict comparison does.
+func TestClaimTiesGoToLowerIndex(t *testing.T) {
+	const m = 8
+	r := mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			r.Set(i, j, 0.5)
+		}
+	}
+	labels := []int{1, 1, 0, 0, 1, 0, 0, 1}
+	st := newState(nil, nil, r, labels, 2)
+	for _, want := range []int{2, 3, 5} {
+		if got, ok := st.claim(1); !ok || got != want {
+			t.Fatalf("claim took row %d (%v), want %d: labels %v", got, ok, want, st.y)
+		}
+	}
+	if got, ok := st.claim(0); !ok || got != 0 {
+		t.Fatalf("claim into 0 took row %d, want 0", got)
 	}
 }
