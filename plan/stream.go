@@ -85,7 +85,8 @@ func (p *Plan) StreamOptions() (stream.Options, error) {
 		return stream.Options{}, fmt.Errorf("%w: the plan of --learner %s is not a streaming fit", stream.ErrOptions, f.Learner)
 	}
 	opt := stream.Options{Learner: p.Learner.Name, Loss: p.Learner.Loss, Kernel: p.Kernels[0], BasisN: f.Basis, CV: p.CVSpec,
-		Seed: f.Seed, Lambdas: p.Lambdas, Measure: p.Measure, Intercept: f.Intercept, Standardize: f.Standardize, QueryNormalize: f.QueryNormalize}
+		Seed: f.Seed, Lambdas: p.Lambdas, Measure: p.Measure, Intercept: f.Intercept, Standardize: f.Standardize, QueryNormalize: f.QueryNormalize,
+		Interval: f.Interval}
 	if f.BasisRows != "" {
 		fh, err := dataset.OpenData(f.BasisRows)
 		if err != nil {
