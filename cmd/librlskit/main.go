@@ -82,9 +82,12 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/cg"
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/greedy"
+	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/interval"
+	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/measure"
@@ -292,6 +295,7 @@ var acceptedFlags = map[string]bool{
 	"cv": true, "measure": true, "seed": true, "standardize": true, "intercept": true,
 	"query-normalize": true, "fold-score": true, "permutations": true, "label": true,
 	"interval": true, "select": true, "choose": true, "lambda-per-output": true,
+	"solver": true, "tol": true, "max-iter": true,
 }
 
 // parseSettings parses the JSON settings of rlskit_fit into plan flags
@@ -505,6 +509,9 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	if le.Takes(learn.ParamSelect) { // forward feature selection: its own search, as in rlskit fit
 		return s.fitGreedy(f, p, x, y, outputs, groups, scheme, obs, start)
 	}
+	if f.Solver == "cg" { // conjugate gradients: one λ, no CV (plan.New checked the learner and settings)
+		return s.fitCG(f, p, in, int(d), start)
+	}
 	res, err := selection.Search(selection.Problem{Learner: le, Input: in, Standardize: f.Standardize},
 		selection.Settings{Kernels: p.Kernels, GammaScale: p.GammaScale, Lambdas: p.Lambdas, Scheme: scheme, Measure: p.Measure,
 			Choose: f.Choose, LambdaPerOutput: f.LambdaPerOutput,
@@ -541,6 +548,40 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 		return err
 	}
 	s.pred = pred
+	return nil
+}
+
+// fitCG is fit with the setting "solver": "cg", as rlskit fit --solver cg
+// does: the registered learner's method for learn.Iterative (package cg:
+// the linear kernel with the bias as a feature, nothing factored) through
+// the one search at the one λ, without cross-validation. Cost:
+// O(t·iterations·(nnz(X) + m + d)), O(m + d) memory besides the data.
+func (s *session) fitCG(f *plan.Flags, p *plan.Plan, in *learn.Input, width int, start time.Time) error {
+	in.Form, in.Tol, in.MaxIter = learn.Iterative, f.Tol, f.MaxIter
+	spec := kernel.Spec{Name: "linear", Bias: f.Bias}
+	res, err := selection.Search(selection.Problem{Learner: p.Learner, Input: in, Standardize: f.Standardize},
+		selection.Settings{Kernels: []kernel.Spec{spec}, Lambdas: p.Lambdas[:1], Measure: p.Measure,
+			Scheme: selection.Scheme{Kind: selection.None, Name: "none"}, Progress: in.Observe})
+	if err != nil {
+		return fmt.Errorf("--solver cg: %w", err)
+	}
+	sol, ok := res.Solution.(*cg.Result)
+	if !ok {
+		return fmt.Errorf("--solver cg: --learner %s did not train by conjugate gradients", p.Learner.Name)
+	}
+	m, _ := in.X.Dims()
+	out := &summary.Fit{Learner: f.Learner, Kernel: spec, Form: "cg", Lambda: res.Lambda, NTrain: m, NFeatures: width,
+		Outputs: in.Outputs, Backend: linalg.Backend(),
+		CG:     &summary.CG{Iterations: sol.Iterations, Converged: sol.Converged, Residual: sol.Residual},
+		Timing: summary.Timing{Train: res.Train.Seconds(), Total: time.Since(start).Seconds()}}
+	if in.Groups != nil {
+		out.Queries = summary.QueryStats(&dataset.Data{X: in.X, Y: in.Y, LabelNames: in.Outputs, Queries: in.Groups})
+	}
+	doc := result{Summary: out, NOutputs: len(in.Outputs), Width: width, Measure: p.Measure.Name, HigherIsBetter: p.Measure.HigherIsBetter}
+	if s.result, err = json.Marshal(doc); err != nil {
+		return err
+	}
+	s.pred = res.Predictor // a weight vector: nothing of the caller's X
 	return nil
 }
 

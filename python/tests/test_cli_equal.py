@@ -271,3 +271,26 @@ def test_greedy_python_equals_cli(rlskit_cli, tmp_path, params, flags):
                           check=True, capture_output=True, text=True).stdout.split()
     close(est.predict(Xn), np.array(pred, dtype=float))
     np.testing.assert_array_equal(est.transform(Xn), Xn[:, est.selected_])
+
+
+@pytest.mark.parametrize("learner,flags", [("rls", []), ("globalrank", ["--bias", "0"])], ids=["rls", "globalrank"])
+def test_cg_python_equals_cli(rlskit_cli, tmp_path, learner, flags):
+    """--solver cg (conjugate gradients at one λ, no CV) through the C ABI
+    equals rlskit fit --solver cg: iterations, residual, predictions (a
+    loose --tol, so that the stopping rule decides the model)."""
+    X, y, _ = data(m=80, d=20)
+    train = tmp_path / "train.csv"
+    write_csv(train, X, y)
+    model = tmp_path / "m.json"
+    out = json.loads(subprocess.run([rlskit_cli, "fit", "--data", str(train), "--label", "y", "--quiet", "--learner", learner,
+                                     "--solver", "cg", "--lambda", "0.5", "--cv", "none", "--tol", "1e-3",
+                                     "--model", str(model)] + flags, check=True, capture_output=True, text=True).stdout)
+    settings = {"solver": "cg", "tol": "1e-3"}
+    est = rlskit.Estimator(learner=learner, alphas=0.5, cv="none", bias=0.0 if flags else None, settings=settings).fit(X, y)
+    assert est.result_["summary"]["form"] == "cg" and est.result_["summary"]["cg"] == out["cg"]
+    Xn, _, _ = data(m=10, d=20, seed=9)
+    test = tmp_path / "test.csv"
+    write_csv(test, Xn, np.zeros(10))
+    pred = subprocess.run([rlskit_cli, "predict", "--model", str(model), "--data", str(test)],
+                          check=True, capture_output=True, text=True).stdout.split()
+    close(est.predict(Xn), np.array(pred, dtype=float))

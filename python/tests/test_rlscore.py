@@ -272,6 +272,8 @@ out["kfrank"] = list(L.KfoldRankRLS(X, y, folds, regparams=[.01, 1, 100]).cv_per
 out["lprank"] = list(L.LeavePairOutRankRLS(X, y, regparams=[.01, 1, 100]).cv_performances)
 qr = L.QueryRankRLS(X, y, q, regparam=.5); out["qrank"] = list(qr.predict(X)) + list(qr.holdout([0, 1, 2, 3, 4, 5]))
 out["lqo"] = list(L.LeaveQueryOutRankRLS(X, y, q, regparams=[.01, 1, 100], measure=M.cindex).cv_performances)
+out["cgrls"] = list(L.CGRLS(X, y, regparam=.3).predict(X)) + list(L.CGRLS(X, y, regparam=.3, bias=0.).predict(X))
+out["cgrank"] = list(L.CGRankRLS(X, y, regparam=.5).predict(X)) + list(L.CGRankRLS(X, y, regparam=.5, qids=q).predict(X))
 gq = L.GreedyRLS(X, y, 2, regparam=.5); out["greedy"] = list(gq.selected) + list(gq.performances) + list(gq.predictor.W) + [gq.predictor.b]
 Y2 = np.c_[y, 2 * y + rng.randn(24)]; P2 = np.c_[X @ [1, 0, 0, 0], X @ [0, 1, 1, 0]]
 out["measures"] = [M.sqerror(Y2, P2), M.cindex(Y2, P2), M.auc(np.sign(Y2), P2), M.accuracy(np.sign(Y2), P2),
@@ -458,3 +460,35 @@ def test_pair_learners_cv_methods_retraining():
         for b in cf:
             want[np.ix_(a, b)] = retrain(np.setdiff1d(np.arange(9), a), np.setdiff1d(np.arange(7), b), a, b)
     np.testing.assert_allclose(learner.out_of_sample_kfold_cv(rf, cf), want.ravel(order="F"), rtol=1e-9, atol=1e-9)
+
+
+def test_cg_rls_and_rankrls_closed_forms():
+    """CGRLS is linear RLS with the bias feature √bias, and CGRankRLS
+    RLScore's ranking loss (y − Xw)ᵀL(y − Xw) + λ‖w‖² with L = I − 11ᵀ/m, or
+    I − 11ᵀ/m_q within each query: their predictions equal the closed forms
+    (the core iterates to convergence)."""
+    from rlskit.rlscore.learner import CGRankRLS, CGRLS
+    rng = np.random.RandomState(4)
+    X = rng.randn(60, 5)
+    y = X @ rng.randn(5) + 0.3 * rng.randn(60)
+    q = np.repeat(np.arange(6), 10)[rng.permutation(60)]
+    for bias in (1.0, 0.0, 4.0):
+        Xa = np.hstack([X, np.full((60, 1), np.sqrt(bias))])
+        w = np.linalg.solve(Xa.T @ Xa + 0.7 * np.eye(6), Xa.T @ y)
+        learner = CGRLS(X, y, regparam=0.7, bias=bias)
+        np.testing.assert_allclose(learner.predict(X), Xa @ w, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(learner.A, w[:5], rtol=1e-9, atol=1e-9)
+    for qids in (None, q):
+        if qids is None:
+            L = np.eye(60) - 1.0 / 60
+        else:
+            L = np.zeros((60, 60))
+            for g in np.unique(q):
+                i = np.flatnonzero(q == g)
+                L[np.ix_(i, i)] = np.eye(len(i)) - 1.0 / len(i)
+        w = np.linalg.solve(X.T @ L @ X + 1.5 * np.eye(5), X.T @ L @ y)
+        learner = CGRankRLS(X, y, regparam=1.5, qids=qids)
+        np.testing.assert_allclose(learner.predict(X), X @ w, rtol=1e-9, atol=1e-9)
+        assert learner.regparam == 1.5
+    with pytest.raises(ValueError, match="callbackfun"):
+        CGRLS(X, y, callbackfun=object())

@@ -40,7 +40,7 @@ from .. import kernel as _kernels
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "GlobalRankRLS", "KfoldRankRLS",
            "LeavePairOutRankRLS", "QueryRankRLS", "LeaveQueryOutRankRLS", "GreedyRLS",
-           "KronRLS", "TwoStepRLS", "CGKronRLS"]
+           "KronRLS", "TwoStepRLS", "CGKronRLS", "CGRLS", "CGRankRLS"]
 
 _DEFAULT_GRID = [2.0 ** k for k in range(-15, 16)]
 _RANK_GRID = [2.0 ** k for k in range(-15, 15)]  # RLScore's KfoldRankRLS and LeaveQueryOutRankRLS stop at 2^14
@@ -563,3 +563,4 @@ class GreedyRLS(_Core):
 
 
 from .pairwise import CGKronRLS, KronRLS, TwoStepRLS  # noqa: E402  (the learners of pairs)
+from .cg import CGRankRLS, CGRLS  # noqa: E402  (conjugate gradients)
