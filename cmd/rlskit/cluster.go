@@ -62,6 +62,9 @@ func runCluster(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	in := &learn.Input{X: d.X, Clusters: f.Clusters, Restarts: f.Restarts, Seed: f.Seed, Standardize: f.Standardize}
 	if f.Init != "" {
 		if in.Init, err = readFile(f.Init, func(r io.Reader) ([]int, error) { return readClusterLabels(r, f.Init, m, f.Clusters) }); err != nil {
+			if !strings.HasPrefix(err.Error(), "--init ") { // opening it, not reading it
+				err = fmt.Errorf("--init %s: %w", f.Init, err)
+			}
 			return err
 		}
 	}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/mmc"
+)
+
+// TestFitMMC: fit --learner mmc prints the library's clustering — the same
+// labels, counts, starts and objective as mmc.Fit and Solve on the same
+// rows (standardized), kernel, λ, clusters, restarts, seed and --init —
+// and writes its model, with which predict prints each row's cluster: the
+// argmax of the library's model.
+func TestFitMMC(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 40, 31)
+	init := mmc.RandomLabels(40, 3, 9, 0)
+	var sb strings.Builder
+	sb.WriteString("# initial clusters\n")
+	for _, v := range init {
+		sb.WriteString(strconv.Itoa(v) + "\n")
+	}
+	initPath := filepath.Join(dir, "init.txt")
+	if err := os.WriteFile(initPath, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	modelPath := filepath.Join(dir, "m.json")
+	out, stderr, err := run(t, "", "fit", "--data", data, "--ignore", "y,cls", "--learner", "mmc", "--kernel", "gaussian", "--gamma", "0.3",
+		"--lambda", "0.5", "--clusters", "3", "--restarts", "2", "--seed", "5", "--init", initPath, "--standardize", "--quiet", "--model", modelPath)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var got clusterSummary
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	d, err := dataset.ReadFile(data, "csv", dataset.CSVOptions{Columns: dataset.Columns{Ignore: []string{"y", "cls"}}}, dataset.SVMLightOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := mmc.Fit(d.X, learn.Options{Kernel: kernel.Gaussian{Gamma: 0.3}, Standardize: true}, mmc.Options{Clusters: 3, Restarts: 2, Seed: 5, Init: init})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := l.Solve(0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Learner != "mmc" || got.Clusters != 3 || got.NTrain != 40 || got.Lambda != 0.5 || got.Objective != want.Objective ||
+		got.Best != want.Best || len(got.Starts) != 3 || got.Starts[0].Random || !got.Starts[1].Random {
+		t.Fatalf("summary %+v, library objective %v best %d", got, want.Objective, want.Best)
+	}
+	for i := range want.Labels {
+		if got.Labels[i] != want.Labels[i] {
+			t.Fatalf("labels %v, library %v", got.Labels, want.Labels)
+		}
+	}
+	pout, stderr, err := run(t, "", "predict", "--model", modelPath, "--data", data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	p, err := want.Predictor().Predict(d.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(pout)
+	if len(lines) != 40 {
+		t.Fatalf("predict printed %d rows:\n%s", len(lines), pout)
+	}
+	for i, s := range lines {
+		row := mat.Row(nil, i, p)
+		best := 0
+		for b, v := range row {
+			if v > row[best] {
+				best = b
+			}
+		}
+		if s != strconv.Itoa(best) {
+			t.Fatalf("row %d: predict printed %q, the model's argmax is %d", i, s, best)
+		}
+	}
+}
+
+// TestFitMMCBadInput: every bad value is refused with an error that names
+// its flag (or file and line) and the value — no panic.
+func TestFitMMCBadInput(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 12, 32)
+	file := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	text := file("text.csv", "a,b\n1,2\n3,x\n")
+	twelve := strings.Repeat("0\n1\n", 6)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--clusters", "1"}, "--clusters 1"},
+		{[]string{"--clusters", "0"}, "--clusters 0"},
+		{[]string{"--clusters", "-3"}, "--clusters -3"},
+		{[]string{"--clusters", "13"}, "--clusters 13"},
+		{[]string{"--clusters", "two"}, `"two" for "--clusters`},
+		{[]string{"--restarts", "-1"}, "--restarts -1"},
+		{[]string{"--restarts", "1.5"}, `"1.5" for "--restarts`},
+		{[]string{"--lambda", "-2"}, "--lambda -2"},
+		{[]string{"--lambda", "0"}, "--lambda 0"},
+		{[]string{"--init", file("bad.txt", "0\nzero\n")}, "bad.txt:2: \"zero\" is not a cluster index"},
+		{[]string{"--init", file("out.txt", strings.Repeat("0\n", 11)+"2\n")}, "out.txt:12: cluster 2 outside 0 … 1"},
+		{[]string{"--init", file("short.txt", "0\n1\n")}, "short.txt: 2 labels for the 12 rows"},
+		{[]string{"--init", file("long.txt", twelve+"1\n")}, "long.txt:13: more labels than the 12 rows"},
+		{[]string{"--init", filepath.Join(dir, "missing.txt")}, "--init " + filepath.Join(dir, "missing.txt")},
+		{[]string{"--cv", "loo"}, "--cv does not apply to --learner mmc"},
+		{[]string{"--label", "y"}, "--label does not apply to --learner mmc"},
+		{[]string{"--gamma-grid", "0.1,1"}, "--gamma-grid does not apply"},
+		{[]string{"--select", "2"}, "--select goes with --learner greedy"},
+		{[]string{"--permutations", "10"}, "--permutations does not apply"},
+		{[]string{"--one-vs-all"}, "--one-vs-all does not apply"},
+		{[]string{"--solver", "cg"}, "--solver cg"},
+	}
+	for _, c := range cases {
+		args := append([]string{"fit", "--data", data, "--ignore", "y,cls", "--learner", "mmc", "--kernel", "gaussian", "--quiet"}, c.args...)
+		_, _, err := run(t, "", args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want it to contain %q", c.args, err, c.want)
+		}
+	}
+	if _, _, err := run(t, "", "fit", "--data", text, "--learner", "mmc", "--quiet"); err == nil || !strings.Contains(err.Error(), "text.csv") {
+		t.Errorf("non-numeric data: error %v, want it to name the file", err)
+	}
+	if _, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--clusters", "3", "--quiet"); err == nil || !strings.Contains(err.Error(), "--clusters goes with --learner mmc, not rls") {
+		t.Errorf("--clusters with rls: error %v", err)
+	}
+}
