@@ -14,8 +14,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rlskit/rlskit/internal/pairfit"
 	"github.com/rlskit/rlskit/learn"
-	"github.com/rlskit/rlskit/pairfit"
 	"github.com/rlskit/rlskit/pairwise"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/summary"

@@ -12,9 +12,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/internal/pairfit"
 	"github.com/rlskit/rlskit/interval"
 	"github.com/rlskit/rlskit/model"
-	"github.com/rlskit/rlskit/pairfit"
 	"github.com/rlskit/rlskit/pairwise"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/selection"
