@@ -4,8 +4,11 @@
 //
 // it exports a handful of C functions over the library — fit (a search
 // through the learner registry: plan.New → selection.Search, or
-// greedy.Select for a learner that selects features, as rlskit fit does),
-// predict (and prediction intervals), the selection result as a small JSON
+// greedy.Select for a learner that selects features, or conjugate gradients
+// with the setting "solver": "cg", as rlskit fit does), the fit of a learner
+// of pairs (rlskit_fit_pairs: pairfit.Fit, the function rlskit fit runs for
+// them) and its predictions (rlskit_predict_pairs), predict (and prediction
+// intervals), the selection result as a small JSON
 // document, CV predictions, the core's measures, the model as JSON (save
 // and load), the registry's learners, cancellation and the error of the
 // last call — for in-process front ends: the Python package in python/
@@ -287,8 +290,8 @@ func dense(p *C.double, m, n, stride C.int64_t, name string) (*mat.Dense, error)
 
 // acceptedFlags are the flags of rlskit fit this ABI takes as settings; the
 // others name files (the data come as arrays) or choose work not offered
-// here yet (--solver cg, --stream, the outer loop of greedy selection,
-// learners of pairs, basis choice, classes from label names).
+// here yet (--stream, the outer loop of greedy selection, basis choice,
+// classes from label names); learners of pairs take acceptedPairFlags.
 var acceptedFlags = map[string]bool{
 	"learner": true, "kernel": true, "gamma": true, "bias": true, "coef0": true, "degree": true,
 	"gamma-grid": true, "degree-grid": true, "coef0-grid": true, "lambda": true, "lambda-grid": true,

@@ -5,7 +5,9 @@ its attributes (``predictor``, ``regparam``, ``A``, ``cv_performances``,
 ``cv_predictions``, ``selected``, …) with RLScore's shapes; the training,
 the hold-out predictions and the models are the Go core's (learners
 "rls", "globalrank", "queryrank", "greedy" of its registry), computed
-exactly as retraining would give.
+exactly as retraining would give. The learners of pairs (KronRLS,
+TwoStepRLS, CGKronRLS) are in pairwise.py, the conjugate-gradient ones
+(CGRLS, CGRankRLS) in cg.py.
 
 Conventions followed are RLScore's, not rlskit's defaults:
 
