@@ -107,6 +107,7 @@ const (
 	PrefRank   Name = "prefrank"   // RankRLS over a preference graph, package rank
 	KronRLS    Name = "kronrls"    // Kronecker RLS on pairs of objects, package pairwise
 	TwoStep    Name = "twostep"    // two-step RLS on pairs of objects, package pairwise
+	KronRank   Name = "kronrank"   // Kronecker RankRLS, conditional ranking of the columns of each row, package pairwise
 )
 
 // Learner is a trained factorization: it does not depend on λ.

@@ -57,6 +57,11 @@ const (
 	GraphPairs
 	// PairSquared is the squared loss on the labels of (row, column) pairs.
 	PairSquared
+	// RowPairs is Σ_i Σ_{j<l} ((Y_ij − Y_il) − (F_ij − F_il))²/q over the
+	// pairs of columns inside each row of complete (row, column) pair data:
+	// conditional ranking (Pahikkala et al. 2013). Its cross-validation
+	// holds out row objects only (a row's centering is over all its columns).
+	RowPairs
 )
 
 // String names the loss in messages: "squared", "all-pairs", "query-pairs",
@@ -75,6 +80,8 @@ func (l Loss) String() string {
 		return "graph-pairs"
 	case PairSquared:
 		return "pair-squared"
+	case RowPairs:
+		return "row-pairs"
 	}
 	return fmt.Sprintf("loss(%d)", int(l))
 }

@@ -1,0 +1,375 @@
+package pairwise
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/model"
+)
+
+// KronRank is Kronecker RankRLS for conditional ranking on complete data
+// (Pahikkala, Waegeman, Airola, Salakoski & De Baets 2010; Pahikkala,
+// Airola, Stock, De Baets & Waegeman 2013): the row objects are the
+// queries and, inside each row, the column objects are ranked. It is the
+// minimizer over f(u, v) = Σ_ij A_ij k(u, u_i) g(v, v_j) of
+//
+//	Σ_i (y_i − f_i)ᵀ C (y_i − f_i) + λ‖f‖²,   C = I_q − 11ᵀ/q,
+//
+// y_i and f_i the q labels and predictions of row i: (y − f)ᵀ C (y − f) is
+// (1/q) Σ_{j<l} ((Y_ij − Y_il) − (F_ij − F_il))², the RankRLS loss over
+// every pair of columns inside the row, and L = I_m ⊗ C the Laplacian of the
+// whole loss. Its dual coefficients are vec(A) = (L(K⊗G) + λI)⁻¹ L vec(Y).
+//
+// The closed form: the loss sees G only through the centered column kernel
+// G_c = C G C (A = A C at the optimum, since λA = (Y − K A G) C, so
+// K A G C = K A G_c), and the problem is Kronecker RLS on K, G_c and the
+// row-centered labels Y C. With K = U diag(e) Uᵀ and G_c = V diag(s) Vᵀ,
+//
+//	A = U [(Uᵀ Y C V) ⊘ (e sᵀ + λ)] Vᵀ,
+//
+// and the predictions are k(u)ᵀ A g(v) with the uncentered G (a per-row
+// constant that does not change any ranking inside a row, kept so that the
+// model's scores are those of the dual solution above). Fitting costs the
+// row side's eigendecomposition (Side.Eigen, shared), one O(q³)
+// eigendecomposition of G_c and O(m·q·(m + q)) for UᵀYCV; Solve costs
+// O(m·q·(m + q)) per λ. Only two sets of objects (no homogeneous network)
+// and complete data are taken. It implements learn.Learner with the labels
+// in the order of the pairs given.
+type KronRank struct {
+	rows, cols *Side
+	lab        *labels
+
+	u, u2 *mat.Dense // row eigenvectors U and U∘U (the row side's, shared)
+	e     []float64  // row eigenvalues
+	v     *mat.Dense // eigenvectors of G_c = CGC
+	s     []float64  // eigenvalues of G_c
+	yt    *mat.Dense // Uᵀ Y C V, m×q
+}
+
+// centered is the eigendecomposition G_c = C G C = V diag(s) Vᵀ of a
+// column side's centered kernel matrix.
+type centered struct {
+	v *mat.Dense
+	s []float64
+}
+
+// centerKernel returns C G C for C = I − 11ᵀ/q: each entry minus its row
+// mean and its column mean, plus the grand mean. O(q²).
+func centerKernel(g *mat.Dense) *mat.Dense {
+	q, _ := g.Dims()
+	rowMean := make([]float64, q)
+	grand := 0.0
+	for i := 0; i < q; i++ {
+		s := 0.0
+		for _, x := range g.RawRowView(i) {
+			s += x
+		}
+		rowMean[i] = s / float64(q)
+		grand += s
+	}
+	grand /= float64(q) * float64(q)
+	colMean := make([]float64, q)
+	for i := 0; i < q; i++ {
+		for j, x := range g.RawRowView(i) {
+			colMean[j] += x
+		}
+	}
+	for j := range colMean {
+		colMean[j] /= float64(q)
+	}
+	out := mat.NewDense(q, q, nil)
+	for i := 0; i < q; i++ {
+		src, dst := g.RawRowView(i), out.RawRowView(i)
+		for j, x := range src {
+			dst[j] = x - rowMean[i] - colMean[j] + grand
+		}
+	}
+	// symmetric in exact arithmetic: make it so for the eigensolver
+	for i := 0; i < q; i++ {
+		for j := 0; j < i; j++ {
+			a := (out.At(i, j) + out.At(j, i)) / 2
+			out.Set(i, j, a)
+			out.Set(j, i, a)
+		}
+	}
+	return out
+}
+
+// newCentered eigendecomposes the column side's centered kernel matrix
+// C G C: O(q³).
+func newCentered(cols *Side) (*centered, error) {
+	s, v, err := linalg.EigSym(centerKernel(cols.Matrix()))
+	if err != nil {
+		return nil, fmt.Errorf("pairwise: eigendecomposition of the centered %d×%d column kernel: %w", cols.Len(), cols.Len(), err)
+	}
+	return &centered{v: v, s: s}, nil
+}
+
+// centerRows returns Y C: each row of Y minus its mean. O(m·q).
+func centerRows(y *mat.Dense) *mat.Dense {
+	m, q := y.Dims()
+	out := mat.NewDense(m, q, nil)
+	for i := 0; i < m; i++ {
+		src, dst := y.RawRowView(i), out.RawRowView(i)
+		mean := 0.0
+		for _, x := range src {
+			mean += x
+		}
+		mean /= float64(q)
+		for j, x := range src {
+			dst[j] = x - mean
+		}
+	}
+	return out
+}
+
+// FitKronRank trains Kronecker RankRLS for conditional ranking (see
+// KronRank) on the labelled pairs, which must cover every (row, column)
+// pair, of two sets of objects. Cost: the row side's eigendecomposition
+// O(m³) (shared with any other learner on the side), the centered column
+// kernel's O(q³), plus O(m·q·(m + q)).
+func FitKronRank(rows, cols *Side, pairs []Pair, y []float64) (*KronRank, error) {
+	if rows == nil || cols == nil {
+		return nil, errSide
+	}
+	lab, err := newLabels(rows.Len(), cols.Len(), pairs, y, Heterogeneous)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newCentered(cols)
+	if err != nil {
+		return nil, err
+	}
+	return fitKronRank(rows, cols, lab, c)
+}
+
+// fitKronRank is FitKronRank on checked labels and the column side's
+// centered eigendecomposition.
+func fitKronRank(rows, cols *Side, lab *labels, c *centered) (*KronRank, error) {
+	if !lab.complete {
+		return nil, fmt.Errorf("%w: %s (conditional ranking needs complete data)", ErrIncomplete, lab.missing(5))
+	}
+	if lab.m != rows.Len() || lab.q != cols.Len() {
+		return nil, fmt.Errorf("pairwise: %w: labels of %d×%d pairs for sides of %d and %d objects", learnErrShape, lab.m, lab.q, rows.Len(), cols.Len())
+	}
+	if lab.q < 2 {
+		return nil, fmt.Errorf("pairwise: %w: conditional ranking ranks the columns inside each row: %d column object", learnErrShape, lab.q)
+	}
+	u, e, err := rows.Eigen()
+	if err != nil {
+		return nil, err
+	}
+	yt := linalg.Mul(false, false, linalg.Mul(true, false, u, centerRows(lab.full)), c.v)
+	return &KronRank{rows: rows, cols: cols, lab: lab, u: u, u2: rows.u2, e: e, v: c.v, s: c.s, yt: yt}, nil
+}
+
+// Name is learn.KronRank.
+func (k *KronRank) Name() learn.Name { return learn.KronRank }
+
+// Labels returns the n×1 labels in the order of the pairs given.
+func (k *KronRank) Labels() *mat.Dense { return k.lab.vector() }
+
+// Pairs returns the labelled pairs in their given order (shared).
+func (k *KronRank) Pairs() []Pair { return k.lab.given }
+
+// Matrix returns the m×q label matrix (shared; do not modify).
+func (k *KronRank) Matrix() *mat.Dense { return k.lab.full }
+
+// Sides returns the row and column sides.
+func (k *KronRank) Sides() (rows, cols *Side) { return k.rows, k.cols }
+
+// At is Solve as the learn.Learner contract.
+func (k *KronRank) At(lambda float64) (learn.Solution, error) {
+	s, err := k.Solve(lambda)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// KronRankSolution is Kronecker RankRLS at one λ.
+type KronRankSolution struct {
+	Lambda float64
+	k      *KronRank
+	a      *mat.Dense // m×q dual coefficients
+}
+
+// rankFilter returns f_kl = 1/(e_k s_l + λ); a non-positive e_k s_l + λ (an
+// indefinite kernel) is an error wrapping learn.ErrIndefinite. O(m·q).
+func rankFilter(e, s []float64, lambda float64) (*mat.Dense, error) {
+	f := mat.NewDense(len(e), len(s), nil)
+	for i, a := range e {
+		row := f.RawRowView(i)
+		for j, b := range s {
+			d := a*b + lambda
+			if !(d > 0) {
+				return nil, indefinite(a, b, lambda)
+			}
+			row[j] = 1 / d
+		}
+	}
+	return f, nil
+}
+
+// Solve returns the model at λ: A = U [(UᵀYCV) ⊘ (e sᵀ + λ)] Vᵀ.
+// O(m·q·(m + q)).
+func (k *KronRank) Solve(lambda float64) (*KronRankSolution, error) {
+	if err := learn.CheckLambda(lambda); err != nil {
+		return nil, fmt.Errorf("pairwise: %w", err)
+	}
+	f, err := rankFilter(k.e, k.s, lambda)
+	if err != nil {
+		return nil, err
+	}
+	f.MulElem(f, k.yt)
+	a := linalg.Mul(false, true, linalg.Mul(false, false, k.u, f), k.v)
+	return &KronRankSolution{Lambda: lambda, k: k, a: a}, nil
+}
+
+// Coefficients returns the m×q dual coefficients A (shared; do not modify):
+// f(u, v) = k(u)ᵀ A g(v).
+func (s *KronRankSolution) Coefficients() *mat.Dense { return s.a }
+
+// Fitted returns F = K A G, the scores of the m×q training pairs.
+// O(m·q·(m + q)).
+func (s *KronRankSolution) Fitted() *mat.Dense {
+	return linalg.Mul(false, false, linalg.Mul(false, false, s.k.rows.Matrix(), s.a), s.k.cols.Matrix())
+}
+
+// PairModel returns the model as a pairwise predictor, f(u, v) = k(u)ᵀ A g(v),
+// ready to save or to predict pairs of training or new objects. O(1).
+func (s *KronRankSolution) PairModel() *model.PairPredictor {
+	return pairModel(learn.KronRank, s.k.rows, s.k.cols, Heterogeneous, s.Lambda, 0, s.a)
+}
+
+// Predictor returns the model as an expansion over the n labelled pairs
+// (the learn.Solution contract; PairModel predicts new objects). O(n).
+func (s *KronRankSolution) Predictor() *model.Predictor {
+	return pairExpansion(learn.KronRank, s.k.lab, s.a, s.Lambda)
+}
+
+// CrossValidate runs setting B, the only design with an exact shortcut for
+// conditional ranking: each fold of row objects (d.RowFolds, nil: each row
+// alone) is left out with all its pairs and its rows are predicted, against
+// every training column, by the model retrained on the other rows. For each
+// λ of the grid visit(i, P) gets the m×q CV predictions (NaN for rows no
+// fold holds out; valid during the call only).
+//
+// Leaving rows out keeps the columns, so C and G_c = V diag(s) Vᵀ do not
+// change: in the basis V the problem splits into q kernel RLS problems on
+// the rows, column l with kernel s_l K, labels y_l = Y C v_l and
+// coefficients a_l = M_l⁻¹ y_l, M_l = s_l K + λI. For held-out rows H,
+// the block inverse gives the retrained K_HT a_l^{(−H)} = (K a_l)_H −
+// (K M_l⁻¹)_HH [(M_l⁻¹)_HH]⁻¹ (a_l)_H, all blocks of U diag(·) Uᵀ, and the
+// predictions are Z Vᵀ G for Z = [K_HT a_l^{(−H)}]_l. Cost per λ
+// O(m·q·(m + q)) for single rows (the diagonals (U∘U)·filter), plus
+// O(h²·m·q + h³·q) per fold of h rows.
+//
+// Settings pairs (A), cols (C) and both (D) are refused (an error wrapping
+// ErrSetting): leaving a pair or a column out of a row changes the
+// centering of that row's loss (its Laplacian over the remaining columns),
+// which the eigenbases above do not follow.
+func (k *KronRank) CrossValidate(d Design, grid []float64, visit func(i int, p *mat.Dense) error) error {
+	if d.Setting != Rows {
+		return fmt.Errorf("%w: conditional ranking (kronrank) cross-validates setting rows (new row objects ranked over the training columns) only; "+
+			"setting %q leaves pairs or columns out of a row, which changes the centering of that row's ranking loss: no exact shortcut", ErrSetting, d.Setting)
+	}
+	if d.ColFolds != nil {
+		return fmt.Errorf("%w: setting rows takes row folds, not column folds", ErrSetting)
+	}
+	if err := checkLambdas(grid); err != nil {
+		return err
+	}
+	m, q := k.lab.m, k.lab.q
+	if err := checkFolds(d.RowFolds, m, "row"); err != nil {
+		return err
+	}
+	gv := linalg.Mul(false, false, k.cols.Matrix(), k.v) // G V, q×q
+	for i, lambda := range grid {
+		f, err := rankFilter(k.e, k.s, lambda)
+		if err != nil {
+			return err
+		}
+		ef := scaleRowsBy(f, k.e) // e_k f_kl
+		b := mat.NewDense(m, q, nil)
+		b.MulElem(f, k.yt)
+		av := linalg.Mul(false, false, k.u, b)                    // A V
+		kav := linalg.Mul(false, false, k.u, scaleRowsBy(b, k.e)) // K A V
+		var p *mat.Dense
+		if d.RowFolds == nil {
+			dg := linalg.Mul(false, false, k.u2, f)   // diag (M_l⁻¹)
+			dkg := linalg.Mul(false, false, k.u2, ef) // diag (K M_l⁻¹)
+			z := mat.NewDense(m, q, nil)
+			for r := 0; r < m; r++ {
+				zr, kr, ar, g1, g2 := z.RawRowView(r), kav.RawRowView(r), av.RawRowView(r), dg.RawRowView(r), dkg.RawRowView(r)
+				for l := range zr {
+					zr[l] = kr[l] - g2[l]/g1[l]*ar[l]
+				}
+			}
+			p = linalg.Mul(false, true, z, gv)
+		} else {
+			p = nanDense(m, q)
+			for _, fold := range d.RowFolds {
+				corr, err := blockSolve(rowsOf(k.u, fold), f, rowsOf(av, fold), ef)
+				if err != nil {
+					return err
+				}
+				z := rowsOf(kav, fold)
+				z.Sub(z, corr)
+				pz := linalg.Mul(false, true, z, gv)
+				for a, r := range fold {
+					copy(p.RawRowView(r), pz.RawRowView(a))
+				}
+			}
+		}
+		if err := visit(i, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CrossValidateDesign is CrossValidate as learn.DesignValidator: for each
+// λ = lambdas[i] it hands visit(i, 0, P) the n×1 CV predictions of the n
+// labelled pairs in their given order. Only setting "rows" is taken (see
+// CrossValidate); colLambdas must be nil. Cost: CrossValidate's plus O(n)
+// per λ.
+func (k *KronRank) CrossValidateDesign(d learn.Design, lambdas, colLambdas []float64, visit func(i, j int, p *mat.Dense) error) error {
+	if colLambdas != nil {
+		return fmt.Errorf("%w: conditional ranking has one λ; got %d column λ values", ErrSetting, len(colLambdas))
+	}
+	pk := newPicker(k.lab)
+	return k.CrossValidate(design(d), lambdas, func(i int, p *mat.Dense) error {
+		return visit(i, 0, pk.pick(p))
+	})
+}
+
+// Perturbed is the twin of learn.Perturber: Kronecker RankRLS on the labels
+// times s whose eigenvalues e (of K) and s (of C G C) are moved up by about
+// their rounding error (factor.PerturbUp), sharing the eigenvectors and the
+// sides. In exact arithmetic, and without the perturbation, its CV
+// predictions are s times the learner's. O(m·q).
+func (k *KronRank) Perturbed(s float64) (learn.Learner, error) {
+	if err := checkScale(s); err != nil {
+		return nil, err
+	}
+	tw := *k
+	tw.lab = k.lab.scaled(s)
+	tw.e, tw.s = factor.PerturbUp(k.e), factor.PerturbUp(k.s)
+	yt := mat.NewDense(k.lab.m, k.lab.q, nil)
+	yt.Scale(s, k.yt)
+	tw.yt = yt
+	return &tw, nil
+}
+
+var (
+	_ learn.Learner         = (*KronRank)(nil)
+	_ learn.DesignValidator = (*KronRank)(nil)
+	_ learn.Perturber       = (*KronRank)(nil)
+
+	_ interface{ PairModel() *model.PairPredictor } = (*KronRankSolution)(nil)
+)
