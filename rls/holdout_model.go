@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -78,7 +80,9 @@ func (s *Solution) HoldOutModel(h []int) (*model.Predictor, *mat.Dense, error) {
 // block's axpys forming (U_{H_k}ᵀZ_k)_J, the check's products with it and,
 // in the dual form (T = U), the product adding T_{·J} diag(ψ_J)(…)_J to
 // every coefficient vector all read the block while it is in cache, so U
-// comes from memory once, not three times.
+// comes from memory once, not three times. The blocks are shared among one
+// worker per core (the BLAS single-threaded meanwhile); the workers' sums
+// are added in a fixed order.
 //
 // The predictions are checked, not trusted, at O(Σ|H_k|·r·t): the
 // hold-out residuals are the unique solution of A_HH Z = R_H (HoldOut), so
@@ -163,9 +167,23 @@ func (s *Solution) HoldOutModelsGiven(folds [][]int, cv *mat.Dense) ([]*model.Pr
 		bw = max(32, min(256, (1<<20)/(8*max(m, 1))))
 	}
 	bw = min(rk, bw)
-	vb := mat.NewDense(k*t, bw, nil) // diag(g)·(U_HᵀẐ)_J, then ψ∘(rhs − u1 b′ᵀ)_J
-	for j0 := 0; j0 < rk; j0 += bw {
-		j1 := min(rk, j0+bw)
+	// The blocks are shared among workers (block b to worker b mod W, one
+	// per core), each with its own share of the check's sums and of the
+	// coefficients, added in worker order: the result does not depend on
+	// the scheduling. The BLAS runs single-threaded meanwhile.
+	nb := (rk + bw - 1) / bw
+	nw := max(1, min(runtime.GOMAXPROCS(0), nb))
+	uvW := make([][][]float64, nw)
+	coefW := make([]*mat.Dense, nw)
+	uvW[0], coefW[0] = uv, coefT
+	for w := 1; w < nw; w++ {
+		uvW[w] = make([][]float64, k)
+		for fk, h := range folds {
+			uvW[w][fk] = make([]float64, len(h)*t)
+		}
+		coefW[w] = mat.NewDense(k*t, n, nil)
+	}
+	block := func(w, j0, j1 int, vb *mat.Dense) {
 		for fk, h := range folds {
 			for a, i := range h {
 				u := f.U.RawRowView(i)[j0:j1]
@@ -181,10 +199,11 @@ func (s *Solution) HoldOutModelsGiven(folds [][]int, cv *mat.Dense) ([]*model.Pr
 			}
 		}
 		for fk, h := range folds {
+			uvk := uvW[w][fk]
 			for a, i := range h {
 				u := f.U.RawRowView(i)[j0:j1]
 				for c := 0; c < t; c++ {
-					uv[fk][a*t+c] += floats.Dot(u, vb.RawRowView(fk*t + c)[:j1-j0])
+					uvk[a*t+c] += floats.Dot(u, vb.RawRowView(fk*t + c)[:j1-j0])
 				}
 			}
 		}
@@ -200,7 +219,30 @@ func (s *Solution) HoldOutModelsGiven(folds [][]int, cv *mat.Dense) ([]*model.Pr
 				}
 			}
 		}
-		linalg.Gemm(false, true, 1, vb.Slice(0, k*t, 0, j1-j0).(*mat.Dense), tm.Slice(0, n, j0, j1).(*mat.Dense), 1, coefT)
+		linalg.Gemm(false, true, 1, vb.Slice(0, k*t, 0, j1-j0).(*mat.Dense), tm.Slice(0, n, j0, j1).(*mat.Dense), 1, coefW[w])
+	}
+	work := func(w int) {
+		vb := mat.NewDense(k*t, bw, nil) // diag(g)·(U_HᵀẐ)_J, then ψ∘(rhs − u1 b′ᵀ)_J
+		for b := w; b < nb; b += nw {
+			block(w, b*bw, min(rk, (b+1)*bw), vb)
+		}
+	}
+	if nw == 1 {
+		work(0)
+	} else {
+		end := linalg.SerialSection()
+		var wg sync.WaitGroup
+		for w := 0; w < nw; w++ {
+			wg.Go(func() { work(w) })
+		}
+		wg.Wait()
+		end()
+		for w := 1; w < nw; w++ {
+			for fk := range uv {
+				floats.Add(uv[fk], uvW[w][fk])
+			}
+			coefT.Add(coefT, coefW[w])
+		}
 	}
 	chk := s.newGivenCheck()
 	for fk, h := range folds {
