@@ -57,7 +57,7 @@ func planInterval(f *Flags, le *learn.Descriptor, cvName, kind string) error {
 		return fmt.Errorf("%s: prediction intervals are for a numeric label, not classes (--one-vs-all, --positive)", iv)
 	case f.BasisDesign == 3:
 		return fmt.Errorf("%s: not with --basis-design 3 (a new basis per fold)", iv)
-	case f.BasisHoldOut == "remove" || f.BasisHoldOut == "skip":
+	case !f.Stream && (f.BasisHoldOut == "remove" || f.BasisHoldOut == "skip"): // a streamed basis is fixed: its fold models keep it
 		return fmt.Errorf("%s: the hold-out models keep the sparse basis: give --basis-holdout keep, not %s", iv, f.BasisHoldOut)
 	}
 	if f.Interval == "jackknife+" {

@@ -19,7 +19,8 @@ import (
 // output; coverage 0.8 and 0.9) equals, to 1e-8 of max|y|, that of the
 // in-memory fit --interval cv+ given the stream's folds (stream.Fold of
 // every row, as a --folds file) at the same λ — the linear kernel, two
-// outputs, 60 rows in two shards.
+// outputs, 60 rows in two shards; and a streamed gaussian model over a
+// basis records its interval with the default --basis-holdout.
 func TestStreamIntervalCLI(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(22, 2))
@@ -98,4 +99,14 @@ func TestStreamIntervalCLI(t *testing.T) {
 		}
 	}
 	t.Logf("largest difference %.2g of max|y|", worst)
+	// over a basis drawn by the stream (fixed: its fold models keep it, so
+	// --basis-holdout need not be given), the model predicts intervals
+	sparse := filepath.Join(dir, "sparse.json")
+	if _, stderr, err := run(t, "", append([]string{"fit", "--stream", "--data", train, "--cv", "kfold:4", "--kernel", "gaussian", "--gamma", "0.3", "--basis", "12", "--model", sparse}, fit...)...); err != nil {
+		t.Fatalf("fit --stream --basis 12 --interval cv+: %v\n%s", err, stderr)
+	}
+	out, stderr, err := run(t, "", "predict", "--model", sparse, "--data", test, "--coverage", "0.9")
+	if err != nil || len(strings.Fields(strings.Split(out, "\n")[0])) != 6 {
+		t.Errorf("predict --coverage of the streamed sparse model: %v %q\n%s", err, out, stderr)
+	}
 }
