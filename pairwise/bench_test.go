@@ -110,6 +110,40 @@ func BenchmarkKronSettingA(b *testing.B) {
 	}
 }
 
+// BenchmarkKronSettingAEndToEnd is what `rlskit fit --learner kronrls --cv
+// pairs` does after reading its files, as scripts/peers.sh's Kronecker row
+// runs it: both sides' kernel matrices from the objects (O((m² + q²)·d)),
+// both eigendecompositions (O(m³ + q³)), UᵀYV (O(m·q·(m + q))) and setting
+// A over 20 λ (4·m·q·(m + q) flops per λ), each λ's predictions scored by
+// MSE. The flop rate reported counts the λ path only.
+func BenchmarkKronSettingAEndToEnd(b *testing.B) {
+	for _, sh := range [][2]int{{150, 500}, {300, 1000}} {
+		b.Run(fmt.Sprintf("m=%d,q=%d", sh[0], sh[1]), func(b *testing.B) {
+			rs, cs, pairs, y := benchProblem(b, sh[0], sh[1], 0)
+			mse, _ := measure.ByName("mse")
+			flops := 20 * 4 * float64(sh[0]*sh[1]*(sh[0]+sh[1]))
+			for b.Loop() {
+				r2, err := NewSide(rs.x, rs.kern, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c2, err := NewSide(cs.x, cs.kern, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				k, err := FitKron(r2, c2, pairs, y, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := designCurve(k, learn.Design{Setting: "pairs"}, grid20(), nil, mse); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "path-Gflop/s")
+		})
+	}
+}
+
 // BenchmarkKronPairsPath is setting A alone over 20 λ after training, no
 // scoring: the path CrossValidate takes (three m×q buffers for the whole
 // grid) against Solve and LeaveOneOutMatrix at each λ (seven m×q matrices
