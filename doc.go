@@ -32,7 +32,8 @@
 //
 // The learners — rls: kernel ridge regression (RLS); rank: RankRLS; greedy:
 // greedy RLS feature selection; pairwise: Kronecker and two-step RLS;
-// stream: linear models on data larger than memory.
+// stream: linear models on data larger than memory; mmc: maximum margin
+// clustering by RLS and the interactive RLS classifier.
 //
 // The front ends are the command-line tool cmd/rlskit (go run ./cmd/rlskit
 // demo runs an example on embedded data) and beam's pipeline; the README and
