@@ -2,6 +2,7 @@ package pairwise
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -33,7 +34,10 @@ import (
 //
 // and the predictions are k(u)ᵀ A g(v) with the uncentered G (a per-row
 // constant that does not change any ranking inside a row, kept so that the
-// model's scores are those of the dual solution above). Fitting costs the
+// model's scores are those of the dual solution above). The components of
+// the null space of G_c (s_l at rounding level, see nullSpace) predict 0
+// for every pair and are left out of A: A equals the dual solution above
+// up to them, its scores equal the dual solution's. Fitting costs the
 // row side's eigendecomposition (Side.Eigen, shared), one O(q³)
 // eigendecomposition of G_c and O(m·q·(m + q)) for UᵀYCV; Solve costs
 // O(m·q·(m + q)) per λ. Only two sets of objects (no homogeneous network)
@@ -47,6 +51,7 @@ type KronRank struct {
 	e     []float64  // row eigenvalues
 	v     *mat.Dense // eigenvectors of G_c = CGC
 	s     []float64  // eigenvalues of G_c
+	null  []bool     // s_l at rounding level: the component is left out (see nullSpace)
 	yt    *mat.Dense // Uᵀ Y C V, m×q
 }
 
@@ -164,7 +169,29 @@ func fitKronRank(rows, cols *Side, lab *labels, c *centered) (*KronRank, error) 
 		return nil, err
 	}
 	yt := linalg.Mul(false, false, linalg.Mul(true, false, u, centerRows(lab.full)), c.v)
-	return &KronRank{rows: rows, cols: cols, lab: lab, u: u, u2: rows.u2, e: e, v: c.v, s: c.s, yt: yt}, nil
+	return &KronRank{rows: rows, cols: cols, lab: lab, u: u, u2: rows.u2, e: e, v: c.v, s: c.s, null: nullSpace(c.s), yt: yt}, nil
+}
+
+// nullSpace marks the eigenvalues of G_c at rounding level, s_l ≤
+// q·ε·max|s| (the null space of C G C: the vector 1 and, for a kernel of
+// rank below q − 1, the directions w ⊥ 1 with G w = 0). Their components
+// of A are (Y C v_l v_lᵀ)/λ — U diag(1/(e·0 + λ)) Uᵀ = I/λ — and predict
+// 0 for every pair in exact arithmetic (g(v)ᵀ w = φ(v)ᵀ Φᵀ w = 0 for
+// w ∈ null(CGC) ⊥ 1, and Y C 1 = 0), but they are O(‖Y‖/λ) and cancel
+// only to ε‖Y‖‖K‖‖G‖/λ: they are left out of A and of the hold-out
+// predictions, which keeps the scores to rounding of their own size.
+// O(q).
+func nullSpace(s []float64) []bool {
+	smax := 0.0
+	for _, v := range s {
+		smax = math.Max(smax, math.Abs(v))
+	}
+	cut := float64(len(s)) * 2.220446049250313e-16 * smax
+	out := make([]bool, len(s))
+	for l, v := range s {
+		out[l] = v <= cut
+	}
+	return out
 }
 
 // Name is learn.KronRank.
@@ -198,13 +225,25 @@ type KronRankSolution struct {
 	a      *mat.Dense // m×q dual coefficients
 }
 
-// rankFilter returns f_kl = 1/(e_k s_l + λ); a non-positive e_k s_l + λ (an
-// indefinite kernel) is an error wrapping learn.ErrIndefinite. O(m·q).
-func rankFilter(e, s []float64, lambda float64) (*mat.Dense, error) {
+// rankFilter returns f_kl = 1/(e_k s_l + λ), and 0 in the columns l that
+// null marks (nil: none; rankFilter2 also zeroes marked rows); a non-positive e_k s_l + λ (an indefinite
+// kernel) is an error wrapping learn.ErrIndefinite. O(m·q).
+func rankFilter(e, s []float64, null []bool, lambda float64) (*mat.Dense, error) {
+	return rankFilter2(e, s, nil, null, lambda)
+}
+
+// rankFilter2 is rankFilter with the rows that rowNull marks zero too.
+func rankFilter2(e, s []float64, rowNull, null []bool, lambda float64) (*mat.Dense, error) {
 	f := mat.NewDense(len(e), len(s), nil)
 	for i, a := range e {
+		if rowNull != nil && rowNull[i] {
+			continue
+		}
 		row := f.RawRowView(i)
 		for j, b := range s {
+			if null != nil && null[j] {
+				continue
+			}
 			d := a*b + lambda
 			if !(d > 0) {
 				return nil, indefinite(a, b, lambda)
@@ -221,7 +260,7 @@ func (k *KronRank) Solve(lambda float64) (*KronRankSolution, error) {
 	if err := learn.CheckLambda(lambda); err != nil {
 		return nil, fmt.Errorf("pairwise: %w", err)
 	}
-	f, err := rankFilter(k.e, k.s, lambda)
+	f, err := rankFilter(k.e, k.s, k.null, lambda)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +329,9 @@ func (k *KronRank) CrossValidate(d Design, grid []float64, visit func(i int, p *
 	}
 	gv := linalg.Mul(false, false, k.cols.Matrix(), k.v) // G V, q×q
 	for i, lambda := range grid {
-		f, err := rankFilter(k.e, k.s, lambda)
+		// the full filter: a null column's M_l = λI is what retraining
+		// solves; its z_l (O(‖Y‖/λ), predicting 0) is dropped below
+		f, err := rankFilter(k.e, k.s, nil, lambda)
 		if err != nil {
 			return err
 		}
@@ -310,6 +351,7 @@ func (k *KronRank) CrossValidate(d Design, grid []float64, visit func(i int, p *
 					zr[l] = kr[l] - g2[l]/g1[l]*ar[l]
 				}
 			}
+			k.dropNull(z)
 			p = linalg.Mul(false, true, z, gv)
 		} else {
 			p = nanDense(m, q)
@@ -320,6 +362,7 @@ func (k *KronRank) CrossValidate(d Design, grid []float64, visit func(i int, p *
 				}
 				z := rowsOf(kav, fold)
 				z.Sub(z, corr)
+				k.dropNull(z)
 				pz := linalg.Mul(false, true, z, gv)
 				for a, r := range fold {
 					copy(p.RawRowView(r), pz.RawRowView(a))
@@ -331,6 +374,20 @@ func (k *KronRank) CrossValidate(d Design, grid []float64, visit func(i int, p *
 		}
 	}
 	return nil
+}
+
+// dropNull zeroes the columns of Z (h×q, in the basis V) that k.null
+// marks. O(h·q).
+func (k *KronRank) dropNull(z *mat.Dense) {
+	r, _ := z.Dims()
+	for i := 0; i < r; i++ {
+		row := z.RawRowView(i)
+		for l, n := range k.null {
+			if n {
+				row[l] = 0
+			}
+		}
+	}
 }
 
 // CrossValidateDesign is CrossValidate as learn.DesignValidator: for each
