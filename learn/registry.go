@@ -116,7 +116,20 @@ const (
 	// ParamClusters is Input.Clusters (with Restarts, Seed and Init): the
 	// number of clusters of a learner that clusters the rows (mmc).
 	ParamClusters Param = "clusters"
+	// ParamSteps is Input.Steps: the steps of an interactive labelling
+	// (interactive), with Input.Clusters and Input.Init.
+	ParamSteps Param = "steps"
 )
+
+// Step is one step of an interactive labelling (ParamSteps): Op "ws" sets
+// the working set to Rows, "claim" moves N rows into Class, "all" moves
+// the whole working set into Class, "descend" runs a descent with the
+// balance limit Limit (0: the size of the working set, RLScore's default).
+type Step struct {
+	Op              string
+	Rows            []int
+	N, Class, Limit int
+}
 
 // Edge is one preference of a graph: row I is preferred over row J by
 // Magnitude, and the pair's loss is weighed by Weight (1 when 0).
@@ -183,6 +196,8 @@ type Input struct {
 	Clusters, Restarts int
 	Seed               uint64
 	Init               []int
+	// Steps are the steps of an interactive labelling (ParamSteps).
+	Steps []Step
 	// Standardize asks a learner that standardizes its own inputs (one whose
 	// descriptor sets SelfScaling: the sides of a learner of pairs) to do
 	// so; for the others the search standardizes X once.

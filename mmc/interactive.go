@@ -6,7 +6,10 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/rlskit/rlskit/factor"
+	"github.com/rlskit/rlskit/learn"
 )
 
 // ErrWorkingSet is returned for an invalid working set or class of an
@@ -68,18 +71,50 @@ func NewInteractive(f *factor.Factor, lambda float64, labels []int, c int) (*Int
 		return nil, err
 	}
 	g := Gains(f.E, lambda)
-	var st *state
 	if f.Form == factor.Dual || m <= DenseLimit {
-		st = newState(nil, nil, FactorR(f, g), labels, c)
-	} else {
-		st = newState(f.U, g, nil, labels, c)
+		return newInteractive(nil, nil, FactorR(f, g), labels, c), nil
 	}
-	in := &Interactive{st: st}
-	in.ws = make([]int, m)
+	return newInteractive(f.U, g, nil, labels, c), nil
+}
+
+// newInteractive starts from R stored (rmat) or from (u, g); labels are
+// checked by the caller.
+func newInteractive(u *mat.Dense, g []float64, rmat *mat.Dense, labels []int, c int) *Interactive {
+	in := &Interactive{st: newState(u, g, rmat, labels, c)}
+	in.ws = make([]int, in.st.m)
 	for i := range in.ws {
 		in.ws[i] = i
 	}
-	return in, nil
+	return in
+}
+
+// Apply runs one step (learn.Step: "ws", "claim", "all" or "descend") and
+// returns the number of rows it moved.
+func (in *Interactive) Apply(s learn.Step) (int, error) {
+	switch s.Op {
+	case "ws":
+		return 0, in.SetWorkingSet(s.Rows)
+	case "claim":
+		moved, err := in.ClaimN(s.N, s.Class)
+		return len(moved), err
+	case "all":
+		if err := in.checkClass(s.Class); err != nil {
+			return 0, err
+		}
+		n := 0
+		for _, i := range in.ws {
+			if in.st.y[i] != s.Class {
+				n++
+			}
+		}
+		return n, in.ClaimAll(s.Class)
+	case "descend":
+		if s.Limit < 0 {
+			return 0, fmt.Errorf("%w: descent limit %d (want ≥ 0)", ErrWorkingSet, s.Limit)
+		}
+		return in.Descend(s.Limit), nil
+	}
+	return 0, fmt.Errorf("%w: unknown step %q (want ws, claim, all or descend)", ErrWorkingSet, s.Op)
 }
 
 // Labels returns the current labels (shared; do not modify).

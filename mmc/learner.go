@@ -3,6 +3,7 @@ package mmc
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/mat"
@@ -27,9 +28,10 @@ const ClassLabel = "cluster"
 // factor of package factor for the linear and sparse forms. At(λ) clusters
 // them at λ.
 type Learner struct {
-	meta learn.Meta // Data: the factor, or for the dual form the kernel, rows and points (no factor)
-	kmat *mat.Dense // the dual form's m×m kernel matrix, else nil
-	opt  Options
+	meta  learn.Meta // Data: the factor, or for the dual form the kernel, rows and points (no factor)
+	kmat  *mat.Dense // the dual form's m×m kernel matrix, else nil
+	opt   Options
+	steps []learn.Step // the interactive classifier's steps; nil for clustering
 }
 
 // Fit prepares the rows X (standardized when o says) for clustering with
@@ -75,8 +77,19 @@ func Fit(x mat.Matrix, o learn.Options, opt Options) (*Learner, error) {
 	return &Learner{meta: learn.Meta{Name: Name, Data: d, Scaler: sc}, kmat: k, opt: opt}, nil
 }
 
-// Name is mmc.Name.
-func (l *Learner) Name() learn.Name { return Name }
+// Name is mmc.Name, or InteractiveName for a learner with steps.
+func (l *Learner) Name() learn.Name { return l.meta.Name }
+
+// WithSteps returns the learner that runs the interactive classifier's
+// steps (Interactive.Apply) from opt.Init (nil: every row in class 0) at
+// λ instead of clustering: the same rows and factor. Its Solution's Trace
+// records each step.
+func (l *Learner) WithSteps(steps []learn.Step) *Learner {
+	out := *l
+	out.steps = append([]learn.Step{}, steps...) // not nil: no steps keeps the initial labels
+	out.meta.Name = InteractiveName
+	return &out
+}
 
 // Labels is nil: clustering learns from no labels.
 func (l *Learner) Labels() *mat.Dense { return nil }
@@ -84,10 +97,11 @@ func (l *Learner) Labels() *mat.Dense { return nil }
 // At clusters at λ: Solve as a learn.Solution.
 func (l *Learner) At(lambda float64) (learn.Solution, error) { return l.Solve(lambda) }
 
-// Solve clusters at λ (ClusterKernel's or Cluster's search) and fits the
-// one-versus-all RLS model of the labelling found: for the dual form
-// A = (K+λI)⁻¹Y = (Y − RY)/λ from the R of the search, O(m²·c); for the
-// factors T diag(ψ) UᵀY, O(m·r·c) (ψ_k = s_k/(e_k+λ), as package rls).
+// Solve clusters at λ — or, for a learner WithSteps, runs the steps — and
+// fits the one-versus-all RLS model of the labelling found: for the dual
+// form A = (K+λI)⁻¹Y = (Y − RY)/λ from the R of the search, O(m²·c); for
+// the factors T diag(ψ) UᵀY, O(m·r·c) (ψ_k = s_k/(e_k+λ), as package rls).
+// R is KernelR's (dual), or FactorR's when Cluster would store it.
 func (l *Learner) Solve(lambda float64) (*Solution, error) {
 	if err := learn.CheckLambda(lambda); err != nil {
 		return nil, fmt.Errorf("mmc: %w", err)
@@ -95,38 +109,73 @@ func (l *Learner) Solve(lambda float64) (*Solution, error) {
 	opt := l.opt
 	opt.Lambda = lambda
 	var (
-		res  *Result
-		coef *mat.Dense
+		u, rmat *mat.Dense
+		g       []float64
+		f       = l.meta.Data.Factor
+		m       int
 	)
 	if l.kmat != nil {
-		m, _ := l.kmat.Dims()
-		var err error
-		if opt, err = opt.Normalize(m); err != nil {
-			return nil, err
-		}
-		r, err := KernelR(l.kmat, lambda)
-		if err != nil {
-			return nil, err
-		}
-		res = search(nil, nil, r, opt)
-		y := OneVsAll(res.Labels, opt.Clusters)
-		coef = linalg.Mul(false, false, r, y)
-		coef.Sub(y, coef)
-		coef.Scale(1/lambda, coef)
+		m, _ = l.kmat.Dims()
 	} else {
-		f := l.meta.Data.Factor
-		var err error
-		if res, err = Cluster(f, opt); err != nil {
+		m = f.Rows()
+	}
+	opt, err := opt.Normalize(m)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case l.kmat != nil:
+		if rmat, err = KernelR(l.kmat, lambda); err != nil {
 			return nil, err
 		}
+	default:
+		g = Gains(f.E, lambda)
+		if m <= DenseLimit && opt.Dense == nil || opt.Dense != nil && *opt.Dense {
+			rmat = FactorR(f, g)
+		} else {
+			u = f.U
+		}
+	}
+	sol := &Solution{Lambda: lambda, meta: l.meta}
+	if l.steps == nil {
+		sol.Result = search(u, g, rmat, opt)
+	} else {
+		init := opt.Init
+		if init == nil {
+			init = make([]int, m)
+		}
+		in := newInteractive(u, g, rmat, init, opt.Clusters)
+		for k, st := range l.steps {
+			moved, err := in.Apply(st)
+			if err != nil {
+				return nil, fmt.Errorf("step %d (%s): %w", k+1, st.Op, err)
+			}
+			sol.Trace = append(sol.Trace, StepResult{Op: st.Op, Moved: moved, Objective: in.Objective(), Labels: slices.Clone(in.Labels())})
+		}
+		sol.Result = &Result{Labels: in.st.y, Counts: in.st.counts, Objective: in.Objective()}
+	}
+	y := OneVsAll(sol.Labels, opt.Clusters)
+	if l.kmat != nil {
+		sol.Coef = linalg.Mul(false, false, rmat, y)
+		sol.Coef.Sub(y, sol.Coef)
+		sol.Coef.Scale(1/lambda, sol.Coef)
+	} else {
 		psi := make([]float64, f.Rank())
 		for k, e := range f.E {
 			psi[k] = f.S[k] / (e + lambda)
 		}
-		uty := linalg.Mul(true, false, f.U, OneVsAll(res.Labels, len(res.Counts)))
-		coef = linalg.Mul(false, false, f.T, linalg.ScaleRows(uty, psi))
+		sol.Coef = linalg.Mul(false, false, f.T, linalg.ScaleRows(linalg.Mul(true, false, f.U, y), psi))
 	}
-	return &Solution{Result: res, Lambda: lambda, Coef: coef, meta: l.meta}, nil
+	return sol, nil
+}
+
+// StepResult records one step of the interactive classifier: the rows it
+// moved, J after it and the labels after it.
+type StepResult struct {
+	Op        string  `json:"op"`
+	Moved     int     `json:"moved"`
+	Objective float64 `json:"objective"`
+	Labels    []int   `json:"labels"`
 }
 
 // OneVsAll returns the m×c one-versus-all coding of labels: +1 in the
@@ -146,6 +195,8 @@ func OneVsAll(labels []int, c int) *mat.Dense {
 // Solution is the clustering at one λ with its RLS model.
 type Solution struct {
 	*Result
+	// Trace records the steps of a learner WithSteps; nil for clustering.
+	Trace  []StepResult
 	Lambda float64
 	// Coef holds the model's coefficients: one row per training row (dual),
 	// per basis vector (sparse), or the primal weights with the bias
@@ -167,7 +218,7 @@ func (s *Solution) Predictor() *model.Predictor {
 	d := s.meta.Data
 	var p *model.Predictor
 	if d.Factor == nil { // dual: an expansion over the training points
-		p = model.New(model.Expansion{Learner: string(Name), Kernel: d.Kernel, Lambda: s.Lambda, Width: d.Width,
+		p = model.New(model.Expansion{Learner: string(s.meta.Name), Kernel: d.Kernel, Lambda: s.Lambda, Width: d.Width,
 			Outputs: outs, Scaler: s.meta.Scaler, Coef: s.Coef, Points: d.Points})
 	} else {
 		meta := s.meta
@@ -199,7 +250,48 @@ func Descriptor() learn.Descriptor {
 	}
 }
 
-func init() { learn.Register(Descriptor()) }
+// InteractiveName is the registry name of the interactive RLS classifier
+// (--learner interactive).
+const InteractiveName learn.Name = "interactive"
+
+// InteractiveDescriptor describes the interactive RLS classifier
+// (Interactive) to the learner registry: it takes the number of classes,
+// the initial labels and the steps (learn.ParamClusters, learn.ParamSteps:
+// Input.Clusters, Init, Steps), every kernel and form, and declares no
+// capability. Its method trains a Learner WithSteps.
+func InteractiveDescriptor() learn.Descriptor {
+	return learn.Descriptor{
+		Name:        InteractiveName,
+		Summary:     "interactive (the interactive RLS classifier: --clusters K, --steps FILE)",
+		Params:      []learn.Param{learn.ParamClusters, learn.ParamSteps, learn.ParamBasis},
+		Loss:        learn.NoLoss,
+		Bias:        1,
+		Measure:     func(string) string { return "none" },
+		SelfScaling: true,
+		New: func(in *learn.Input) (learn.Method, error) {
+			if in != nil && in.Restarts != 0 {
+				return nil, fmt.Errorf("mmc: the interactive classifier runs its steps from one labelling: %d restarts", in.Restarts)
+			}
+			method, err := newMethod(in)
+			if err != nil {
+				return nil, err
+			}
+			steps := slices.Clone(in.Steps)
+			return func(s learn.Setting) (learn.Learner, error) {
+				l, err := method(s)
+				if err != nil {
+					return nil, err
+				}
+				return l.(*Learner).WithSteps(steps), nil
+			}, nil
+		},
+	}
+}
+
+func init() {
+	learn.Register(Descriptor())
+	learn.Register(InteractiveDescriptor())
+}
 
 // newMethod checks the input — rows, the number of clusters, restarts and
 // initial labelling against them — and returns the method. O(m).

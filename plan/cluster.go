@@ -19,25 +19,40 @@ var notForClusters = []string{"label", "labels", "qid", "cv", "folds", "measure"
 	"permutations", "one-vs-all", "positive", "outer-folds", "interval", "roc", "choose", "lambda-per-output",
 	"lambda-grid", "gamma-grid", "degree-grid", "coef0-grid", "basis-holdout", "basis-design", "stream", "fold-score", "preferences"}
 
-// planCluster checks the flags of a fit of a learner that clusters the rows
-// (learn.ParamClusters: mmc) and returns its plan — one kernel, one λ (--lambda,
+// planCluster checks the flags of a fit of a learner that clusters or labels
+// unlabelled rows (learn.ParamClusters: mmc, and with learn.ParamSteps
+// interactive, which needs --steps and takes no --restarts) and returns its plan — one kernel, one λ (--lambda,
 // default 1 as RLScore's) — or nil for the other learners, whose
 // --clusters, --restarts and --init it refuses. Every error names the flag
 // and its value.
 func planCluster(f *Flags, le *learn.Descriptor, changed func(string) bool) (*Plan, error) {
 	if !le.Takes(learn.ParamClusters) {
-		for _, fl := range clusterFlags {
+		for _, fl := range append(clusterFlags, "steps") {
 			if changed(fl) {
+				p := learn.ParamClusters
+				if fl == "steps" {
+					p = learn.ParamSteps
+				}
 				return nil, fmt.Errorf("--%s goes with --learner %s, not %s", fl,
-					strings.Join(learnerNames(func(d *learn.Descriptor) bool { return d.Takes(learn.ParamClusters) }), ", "), le.Name)
+					strings.Join(learnerNames(func(d *learn.Descriptor) bool { return d.Takes(p) }), ", "), le.Name)
 			}
 		}
 		return nil, nil
 	}
 	for _, fl := range notForClusters {
 		if changed(fl) {
-			return nil, fmt.Errorf("--%s does not apply to --learner %s: it clusters unlabelled rows at one kernel and λ (no labels, no cross-validation)", fl, le.Name)
+			return nil, fmt.Errorf("--%s does not apply to --learner %s: it labels unlabelled rows at one kernel and λ (no labels, no cross-validation)", fl, le.Name)
 		}
+	}
+	steps := le.Takes(learn.ParamSteps)
+	switch {
+	case steps && f.Steps == "":
+		return nil, fmt.Errorf("--learner %s runs the steps of --steps FILE: give it", le.Name)
+	case !steps && changed("steps"):
+		return nil, fmt.Errorf("--steps goes with --learner %s, not %s",
+			strings.Join(learnerNames(func(d *learn.Descriptor) bool { return d.Takes(learn.ParamSteps) }), ", "), le.Name)
+	case steps && changed("restarts"):
+		return nil, fmt.Errorf("--restarts does not apply to --learner %s: its steps run from one labelling (--init)", le.Name)
 	}
 	switch {
 	case f.Clusters < 2:

@@ -107,6 +107,8 @@ type Flags struct {
 	// (mmc: plan/cluster.go).
 	Clusters, Restarts int
 	Init               string
+	// Steps is --steps (interactive: plan/cluster.go).
+	Steps string
 	// OuterFoldsArg is --outer-folds as given: an integer K ≥ 2 — New
 	// sets OuterFolds to it — or a file of folds, one per line as --folds
 	// (OuterFoldsFile; not for greedy).
@@ -214,7 +216,8 @@ func Define(fs FlagSet, f *Flags) {
 	fs.IntVar(&f.Select, "select", 0, "greedy: the number K of features to select forward (the model keeps the best k ≤ K by the CV criterion)")
 	fs.IntVar(&f.Clusters, "clusters", 2, "mmc: the number K of clusters, 2 ≤ K ≤ rows")
 	fs.IntVar(&f.Restarts, "restarts", 0, "mmc: the number of starts from random balanced labellings seeded by --seed, after the --init start when given (without --init at least 1); the lowest objective is kept")
-	fs.StringVar(&f.Init, "init", "", "mmc: a file of initial cluster indices 0 … K-1, one per row (the first start)")
+	fs.StringVar(&f.Init, "init", "", "mmc: a file of initial cluster indices 0 … K-1, one per row (the first start); interactive: the initial labels (default all 0)")
+	fs.StringVar(&f.Steps, "steps", "", "interactive: a file of steps, one per line — ws ROWS (0-based, commas, ranges a-b, or all), claim N CLASS, all CLASS, descend [LIMIT]; the JSON records the labels after each")
 	fs.StringVar(&f.OuterFoldsArg, "outer-folds", "", "estimate the whole selection by an outer cross-validation: K folds drawn with --seed (whole queries for queryrank), or FILE, one fold per line as --folds (not greedy). "+
 		"rls, globalrank, queryrank, prefrank: nested CV of the kernel × λ search, exact from one factorization per kernel setting (one per outer fold with --standardize or --gamma scale); "+
 		"kronrls, twostep (K only, --cv rows, cols or both, no --standardize): K folds of the objects the setting holds out (both: K × K blocks); "+
@@ -405,7 +408,7 @@ func Completions() map[string][]string {
 
 // FileFlags are the flags of a fit (Define) whose values are file names.
 var FileFlags = []string{"data", "labels", "folds", "basis-rows", "preferences", "weights", "model", "cv-predictions", "report", "curves",
-	"rows", "cols", "pairs", "col-folds", "validation-pairs", "outer-folds", "init"}
+	"rows", "cols", "pairs", "col-folds", "validation-pairs", "outer-folds", "init", "steps"}
 
 // learnerHelp is the --learner flag's help: every registered learner's summary.
 func learnerHelp() string {

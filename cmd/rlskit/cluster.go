@@ -20,17 +20,18 @@ import (
 
 // clusterSummary is the JSON of fit --learner mmc.
 type clusterSummary struct {
-	Learner   string         `json:"learner"`
-	Kernel    string         `json:"kernel"`
-	Lambda    float64        `json:"lambda"`
-	NTrain    int            `json:"n_train"`
-	Clusters  int            `json:"clusters"`
-	Objective float64        `json:"objective"`
-	Counts    []int          `json:"counts"`
-	Best      int            `json:"best_start"`
-	Starts    []mmc.Start    `json:"starts"`
-	Labels    []int          `json:"labels"`
-	Timing    summary.Timing `json:"timing"`
+	Learner   string           `json:"learner"`
+	Kernel    string           `json:"kernel"`
+	Lambda    float64          `json:"lambda"`
+	NTrain    int              `json:"n_train"`
+	Clusters  int              `json:"clusters"`
+	Objective float64          `json:"objective"`
+	Counts    []int            `json:"counts"`
+	Best      *int             `json:"best_start,omitempty"`
+	Starts    []mmc.Start      `json:"starts,omitempty"`
+	Steps     []mmc.StepResult `json:"steps,omitempty"`
+	Labels    []int            `json:"labels"`
+	Timing    summary.Timing   `json:"timing"`
 }
 
 // runCluster is fit for a learner that clusters the rows (one that takes
@@ -68,6 +69,14 @@ func runCluster(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 			return err
 		}
 	}
+	if f.Steps != "" {
+		if in.Steps, err = readFile(f.Steps, func(r io.Reader) ([]learn.Step, error) { return readSteps(r, f.Steps, m, f.Clusters) }); err != nil {
+			if !strings.HasPrefix(err.Error(), "--steps ") {
+				err = fmt.Errorf("--steps %s: %w", f.Steps, err)
+			}
+			return err
+		}
+	}
 	if in.Basis, err = chooseBasis(f, d, m); err != nil {
 		return err
 	}
@@ -97,12 +106,15 @@ func runCluster(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	}
 	sol, ok := s.(*mmc.Solution)
 	if !ok {
-		return fmt.Errorf("--learner %s: its solution is not a clustering", name)
+		return fmt.Errorf("--learner %s: its solution is not a labelling of the rows", name)
 	}
 	pred = sol.Predictor()
 	pred.Features, pred.FeatureColumns, pred.ZeroBased = d.FeatureNames, arrayColumns(d), d.ZeroBased
 	out := clusterSummary{Learner: string(name), Kernel: p.Kernels[0].String(), Lambda: lambda, NTrain: m, Clusters: len(sol.Counts),
-		Objective: sol.Objective, Counts: sol.Counts, Best: sol.Best, Starts: sol.Starts, Labels: sol.Labels}
+		Objective: sol.Objective, Counts: sol.Counts, Starts: sol.Starts, Steps: sol.Trace, Labels: sol.Labels}
+	if sol.Starts != nil {
+		out.Best = &sol.Best
+	}
 	out.Timing = summary.Timing{Load: loaded.Sub(start).Seconds(), Train: time.Since(loaded).Seconds(), Total: time.Since(start).Seconds()}
 	return finish(e, f, &outs, prog, out)
 }
@@ -143,4 +155,124 @@ func readClusterLabels(r io.Reader, path string, m, k int) ([]int, error) {
 		return nil, fmt.Errorf("--init %s: %d labels for the %d rows of the data", path, len(out), m)
 	}
 	return out, nil
+}
+
+// maxTrace bounds the labels the JSON trace of --steps holds (steps × rows):
+// 2²⁵ integers, 256 MiB.
+const maxTrace = 1 << 25
+
+// readSteps reads the steps of --learner interactive, one per line (blank
+// lines and # comments skipped): "ws ROWS" (0-based row indices and ranges
+// a-b separated by commas, or "all"), "claim N CLASS", "all CLASS",
+// "descend [LIMIT]"; classes below k. Errors name the file and line. A working set holds
+// at most m rows and the trace at most maxTrace labels, so a small file
+// cannot make a large allocation.
+func readSteps(r io.Reader, path string, m, k int) ([]learn.Step, error) {
+	sc := bufio.NewScanner(r)
+	var steps []learn.Step
+	line := 0
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("--steps %s:%d: %s", path, line, fmt.Sprintf(format, a...))
+		}
+		if (len(steps)+1)*m > maxTrace {
+			return nil, bad("more than %d steps of %d rows: the trace of labels would exceed %d", maxTrace/m, m, maxTrace)
+		}
+		fs := strings.Fields(t)
+		ints := func() ([]int, error) {
+			var out []int
+			for _, f := range fs[1:] {
+				v, err := strconv.Atoi(f)
+				if err != nil || v < 0 {
+					return nil, bad("%q is not a count or class (an integer ≥ 0)", f)
+				}
+				out = append(out, v)
+			}
+			return out, nil
+		}
+		st := learn.Step{Op: fs[0]}
+		switch fs[0] {
+		case "ws":
+			if len(fs) != 2 {
+				return nil, bad("ws takes one list of rows (a,b,c-d or all), got %q", t)
+			}
+			rows, err := parseRows(fs[1], m)
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			st.Rows = rows
+		case "claim", "all", "descend":
+			v, err := ints()
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case fs[0] == "claim" && len(v) == 2:
+				st.N, st.Class = v[0], v[1]
+			case fs[0] == "all" && len(v) == 1:
+				st.Class = v[0]
+			case fs[0] == "descend" && len(v) <= 1:
+				if len(v) == 1 {
+					st.Limit = v[0]
+				}
+			default:
+				return nil, bad("want claim N CLASS, all CLASS or descend [LIMIT], got %q", t)
+			}
+			if fs[0] != "descend" && st.Class >= k {
+				return nil, bad("class %d outside 0 … %d (--clusters %d)", st.Class, k-1, k)
+			}
+		default:
+			return nil, bad("unknown step %q (want ws, claim, all or descend)", fs[0])
+		}
+		steps = append(steps, st)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("--steps %s:%d: line too long", path, line+1)
+		}
+		return nil, fmt.Errorf("--steps %s: %w", path, err)
+	}
+	if len(steps) == 0 {
+		return nil, fmt.Errorf("--steps %s: no steps", path)
+	}
+	return steps, nil
+}
+
+// parseRows parses a working set: "all", or 0-based rows and ranges a-b
+// separated by commas, each below m, at most m in all.
+func parseRows(s string, m int) ([]int, error) {
+	if s == "all" {
+		rows := make([]int, m)
+		for i := range rows {
+			rows[i] = i
+		}
+		return rows, nil
+	}
+	var rows []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(hi)
+		}
+		if err != nil || a < 0 || b < a {
+			return nil, fmt.Errorf("%q is not a row or a range a-b of rows", part)
+		}
+		if b >= m {
+			return nil, fmt.Errorf("row %d: the data have %d rows (0 … %d)", b, m, m-1)
+		}
+		if len(rows)+b-a+1 > m {
+			return nil, fmt.Errorf("more than the %d rows of the data in one working set", m)
+		}
+		for i := a; i <= b; i++ {
+			rows = append(rows, i)
+		}
+	}
+	return rows, nil
 }

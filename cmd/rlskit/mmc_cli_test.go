@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/mmc"
@@ -59,7 +61,7 @@ func TestFitMMC(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Learner != "mmc" || got.Clusters != 3 || got.NTrain != 40 || got.Lambda != 0.5 || got.Objective != want.Objective ||
-		got.Best != want.Best || len(got.Starts) != 3 || got.Starts[0].Random || !got.Starts[1].Random {
+		got.Best == nil || *got.Best != want.Best || len(got.Starts) != 3 || got.Starts[0].Random || !got.Starts[1].Random {
 		t.Fatalf("summary %+v, library objective %v best %d", got, want.Objective, want.Best)
 	}
 	for i := range want.Labels {
@@ -143,7 +145,107 @@ func TestFitMMCBadInput(t *testing.T) {
 	if _, _, err := run(t, "", "fit", "--data", text, "--learner", "mmc", "--quiet"); err == nil || !strings.Contains(err.Error(), "text.csv") {
 		t.Errorf("non-numeric data: error %v, want it to name the file", err)
 	}
-	if _, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--clusters", "3", "--quiet"); err == nil || !strings.Contains(err.Error(), "--clusters goes with --learner mmc, not rls") {
+	if _, _, err := run(t, "", "fit", "--data", data, "--label", "y", "--clusters", "3", "--quiet"); err == nil || !strings.Contains(err.Error(), "--clusters goes with --learner interactive, mmc, not rls") {
 		t.Errorf("--clusters with rls: error %v", err)
+	}
+}
+
+// TestFitInteractive: fit --learner interactive runs the steps of --steps
+// from --init and records the labels and J after each: the library's
+// mmc.Interactive (on the factor's R) through the same steps gives the same
+// labels after every step; predict prints the argmax of the model of the
+// final labels. Bad steps are refused naming the file and line.
+func TestFitInteractive(t *testing.T) {
+	dir := t.TempDir()
+	data := writeCSV(t, dir, 30, 33)
+	steps := filepath.Join(dir, "steps.txt")
+	body := "# a session\nclaim 8 1\nws 0-9,20,22-25\nall 2\ndescend\nws all\nclaim 4 0\ndescend 3\n"
+	if err := os.WriteFile(steps, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	modelPath := filepath.Join(dir, "i.json")
+	out, stderr, err := run(t, "", "fit", "--data", data, "--ignore", "y,cls", "--learner", "interactive", "--kernel", "gaussian", "--gamma", "0.4",
+		"--lambda", "0.5", "--clusters", "3", "--steps", steps, "--quiet", "--model", modelPath)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var got clusterSummary
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	d, err := dataset.ReadFile(data, "csv", dataset.CSVOptions{Columns: dataset.Columns{Ignore: []string{"y", "cls"}}}, dataset.SVMLightOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := factor.Build(d.X, kernel.Gaussian{Gamma: 0.4}, factor.Request{Form: factor.Dual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := mmc.NewInteractive(f.Factor, 0.5, nil, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 22, 23, 24, 25}
+	all := make([]int, 30)
+	for i := range all {
+		all[i] = i
+	}
+	lib := []learn.Step{{Op: "claim", N: 8, Class: 1}, {Op: "ws", Rows: ws}, {Op: "all", Class: 2}, {Op: "descend"},
+		{Op: "ws", Rows: all}, {Op: "claim", N: 4}, {Op: "descend", Limit: 3}}
+	if got.Learner != "interactive" || len(got.Steps) != len(lib) || got.Best != nil || got.Starts != nil {
+		t.Fatalf("summary %+v", got)
+	}
+	for k, st := range lib {
+		moved, err := in.Apply(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := got.Steps[k]
+		if g.Op != st.Op || g.Moved != moved || math.Abs(g.Objective-in.Objective()) > 1e-9*math.Abs(in.Objective()) {
+			t.Fatalf("step %d: %+v, library moved %d, J %v", k+1, g, moved, in.Objective())
+		}
+		for i, v := range in.Labels() {
+			if g.Labels[i] != v {
+				t.Fatalf("step %d: labels %v, library %v", k+1, g.Labels, in.Labels())
+			}
+		}
+	}
+	if _, stderr, err := run(t, "", "predict", "--model", modelPath, "--data", data); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, c := range []struct{ body, want string }{
+		{"claim 2\n", "s.txt:1: want claim N CLASS"},
+		{"# c\n\nclaim 2 3\n", "s.txt:3: class 3 outside 0 … 2"},
+		{"ws 0-30\n", "s.txt:1: row 30: the data have 30 rows"},
+		{"ws 0-29,0-29\n", "s.txt:1: more than the 30 rows"},
+		{"ws 5-2\n", `s.txt:1: "5-2" is not a row`},
+		{"jump 3\n", `s.txt:1: unknown step "jump"`},
+		{"descend -1\n", `s.txt:1: "-1" is not a count`},
+		{"# nothing\n", "s.txt: no steps"},
+		{strings.Repeat("descend\n", 1<<21), "more than 1118481 steps of 30 rows"},
+	} {
+		p := filepath.Join(dir, "s.txt")
+		if err := os.WriteFile(p, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := run(t, "", "fit", "--data", data, "--ignore", "y,cls", "--learner", "interactive", "--clusters", "3", "--steps", p, "--quiet")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("steps %.40q: error %v, want %q", c.body, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--learner", "interactive", "--clusters", "3"}, "runs the steps of --steps FILE"},
+		{[]string{"--learner", "interactive", "--steps", steps, "--restarts", "2"}, "--restarts does not apply to --learner interactive"},
+		{[]string{"--learner", "mmc", "--steps", steps}, "--steps goes with --learner interactive, not mmc"},
+	} {
+		_, _, err := run(t, "", append([]string{"fit", "--data", data, "--ignore", "y,cls", "--quiet"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
 	}
 }
