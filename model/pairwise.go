@@ -92,7 +92,7 @@ type PairEntry struct {
 // observed pairs of a model trained by conjugate gradients). On a
 // homogeneous network Rows and Cols are the same side.
 type PairPredictor struct {
-	// Learner is "kronrls" or "twostep".
+	// Learner is "kronrls", "twostep" or "kronrank".
 	Learner string
 	// Lambda is λ (two-step: the row λ); ColLambda two-step's column λ.
 	Lambda, ColLambda float64
@@ -343,16 +343,16 @@ func LoadPairwise(r io.Reader) (*PairPredictor, error) {
 		return bad("lambda %v", f.Lambda)
 	}
 	switch f.Learner {
-	case "kronrls":
+	case "kronrls", "kronrank":
 		if f.ColLambda != 0 {
-			return bad("col_lambda %v for kronrls", f.ColLambda)
+			return bad("col_lambda %v for %s", f.ColLambda, f.Learner)
 		}
 	case "twostep":
 		if !(f.ColLambda > 0) || math.IsInf(f.ColLambda, 0) {
 			return bad("col_lambda %v", f.ColLambda)
 		}
 	default:
-		return bad("learner %q, want kronrls or twostep", f.Learner)
+		return bad("learner %q, want kronrls, twostep or kronrank", f.Learner)
 	}
 	switch f.Symmetry {
 	case "", "symmetric", "antisymmetric":

@@ -20,8 +20,15 @@ var pairwiseOnly = []string{"rows", "cols", "pairs", "col-kernel", "col-gamma", 
 func noPairwiseFlags(learner string, changed func(string) bool) error {
 	for _, fl := range pairwiseOnly {
 		if changed(fl) {
-			return fmt.Errorf("--%s applies to --learner %s, not %s", fl,
-				strings.Join(learnerNames(func(d *learn.Descriptor) bool { return d.Needs.Has(learn.NeedsPairs) }), " and "), learner)
+			names := learnerNames(func(d *learn.Descriptor) bool { return d.Needs.Has(learn.NeedsPairs) })
+			list := "of pairs"
+			if len(names) > 0 {
+				list = names[len(names)-1]
+			}
+			if len(names) > 1 {
+				list = strings.Join(names[:len(names)-1], ", ") + " and " + list
+			}
+			return fmt.Errorf("--%s applies to --learner %s, not %s", fl, list, learner)
 		}
 	}
 	return nil
@@ -96,6 +103,9 @@ func planPairwise(f *Flags, le *learn.Descriptor, changed func(string) bool) (*P
 		return nil, fmt.Errorf("--cols FILE is required with --learner %s (--cols same: the rows are also the columns, a homogeneous network)", f.Learner)
 	}
 	p.Homogeneous = f.Cols == "same"
+	if p.Homogeneous && le.Loss == learn.RowPairs {
+		return nil, fmt.Errorf("--cols same: --learner %s ranks the column objects inside each row: give them with --cols FILE (a homogeneous network is not taken)", le.Name)
+	}
 	if changed("symmetry") && !p.Homogeneous {
 		return nil, errors.New("--symmetry applies to homogeneous networks (--cols same)")
 	}
@@ -145,7 +155,7 @@ func planPairwise(f *Flags, le *learn.Descriptor, changed func(string) bool) (*P
 	}
 	measName := f.Measure
 	if measName == "" {
-		measName = "mse"
+		measName = le.Measure(string(p.Setting)) // mse; cindex-row for conditional ranking
 	}
 	if p.Measure, err = measure.ByName(measName); err != nil {
 		return nil, fmt.Errorf("--measure: %w", err)
@@ -196,11 +206,18 @@ func planPairwise(f *Flags, le *learn.Descriptor, changed func(string) bool) (*P
 func (p *PairPlan) planCV(f *Flags) error {
 	spec := f.CV
 	p.CVGiven = spec != ""
-	if spec == "" {
+	rowsOnly := p.Learner.Loss == learn.RowPairs // conditional ranking: a row's centering is over all its columns
+	switch {
+	case spec == "" && rowsOnly:
+		spec = "rows"
+	case spec == "":
 		spec = "pairs"
 		if f.Folds != "" || f.ColFolds != "" {
 			return errors.New("--folds and --col-folds go with --cv rows, cols, both or vertices")
 		}
+	}
+	if name, _, _ := strings.Cut(spec, ":"); rowsOnly && name != "rows" && name != "none" {
+		return fmt.Errorf("--cv %s: --learner %s cross-validates new row objects only (--cv rows[:K], or none): leaving pairs or columns out of a row changes the centering of that row's ranking loss, which has no exact shortcut", spec, p.Learner.Name)
 	}
 	p.CVSpec = spec
 	name, k, hasK := strings.Cut(spec, ":")

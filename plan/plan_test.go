@@ -141,6 +141,19 @@ func TestNew(t *testing.T) {
 			}
 			return nil
 		}},
+		{"kronrank defaults", []string{"--learner", "kronrank", "--rows", "r.csv", "--cols", "c.csv", "--pairs", "p.txt"}, "", func(p *Plan) error {
+			pp := p.Pairwise
+			if pp == nil || p.Learner.Name != learn.KronRank || pp.Setting != pairwise.Rows || pp.CVGiven || pp.RowK != 0 || pp.Measure.Name != "cindex-row" {
+				return errors.New("want conditional ranking cross-validated by new rows, one at a time, scored by cindex-row")
+			}
+			return nil
+		}},
+		{"kronrank rows:4 mse", []string{"--learner", "kronrank", "--rows", "r.csv", "--cols", "c.csv", "--pairs", "p.txt", "--cv", "rows:4", "--measure", "mse"}, "", func(p *Plan) error {
+			if pp := p.Pairwise; pp.Setting != pairwise.Rows || pp.RowK != 4 || pp.Measure.Name != "mse" {
+				return errors.New("want rows:4 scored by mse")
+			}
+			return nil
+		}},
 		{"twostep", []string{"--learner", "twostep", "--rows", "r.csv", "--cols", "same", "--pairs", "p.txt", "--cv", "vertices", "--col-lambda-grid", "1,2"}, "", func(p *Plan) error {
 			pp := p.Pairwise
 			if !pp.Homogeneous || pp.Symmetry != pairwise.Symmetric || pp.Setting != pairwise.Vertices || len(pp.ColLambdas) != 2 || !pp.CVGiven {
@@ -157,7 +170,7 @@ func TestNew(t *testing.T) {
 
 		{"no data", []string{"--label", "y"}, "--data is required", nil},
 		{"unknown learner", []string{"--data", "d.csv", "--learner", "svm"}, "unknown learner", nil},
-		{"pairs flag elsewhere", []string{"--data", "d.csv", "--rows", "r.csv"}, "--rows applies to --learner kronrls and twostep, not rls", nil},
+		{"pairs flag elsewhere", []string{"--data", "d.csv", "--rows", "r.csv"}, "--rows applies to --learner kronrank, kronrls and twostep, not rls", nil},
 		{"param of another learner", []string{"--data", "d.csv", "--cost", "unit"}, "--cost goes with --learner prefrank, not rls", nil},
 		{"query-normalize", []string{"--data", "d.csv", "--learner", "globalrank", "--query-normalize"}, "--query-normalize goes with --learner queryrank, not globalrank", nil},
 		{"select elsewhere", []string{"--data", "d.csv", "--select", "3"}, "--select goes with --learner greedy", nil},
@@ -267,6 +280,9 @@ func TestNew(t *testing.T) {
 		{"twostep validation", []string{"--learner", "twostep", "--rows", "r", "--pairs", "p", "--cols", "c", "--validation-pairs", "v"}, "--learner kronrls on incomplete data", nil},
 		{"patience alone", []string{"--learner", "kronrls", "--rows", "r", "--pairs", "p", "--cols", "c", "--patience", "3"}, "--patience goes with --validation-pairs", nil},
 		{"pairs tol", []string{"--learner", "kronrls", "--rows", "r", "--pairs", "p", "--cols", "c", "--tol", "0"}, "--tol 0: must be > 0", nil},
+		{"kronrank cv pairs", []string{"--learner", "kronrank", "--rows", "r", "--pairs", "p", "--cols", "c", "--cv", "pairs"}, "--cv pairs: --learner kronrank cross-validates new row objects only", nil},
+		{"kronrank cv both", []string{"--learner", "kronrank", "--rows", "r", "--pairs", "p", "--cols", "c", "--cv", "both:3"}, "--cv both:3: --learner kronrank cross-validates new row objects only", nil},
+		{"kronrank homogeneous", []string{"--learner", "kronrank", "--rows", "r", "--pairs", "p", "--cols", "same"}, "--cols same: --learner kronrank ranks the column objects inside each row", nil},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
