@@ -220,6 +220,7 @@ func TestFitInteractive(t *testing.T) {
 		{"# c\n\nclaim 2 3\n", "s.txt:3: class 3 outside 0 … 2"},
 		{"ws 0-30\n", "s.txt:1: row 30: the data have 30 rows"},
 		{"ws 0-29,0-29\n", "s.txt:1: more than the 30 rows"},
+		{"ws 0-29,0\n", "s.txt:1: more than the 30 rows"},
 		{"ws 5-2\n", `s.txt:1: "5-2" is not a row`},
 		{"jump 3\n", `s.txt:1: unknown step "jump"`},
 		{"descend -1\n", `s.txt:1: "-1" is not a count`},
