@@ -5,7 +5,8 @@
 // it exports a handful of C functions over the library — fit (a search
 // through the learner registry: plan.New → selection.Search, or
 // greedy.Select for a learner that selects features, or conjugate gradients
-// with the setting "solver": "cg", as rlskit fit does), the fit of a learner
+// with the setting "solver": "cg", as rlskit fit does; a learner of a
+// preference graph with the graph staged by rlskit_preferences), the fit of a learner
 // of pairs (rlskit_fit_pairs: pairfit.Fit, the function rlskit fit runs for
 // them) and its predictions (rlskit_predict_pairs), predict (and prediction
 // intervals), the selection result as a small JSON
@@ -130,6 +131,10 @@ type session struct {
 	result []byte
 	// cvPred are the CV predictions at the chosen point (m×t), nil without.
 	cvPred *mat.Dense
+	// graph is the preference graph rlskit_preferences staged for the next
+	// fit (staged says one was, possibly empty); that fit consumes it.
+	graph  []learn.Edge
+	staged bool
 	// cancelled is set by rlskit_cancel; fitG is the goroutine running the
 	// fit (its id), the one the cancellation unwinds.
 	cancelled atomic.Bool
@@ -298,7 +303,7 @@ var acceptedFlags = map[string]bool{
 	"cv": true, "measure": true, "seed": true, "standardize": true, "intercept": true,
 	"query-normalize": true, "fold-score": true, "permutations": true, "label": true,
 	"interval": true, "select": true, "choose": true, "lambda-per-output": true,
-	"solver": true, "tol": true, "max-iter": true,
+	"solver": true, "tol": true, "max-iter": true, "cost": true,
 }
 
 // parseSettings parses the JSON settings of rlskit_fit into plan flags
@@ -354,6 +359,9 @@ func parseSettingsFor(text string, accepted map[string]bool, entry string) (*pla
 // on its exact CV path. groups (m int64 ids, or NULL) are the query or
 // group ids; folds (m int64 fold numbers ≥ 0, -1 for a row in no fold, or
 // NULL) are explicit CV folds (the setting "cv" is then "folds" or absent).
+// A learner that learns from a preference graph (learn.NeedsGraph) takes
+// the graph staged by rlskit_preferences; its y may then be NULL (with the
+// setting "cv": "none": labels only score its cross-validation).
 // The handle keeps the model, the result and the CV predictions. Cost:
 // the search's — one factorization per kernel setting, then the path.
 //
@@ -393,6 +401,56 @@ func rlskit_fit_csr(h C.uintptr_t, settings *C.char, m, d C.int64_t, indptr, ind
 			return err
 		}
 		return s.fit(C.GoString(settings), xm, regions, y, t, ystride, groups, folds)
+	})
+}
+
+// rlskit_preferences stages a preference graph for the next rlskit_fit or
+// rlskit_fit_csr on h, for a learner that learns from one (its descriptor
+// declares learn.NeedsGraph: RankRLS on a preference graph, Pahikkala et
+// al. 2009): n edges, row i[e] preferred over row j[e] (0-based rows of
+// that fit's X), with magnitude[e] (≥ 0; NULL: every magnitude 1) and
+// weight[e] (> 0; NULL: every weight 1) — the lines "i j magnitude weight"
+// of rlskit fit --preferences. The arrays are copied (O(n)); the learner
+// checks the edges against X when it trains (rows in range, no self-loop,
+// finite magnitudes and weights). The next fit consumes the graph whether
+// it succeeds or not; a fit of a learner that takes no graph refuses a
+// staged one.
+//
+//export rlskit_preferences
+func rlskit_preferences(h C.uintptr_t, i, j *C.int64_t, magnitude, weight *C.double, n C.int64_t) C.int {
+	return call(h, func(s *session) error {
+		s.graph, s.staged = nil, false
+		if n < 0 || n > 0 && (i == nil || j == nil) {
+			return fmt.Errorf("preferences: %d edges: want n ≥ 0 and the arrays i and j", n)
+		}
+		if n == 0 {
+			s.graph, s.staged = []learn.Edge{}, true
+			return nil
+		}
+		is := unsafe.Slice((*int64)(unsafe.Pointer(i)), int(n))
+		js := unsafe.Slice((*int64)(unsafe.Pointer(j)), int(n))
+		var ms, ws []float64
+		if magnitude != nil {
+			ms = unsafe.Slice((*float64)(unsafe.Pointer(magnitude)), int(n))
+		}
+		if weight != nil {
+			ws = unsafe.Slice((*float64)(unsafe.Pointer(weight)), int(n))
+		}
+		g := make([]learn.Edge, n)
+		for e := range g {
+			if is[e] < 0 || js[e] < 0 {
+				return fmt.Errorf("preferences: edge %d (%d, %d): a row index is negative", e, is[e], js[e])
+			}
+			g[e] = learn.Edge{I: int(is[e]), J: int(js[e]), Magnitude: 1, Weight: 1}
+			if ms != nil {
+				g[e].Magnitude = ms[e]
+			}
+			if ws != nil {
+				g[e].Weight = ws[e]
+			}
+		}
+		s.graph, s.staged = g, true
+		return nil
 	})
 }
 
@@ -444,28 +502,37 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	yp *C.double, t, ystride C.int64_t, gp, fp *C.int64_t) error {
 	start := time.Now()
 	s.pred, s.pairPred, s.result, s.cvPred = nil, nil, nil, nil
+	graph, staged := s.graph, s.staged
+	s.graph, s.staged = nil, false // a staged graph serves one fit, whatever its outcome
 	m64, d64 := x.Dims()
 	m, d := C.int64_t(m64), C.int64_t(d64)
 	f, given, err := parseSettings(settings)
 	if err != nil {
 		return err
 	}
-	yv, err := dense(yp, m, t, ystride, "y")
-	if err != nil {
-		return err
+	le, lerr := plan.LookupLearner(f.Learner)
+	if lerr == nil { // before plan.New, whose refusals name the CLI's files
+		if err := refuseOutside(le); err != nil {
+			return err
+		}
+		if err := checkGraph(le, staged, yp == nil, f.CV); err != nil {
+			return err
+		}
 	}
-	y := mat.DenseCopyOf(yv) // the handle outlives the caller's labels
+	var y *mat.Dense
+	if yp != nil || lerr != nil || !le.Needs.Has(learn.NeedsGraph) {
+		yv, err := dense(yp, m, t, ystride, "y")
+		if err != nil {
+			return err
+		}
+		y = mat.DenseCopyOf(yv) // the handle outlives the caller's labels
+	}
 	rows := int(m)
 	var groups []int
 	if gp != nil {
 		groups = make([]int, rows)
 		for i, g := range unsafe.Slice((*int64)(unsafe.Pointer(gp)), rows) {
 			groups[i] = int(g)
-		}
-	}
-	if le, err := plan.LookupLearner(f.Learner); err == nil { // before plan.New, whose refusals name the CLI's files
-		if err := refuseOutside(le); err != nil {
-			return err
 		}
 	}
 	var foldSets [][]int
@@ -476,12 +543,21 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 		f.Folds = "(folds array)" // plan.New takes --cv folds with a source of folds
 	}
 	f.Data = "(X array)" // the data come as arrays; plan.New asks for a source
+	if staged {
+		f.Preferences = "(preferences arrays)" // plan.New asks a graph learner for a source of its graph
+	}
 	p, err := plan.New(f, func(name string) bool { return given[name] || name == "folds" && fp != nil })
 	if err != nil {
 		return err
 	}
-	le := p.Learner
-	outputs := outputNames(f.Label, int(t))
+	le = p.Learner
+	var outputs []string
+	if y != nil {
+		outputs = outputNames(f.Label, int(t))
+		if le.Needs.Has(learn.NeedsGraph) && t != 1 {
+			return fmt.Errorf("--learner %s has one output; y has %d columns", le.Name, t)
+		}
+	}
 	if le.Needs.Has(learn.NeedsGroups) && groups == nil {
 		return fmt.Errorf("--learner %s needs query ids: pass groups", le.Name)
 	}
@@ -491,7 +567,10 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	if p.Kernels[0].Name == "precomputed" && m != d {
 		return fmt.Errorf("X: a precomputed kernel matrix must be square, got %d rows and %d columns", m, d)
 	}
-	in := &learn.Input{X: x, Y: y, Outputs: outputs, Groups: groups}
+	in := &learn.Input{X: x, Y: y, Outputs: outputs, Groups: groups, Graph: graph}
+	if le.Takes(learn.ParamCost) {
+		in.Cost = f.Cost
+	}
 	if le.Takes(learn.ParamQueryNormalize) {
 		in.QueryNormalize = f.QueryNormalize
 	}
@@ -657,10 +736,29 @@ func refuseOutside(le *learn.Descriptor) error {
 	switch {
 	case le.Needs.Has(learn.NeedsPairs):
 		return fmt.Errorf("--learner %s learns on pairs of objects: fit it with rlskit_fit_pairs (objects, pairs, labels)", le.Name)
-	case le.Needs.Has(learn.NeedsGraph):
-		return fmt.Errorf("--learner %s learns from a preference graph: not through the C ABI yet", le.Name)
 	case le.Takes(learn.ParamClusters):
 		return fmt.Errorf("--learner %s clusters unlabelled rows (no search): not through the C ABI yet", le.Name)
+	}
+	return nil
+}
+
+// checkGraph checks a fit's preference graph against the learner's needs
+// (learn.NeedsGraph, not its name): a learner that learns from a graph
+// needs one staged by rlskit_preferences, and labels (which only score its
+// cross-validation) unless cv is "none"; any other learner takes none.
+func checkGraph(le *learn.Descriptor, staged, noLabels bool, cv string) error {
+	graph := le.Needs.Has(learn.NeedsGraph)
+	switch {
+	case graph && !staged:
+		return fmt.Errorf("--learner %s learns from a preference graph: pass it with rlskit_preferences before the fit", le.Name)
+	case !graph && staged:
+		return fmt.Errorf("preferences: a graph for a learner that learns from one, not --learner %s", le.Name)
+	case graph && noLabels && cv != "none":
+		what := "--cv " + cv
+		if cv == "" {
+			what = "its default cross-validation"
+		}
+		return fmt.Errorf("--learner %s, %s: cross-validation scores held-out rows by their labels: pass y, or the setting cv \"none\"", le.Name, what)
 	}
 	return nil
 }
@@ -1036,6 +1134,9 @@ type learnerInfo struct {
 	// NeedsPairs: a learner of pairs, fitted by rlskit_fit_pairs (row
 	// objects, column objects, labelled pairs), not rlskit_fit.
 	NeedsPairs bool `json:"needs_pairs"`
+	// NeedsGraph: it learns from a preference graph over the rows, staged
+	// by rlskit_preferences before rlskit_fit (labels optional).
+	NeedsGraph bool `json:"needs_graph"`
 	// Params are the learner parameters it takes (their setting names:
 	// "select", "intercept", …), Kernels the kernels it takes (empty:
 	// every kernel).
@@ -1052,7 +1153,7 @@ func rlskit_learners() *C.char {
 	var out []learnerInfo
 	for _, d := range learn.Descriptors() {
 		li := learnerInfo{Name: string(d.Name), Summary: d.Summary, Available: true, NeedsGroups: d.Needs.Has(learn.NeedsGroups),
-			NeedsPairs: d.Needs.Has(learn.NeedsPairs), Params: []string{}, Kernels: append([]string{}, d.Kernels...)}
+			NeedsPairs: d.Needs.Has(learn.NeedsPairs), NeedsGraph: d.Needs.Has(learn.NeedsGraph), Params: []string{}, Kernels: append([]string{}, d.Kernels...)}
 		for _, p := range d.Params {
 			li.Params = append(li.Params, string(p))
 		}

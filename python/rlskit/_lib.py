@@ -82,6 +82,8 @@ def _load():
         lib.rlskit_predict_interval_csr.restype = ctypes.c_int
         lib.rlskit_predict_interval_csr.argtypes = [u, i64, i64, _c_int64_p, _c_int64_p, i64, _c_double_p, ctypes.c_double,
                                                     _c_double_p, _c_double_p, _c_double_p, i64]
+        lib.rlskit_preferences.restype = ctypes.c_int
+        lib.rlskit_preferences.argtypes = [u, _c_int64_p, _c_int64_p, _c_double_p, _c_double_p, i64]
         lib.rlskit_learners.restype = ctypes.c_void_p
         lib.rlskit_learners.argtypes = []
         lib.rlskit_result.restype = ctypes.c_void_p
@@ -111,8 +113,9 @@ def _load():
 
 def learners():
     """The learners of the Go core's registry: a list of dicts with name,
-    summary, available (this package fits it), reason (why not) and
-    needs_groups."""
+    summary, available (this package fits it), reason (why not),
+    needs_groups, needs_pairs (fit_pairs), needs_graph (fit with
+    preferences), params and kernels."""
     lib = _load()
     return json.loads(_take_string(lib, lib.rlskit_learners()))
 
@@ -136,6 +139,35 @@ def _matrix(a, name):
     if a.dtype != np.float64 or a.strides[1] != 8 or a.strides[0] % 8 or a.strides[0] < 8 * a.shape[1]:
         a = np.require(a, dtype=np.float64, requirements=["C", "A"])
     return a, a.strides[0] // 8
+
+
+def _graph(preferences):
+    """(i, j, magnitude or None, weight or None) as contiguous int64 and
+    float64 arrays of one length, from a tuple of 2 to 4 arrays."""
+    if not isinstance(preferences, (tuple, list)) or not 2 <= len(preferences) <= 4:
+        raise ValueError("preferences: want (i, j[, magnitude[, weight]]) arrays")
+    parts = list(preferences) + [None] * (4 - len(preferences))
+    out = []
+    for k, (a, name) in enumerate(zip(parts, ("i", "j", "magnitude", "weight"))):
+        if a is None:
+            if k < 2:
+                raise ValueError("preferences: %s is missing" % name)
+            out.append(None)
+            continue
+        a = np.asarray(a)
+        if a.ndim != 1:
+            raise ValueError("preferences: %s: want a 1-D array, got shape %s" % (name, a.shape))
+        if k < 2:
+            if a.size and not np.issubdtype(a.dtype, np.integer) and not np.all(a == np.round(a)):
+                raise ValueError("preferences: %s: the row indices must be integers" % name)
+            out.append(np.ascontiguousarray(a, dtype=np.int64))
+        else:
+            out.append(np.ascontiguousarray(a, dtype=np.float64))
+    n = len(out[0])
+    for a, name in zip(out, ("i", "j", "magnitude", "weight")):
+        if a is not None and len(a) != n:
+            raise ValueError("preferences: %s has %d entries, i has %d" % (name, len(a), n))
+    return tuple(out)
 
 
 def _is_sparse(a):
@@ -180,16 +212,26 @@ class Model:
         exc = _EXCEPTIONS.get(status, RlskitError)
         raise exc(msg)
 
-    def fit(self, settings, X, Y, groups=None, folds=None):
+    def fit(self, settings, X, Y, groups=None, folds=None, preferences=None):
         """Fit by the Go core's search (selection.Search through the learner
         registry). settings maps rlskit fit's flag names to values. The call
         runs in a worker thread (the GIL is released); Ctrl-C in the calling
-        thread cancels it (rlskit_cancel) and raises KeyboardInterrupt."""
-        Y, ys = _matrix(Y, "y")
+        thread cancels it (rlskit_cancel) and raises KeyboardInterrupt.
+
+        preferences is the preference graph of a learner that learns from
+        one (learners() says needs_graph): (i, j) or (i, j, magnitude) or
+        (i, j, magnitude, weight), row i[e] preferred over row j[e]
+        (rlskit_preferences); Y may then be None (no cross-validation)."""
+        if Y is None:
+            Y, ys, t, yp = None, 0, 0, None
+        else:
+            Y, ys = _matrix(Y, "y")
+            t, yp = Y.shape[1], Y.ctypes.data_as(_c_double_p)
         g = None if groups is None else np.ascontiguousarray(groups, dtype=np.int64)
         f = None if folds is None else np.ascontiguousarray(folds, dtype=np.int64)
         text = json.dumps(settings).encode("utf-8")
-        tail = (Y.ctypes.data_as(_c_double_p), Y.shape[1], ys,
+        graph = None if preferences is None else _graph(preferences)
+        tail = (yp, t, ys,
                 None if g is None else g.ctypes.data_as(_c_int64_p),
                 None if f is None else f.ctypes.data_as(_c_int64_p))
         if _is_sparse(X):
@@ -201,6 +243,12 @@ class Model:
             X, xs = keep = _matrix(X, "X")
             fit = self._lib.rlskit_fit
             args = (self._h, text, X.ctypes.data_as(_c_double_p), X.shape[0], X.shape[1], xs) + tail
+        if graph is not None:  # staged last: the fit below consumes it
+            i, j, mag, w = graph
+            self._check(self._lib.rlskit_preferences(
+                self._h, i.ctypes.data_as(_c_int64_p), j.ctypes.data_as(_c_int64_p),
+                None if mag is None else mag.ctypes.data_as(_c_double_p),
+                None if w is None else w.ctypes.data_as(_c_double_p), len(i)))
         out = {}
         done = threading.Event()  # (an interrupted Thread.join can lose track of its thread)
 

@@ -115,7 +115,7 @@ class _Base(BaseEstimator):
         s["cv"] = "folds"
         return _fold_ids(cv, X, y, groups)
 
-    def _fit(self, X, y, groups):
+    def _fit(self, X, y, groups, preferences=None):
         X, y = self._validate_data(X, y, accept_sparse="csr", multi_output=True, y_numeric=True, dtype=np.float64,
                                    order="C")
         y2 = y.reshape(-1, 1) if y.ndim == 1 else y
@@ -128,7 +128,7 @@ class _Base(BaseEstimator):
             _, groups = np.unique(groups, return_inverse=True)  # any hashable ids → 0..G-1
         model = Model()
         try:
-            res = model.fit(s, X, y2, groups=groups, folds=folds)
+            res = model.fit(s, X, y2, groups=groups, folds=folds, preferences=preferences)
         except ValueError as e:
             if X.shape[0] == 1:  # scikit-learn's wording for the count, then the core's message
                 raise ValueError("n_samples = 1: %s" % e) from None
@@ -373,7 +373,10 @@ class Estimator(_Base):
     learner is the registry name; settings a dict of further ``rlskit fit``
     flags the C ABI takes (e.g. {"intercept": True}); the other parameters
     are RLS's. groups are passed to fit (and score) for the learners that
-    need them. score is the fit's measure, higher is better (a loss negated).
+    need them, preferences to fit for a learner that learns from a
+    preference graph (needs_graph: (i, j[, magnitude[, weight]]) arrays, row
+    i[e] preferred over row j[e]; y then only scores the cross-validation).
+    score is the fit's measure, higher is better (a loss negated).
     """
 
     def __init__(self, learner="rls", kernel="linear", gamma=1.0, bias=None, degree=2, coef0=0.0, alphas=None,
@@ -398,9 +401,9 @@ class Estimator(_Base):
             s[k] = v
         return s
 
-    def fit(self, X, y, groups=None):
+    def fit(self, X, y, groups=None, preferences=None):
         """Fit the learner and select by exact CV."""
-        return self._fit(X, y, groups)
+        return self._fit(X, y, groups, preferences)
 
     def score(self, X, y, groups=None):
         """The fit's measure (measure_) on X, y, higher is better."""

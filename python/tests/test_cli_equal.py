@@ -236,10 +236,17 @@ def test_every_registered_learner_equals_cli(rlskit_cli, tmp_path, info):
         settings["select"] = 2
     if q is not None:
         cmd += ["--qid", "q"]
+    prefs = None
+    if info.get("needs_graph"):  # a preference graph: each row over the next lower-labelled one
+        order = np.argsort(-y, kind="stable")
+        prefs = (order[:-1], order[1:], y[order[:-1]] - y[order[1:]])
+        graph = tmp_path / "prefs.txt"
+        graph.write_text("".join("%d %d %r\n" % (i, j, float(g)) for i, j, g in zip(*prefs)))
+        cmd += ["--preferences", str(graph)]
     out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     est = rlskit.Estimator(learner=info["name"], kernel=kernel, gamma=0.2, alphas=[0.1, 1.0, 10.0],
                            cv=out["cv"]["strategy"], settings=settings)
-    est.fit(X, y, groups=q)
+    est.fit(X, y, groups=q, preferences=prefs)
     assert est.alpha_ == out["lambda"] and est.measure_ == out["cv"]["measure"]
     close(est.cv_results_["value"], [pt["value"] for pt in out["cv"]["curve"]])
 

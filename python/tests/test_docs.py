@@ -37,7 +37,7 @@ def test_docs_python_blocks_run(monkeypatch):
     assert "3072.47" in printed and "2634.71" in printed
     assert "\n0.92\n" in printed  # the CV+ 90 % intervals' share of test rows
     assert "[2 8 3 6 1] 1" in printed  # GreedyRLS's selection on the diabetes data
-    assert "['globalrank', 'greedy', 'queryrank', 'rls']" in printed
+    assert "['globalrank', 'greedy', 'prefrank', 'queryrank', 'rls']" in printed
     # KronRLS by 5-fold leave-drug-out on the drug–target data, then new drugs; TwoStepRLS setting D
     assert "{'alpha': 0.0625, 'gamma': 0.005, 'col_gamma': 0.05} 0.8165\n0.5547\n" in printed
     assert "0.03125 0.015625 (2400,)" in printed

@@ -181,6 +181,29 @@ class RefLearner:
         return np.asarray(P).reshape(2, -1)
 
 
+class RefPPRankRLS:
+    """RankRLS from preferences: A = (L K + λI)⁻¹ Mᵀ1 with M the ±1
+    incidence rows of the preferences (start minus end) and L = MᵀM."""
+
+    def __init__(self, X, pairs_start_inds, pairs_end_inds, regparam=1.0, kernel="LinearKernel",
+                 basis_vectors=None, **kw):
+        self.X = np.asarray(X, dtype=float)
+        self.k = _kernel(kernel, kw)
+        s, e = np.asarray(pairs_start_inds), np.asarray(pairs_end_inds)
+        self.M = np.zeros((len(s), len(self.X)))
+        np.add.at(self.M, (np.arange(len(s)), s), 1.0)
+        np.add.at(self.M, (np.arange(len(s)), e), -1.0)
+        self.solve(regparam)
+
+    def solve(self, regparam=1.0):
+        self.regparam = regparam
+        K, L = self.k(self.X, self.X), self.M.T @ self.M
+        self.A = np.linalg.solve(L @ K + regparam * np.eye(len(K)), self.M.T @ np.ones(len(self.M)))
+
+    def predict(self, X):
+        return self.k(np.asarray(X, dtype=float), self.X) @ self.A
+
+
 class RefRLS(RefLearner):
     L = "rls"
 
@@ -465,7 +488,8 @@ def install_reference():
     util = types.ModuleType("refrls.utilities")
     multi = types.ModuleType("refrls.utilities.multiclass")
     for name in ("RLS", "GlobalRankRLS", "QueryRankRLS", "LeaveOneOutRLS", "KfoldRLS", "KfoldRankRLS",
-                 "LeavePairOutRLS", "LeavePairOutRankRLS", "LeaveQueryOutRankRLS", "GreedyRLS", "KronRLS", "TwoStepRLS"):
+                 "LeavePairOutRLS", "LeavePairOutRankRLS", "LeaveQueryOutRankRLS", "GreedyRLS", "KronRLS", "TwoStepRLS",
+                 "PPRankRLS"):
         setattr(learner, name, globals()["Ref" + name])
     for name in ("sqerror", "cindex", "auc", "accuracy", "ova_accuracy"):
         setattr(measure, name, globals()["ref_" + name])

@@ -4,7 +4,7 @@ Each class takes RLScore's arguments (names, order, defaults) and exposes
 its attributes (``predictor``, ``regparam``, ``A``, ``cv_performances``,
 ``cv_predictions``, ``selected``, …) with RLScore's shapes; the training,
 the hold-out predictions and the models are the Go core's (learners
-"rls", "globalrank", "queryrank", "greedy" of its registry), computed
+"rls", "globalrank", "queryrank", "prefrank", "greedy" of its registry), computed
 exactly as retraining would give. The learners of pairs (KronRLS,
 TwoStepRLS, CGKronRLS) are in pairwise.py, the conjugate-gradient ones
 (CGRLS, CGRankRLS) in cg.py.
@@ -41,7 +41,7 @@ from ..predictor import KernelPredictor, LinearPredictor
 from .. import kernel as _kernels
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "GlobalRankRLS", "KfoldRankRLS",
-           "LeavePairOutRankRLS", "QueryRankRLS", "LeaveQueryOutRankRLS", "GreedyRLS",
+           "LeavePairOutRankRLS", "QueryRankRLS", "LeaveQueryOutRankRLS", "PPRankRLS", "GreedyRLS",
            "KronRLS", "TwoStepRLS", "CGKronRLS", "CGRLS", "CGRankRLS"]
 
 _DEFAULT_GRID = [2.0 ** k for k in range(-15, 16)]
@@ -122,7 +122,8 @@ class _Core:
             s.update(extra)
         s = {k: v for k, v in s.items() if v is not None}
         model = Model()
-        res = model.fit(s, self._X, self.Y, groups=self._groups, folds=folds)
+        res = model.fit(s, self._X, self.Y, groups=self._groups, folds=folds,
+                        preferences=getattr(self, "_preferences", None))
         return model, res
 
     def solve(self, regparam=1.0):
@@ -134,13 +135,14 @@ class _Core:
 
     def _predictor(self, model):
         doc = json.loads(model.to_json())
+        t = 1 if self.Y is None else self.Y.shape[1]  # (a preference learner has no Y: one output)
         if doc["type"] == "linear":
-            W = np.array(doc["weights"], dtype=np.float64).reshape(-1, self.Y.shape[1])
+            W = np.array(doc["weights"], dtype=np.float64).reshape(-1, t)
             b = np.array(doc["intercept"], dtype=np.float64)
             if self._one:
                 return LinearPredictor(W[:, 0], float(b[0]), _model=model)
             return LinearPredictor(W, b, _model=model)
-        A = np.array(doc["coefficients"], dtype=np.float64).reshape(-1, self.Y.shape[1])
+        A = np.array(doc["coefficients"], dtype=np.float64).reshape(-1, t)
         name, defaults = _KERNELS[self._kernel_name]
         args = {k: self._kernel_args.get(k, v) for k, v in defaults.items()}
         kern = getattr(_kernels, self._kernel_name)(self._X, **args)
@@ -504,6 +506,52 @@ class LeaveQueryOutRankRLS(_Core):
             learner, grid, lambda r: _kfold_cv(learner, learner.qidlist, self.measure), self.measure)
         self.predictor = learner.predictor
         self.learner = learner
+
+
+class PPRankRLS(_Core):
+    """RankRLS learned from pairwise preferences (Pahikkala, Tsivtsivadze,
+    Airola, Järvinen & Boberg 2009), learner "prefrank" of the core with the
+    unit cost (their eq. 20): minimizes
+    Σ_e (1 − (f(x_{s_e}) − f(x_{t_e})))² + regparam·‖f‖² over the
+    preferences e, row s_e = pairs_start_inds[e] preferred over
+    t_e = pairs_end_inds[e] (a preference given twice counts twice). The
+    dual solution is A = (L K + regparam·I)⁻¹ Mᵀ1 with M the preferences'
+    ±1 incidence rows and L = MᵀM. One eigendecomposition: O(m³ + p), or
+    O(m·d² + d³ + p) with the linear kernel (p preferences).
+
+    PPRankRLS(X, pairs_start_inds, pairs_end_inds, regparam=1.0,
+    kernel='LinearKernel', basis_vectors=None, bias=1.0 | gamma=1.0 |
+    gamma, coef0, degree). Methods solve, predict; attributes predictor,
+    regparam, pairs (p×2), A (kernel models)."""
+
+    _learner = "prefrank"
+    _extra = {"cost": "unit"}  # RLScore's target 1 per preference (magnitudes are 1 here anyway)
+
+    def __init__(self, X, pairs_start_inds, pairs_end_inds, regparam=1.0, kernel="LinearKernel",
+                 basis_vectors=None, **kwargs):
+        if basis_vectors is not None:
+            raise ValueError("PPRankRLS: basis_vectors (an explicit reduced set) is not supported by rlskit.rlscore")
+        self._X = _rows(X)
+        a, b = np.asarray(pairs_start_inds).ravel(), np.asarray(pairs_end_inds).ravel()
+        if a.shape != b.shape:
+            raise ValueError("PPRankRLS: %d start and %d end indices" % (a.size, b.size))
+        self.pairs = np.vstack([a, b]).T
+        self._preferences = (a, b)
+        self.Y, self._one, self._groups = None, True, None
+        self.size = self._X.shape[0]
+        self._kernel_name = kernel
+        self._kernel_args = dict(kwargs)
+        self._ks = _kernel_settings(kernel, kwargs, "PPRankRLS")
+        self.solve(regparam)
+
+    def holdout(self, indices):
+        raise AttributeError("PPRankRLS has no holdout (RLScore's neither)")
+
+    def leave_one_out(self):
+        raise AttributeError("PPRankRLS has no leave_one_out (RLScore's neither)")
+
+    def leave_pair_out(self, pairs_start_inds, pairs_end_inds):
+        raise AttributeError("PPRankRLS has no leave_pair_out (RLScore's neither)")
 
 
 class GreedyRLS(_Core):
