@@ -9,6 +9,11 @@
 #   cvplus    CV+'s K = 10 fold models and residuals at m = 2000 (gaussian,
 #             dual form) by the shortcut against refitting the 10 fold
 #             models: go test -bench BenchmarkCVPlus ./interval, best of COUNT
+#   stream    fit --stream --cv kfold:10 (linear kernel, m = 200000, d = 10)
+#             with and without --interval cv+ (the interval's extra pass),
+#             best of RUNS, peak memory (one more run each), the model
+#             files' sizes, and predict --coverage 0.9 of 1000 test points
+#             with that model against plain predict
 #   nested    nested 10 × 10 cross-validation over 13 γ × 31 λ at m = 1000
 #             (d = 10, gaussian, mse): rlskit fit --outer-folds FILE --folds
 #             FILE --fold-score mean against scikit-learn's
@@ -26,7 +31,7 @@
 #             relative. A second, complete nested run on a 3 γ × 5 λ grid
 #             checks the pooled outer value of all 10 folds to 1e-8 relative
 #             and times both sides without extrapolation.
-# Usage: scripts/uncertainty-bench.sh [CASE...]   (default: all three;
+# Usage: scripts/uncertainty-bench.sh [CASE...]   (default: all four;
 # nested-small and nested-full run one half of nested)
 # Inputs (environment): RUNS (end-to-end runs, default 5), COUNT (-count of
 # the go benchmarks, default 3), SK_OUTER (outer folds the full-grid peer
@@ -35,7 +40,7 @@
 # QUICK=1 (m = 300 and 200, 3 γ × 5 λ, 100 test points, RUNS=COUNT=1, the
 # benchmarks at -benchtime 1x: checks that the script runs, about 1 min).
 # Time, full mode on this project's 2-core machine under load 6–14: predict
-# ~1 min, cvplus ~1.5 min, nested ~17 min (small grid ~4 min; full grid:
+# ~1 min, cvplus ~1.5 min, stream ~1 min, nested ~17 min (small grid ~4 min; full grid:
 # rlskit ~8 min, the peer's one outer fold ~5 min).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,14 +52,14 @@ COUNT=${COUNT:-3}
 SK_OUTER=${SK_OUTER:-1}
 PYTHON=${PYTHON:-/usr/bin/python3}
 cases=("$@")
-[ ${#cases[@]} -eq 0 ] && cases=(predict cvplus nested)
+[ ${#cases[@]} -eq 0 ] && cases=(predict cvplus stream nested)
 if [ "$QUICK" = 1 ]; then
   RUNS=1 COUNT=1 SK_OUTER=1 benchtime=1x
-  m_pred=300 m_test=100 m_nest=200 ggrid=2^-6..2^-4 lgrid=2^-4..2^0
+  m_pred=300 m_test=100 m_nest=200 m_stream=2000 ggrid=2^-6..2^-4 lgrid=2^-4..2^0
   sg_small="2^-6..2^-4" sl_small="2^-4..2^0"
 else
   benchtime=3x
-  m_pred=2000 m_test=1000 m_nest=1000 ggrid=2^-12..2^0 lgrid=2^-15..2^15
+  m_pred=2000 m_test=1000 m_nest=1000 m_stream=200000 ggrid=2^-12..2^0 lgrid=2^-15..2^15
   sg_small="2^-6..2^-4" sl_small="2^-4..2^0"
 fi
 
@@ -123,6 +128,27 @@ for c in "${cases[@]}"; do
       else
         gobench 'BenchmarkCVPlus'
       fi
+      ;;
+    stream)
+      # fit --stream --cv kfold:10 of the linear kernel with and without
+      # --interval cv+ (one more pass: the rows' hold-out residuals), the
+      # model's size, and predict --coverage 0.9 of the test points.
+      data big "$m_stream" 4
+      data test "$m_test" 2
+      plain=() withiv=() pp=() pc=()
+      for r in $(seq "$RUNS"); do
+        plain+=("$(wall "$tmp/rlskit" fit --stream --data "$tmp/big.csv" --label y --cv kfold:10 --model "$tmp/s.json" --quiet)")
+        withiv+=("$(wall "$tmp/rlskit" fit --stream --data "$tmp/big.csv" --label y --cv kfold:10 --interval cv+ --model "$tmp/siv.json" --quiet)")
+        "$PYTHON" -c 'import json,sys; print("  passes:", [(p["kind"], round(p["seconds"], 3)) for p in json.load(open(sys.argv[1]))["stream"]["passes"]])' "$tmp/out"
+        pp+=("$(wall "$tmp/rlskit" predict --model "$tmp/siv.json" --data "$tmp/test.csv")")
+        pc+=("$(wall "$tmp/rlskit" predict --model "$tmp/siv.json" --data "$tmp/test.csv" --coverage 0.9)")
+      done
+      peak() { if [ -x /usr/bin/time ]; then /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; else echo "(no /usr/bin/time: not measured)"; fi; }
+      echo "fit --stream, $m_stream rows:                 ${plain[*]} s; best $(best "${plain[@]}") s; peak $(peak "$tmp/rlskit" fit --stream --data "$tmp/big.csv" --label y --cv kfold:10 --model "$tmp/s.json" --quiet) KB"
+      echo "fit --stream --interval cv+, $m_stream rows:  ${withiv[*]} s; best $(best "${withiv[@]}") s; peak $(peak "$tmp/rlskit" fit --stream --data "$tmp/big.csv" --label y --cv kfold:10 --interval cv+ --model "$tmp/siv.json" --quiet) KB"
+      echo "model file: $(wc -c < "$tmp/s.json") bytes plain, $(wc -c < "$tmp/siv.json") bytes with the interval"
+      echo "predict, $m_test points:                ${pp[*]} s; best $(best "${pp[@]}") s"
+      echo "predict --coverage 0.9, $m_test points: ${pc[*]} s; best $(best "${pc[@]}") s"
       ;;
     nested|nested-small|nested-full)
       data nest "$m_nest" 3
