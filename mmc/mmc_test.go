@@ -319,3 +319,41 @@ func TestClaimTiesGoToLowerIndex(t *testing.T) {
 		t.Fatalf("claim into 0 took row %d, want 0", got)
 	}
 }
+
+// TestKernelRBlocks: KernelR's blocked triangular inverse and product give
+// R = K(K+λI)⁻¹ — checked as R(K+λI) = K, which holds to rounding, and
+// symmetry — at sizes below, at and across several levels of the block
+// recursion (odd splits included).
+func TestKernelRBlocks(t *testing.T) {
+	for _, m := range []int{1, 5, triBlock, triBlock + 1, 2*triBlock + 3, 4*triBlock + 7} {
+		x := randData(m, 3, 3, uint64(m))
+		k, err := kernel.Gaussian{Gamma: 0.1}.Block(x, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const lambda = 0.3
+		r, err := KernelR(k, lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := mat.DenseCopyOf(k)
+		for i := 0; i < m; i++ {
+			a.Set(i, i, a.At(i, i)+lambda)
+		}
+		var prod mat.Dense
+		prod.Mul(r, a)
+		// R(K+λI) = K; the error of the computed inverse is about m·ε·κ(K+λI)·‖K‖
+		kmax := mat.Norm(k, math.Inf(1))
+		tol := 1e-12 * float64(m) * kmax * kmax / lambda
+		for i := 0; i < m; i++ {
+			for j := 0; j < m; j++ {
+				if d := math.Abs(prod.At(i, j) - k.At(i, j)); d > tol {
+					t.Fatalf("m = %d: (R(K+λI))[%d,%d] = %v, K = %v", m, i, j, prod.At(i, j), k.At(i, j))
+				}
+				if r.At(i, j) != r.At(j, i) {
+					t.Fatalf("m = %d: R not symmetric at [%d,%d]", m, i, j)
+				}
+			}
+		}
+	}
+}
