@@ -1,6 +1,7 @@
 package mmc
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -355,5 +356,106 @@ func TestKernelRBlocks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestClusterKernelEqualsFit: ClusterKernel on the kernel matrix is the
+// dual learner's search (Fit, Solve) and Cluster's on the dual factor:
+// the same labels and J.
+func TestClusterKernelEqualsFit(t *testing.T) {
+	const m, c, lambda = 40, 3, 0.5
+	x := randData(m, 2, c, 23)
+	k := kernel.Gaussian{Gamma: 0.3}
+	km, err := k.Block(x, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Clusters: c, Lambda: lambda, Restarts: 3, Seed: 2}
+	a, err := ClusterKernel(km, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Fit(x, learn.Options{Kernel: k, Form: learn.Dual}, Options{Clusters: c, Restarts: 3, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := l.Solve(lambda)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := factor.Build(x, k, factor.Request{Form: factor.Dual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Cluster(d.Factor, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Labels {
+		if a.Labels[i] != b.Labels[i] || a.Labels[i] != f.Labels[i] {
+			t.Fatalf("labels %v, Fit %v, Cluster %v", a.Labels, b.Labels, f.Labels)
+		}
+	}
+	if a.Objective != b.Objective || math.Abs(a.Objective-f.Objective) > 1e-10*a.Objective {
+		t.Fatalf("J %v, Fit %v, Cluster %v", a.Objective, b.Objective, f.Objective)
+	}
+	if _, err := ClusterKernel(mat.NewDense(2, 3, nil), opt); err == nil {
+		t.Fatal("a non-square kernel matrix was accepted")
+	}
+}
+
+// TestBadOptions: every invalid option is refused with its sentinel error,
+// no panic.
+func TestBadOptions(t *testing.T) {
+	x := randData(6, 2, 2, 1)
+	d, err := factor.Build(x, kernel.Gaussian{Gamma: 1}, factor.Request{Form: factor.Dual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		opt  Options
+		want error
+	}{
+		{Options{Clusters: 1, Lambda: 1}, ErrClusters},
+		{Options{Clusters: -2, Lambda: 1}, ErrClusters},
+		{Options{Clusters: 7, Lambda: 1}, ErrClusters},
+		{Options{Clusters: 2, Lambda: 1, Restarts: -1}, ErrRestarts},
+		{Options{Clusters: 2, Lambda: 1, Init: []int{0, 1}}, ErrInit},
+		{Options{Clusters: 2, Lambda: 1, Init: []int{0, 1, 2, 0, 1, 0}}, ErrInit},
+		{Options{Clusters: 2, Lambda: 1, Init: []int{0, 1, -1, 0, 1, 0}}, ErrInit},
+	} {
+		if _, err := Cluster(d.Factor, c.opt); !errors.Is(err, c.want) {
+			t.Errorf("%+v: error %v, want %v", c.opt, err, c.want)
+		}
+	}
+	for _, lambda := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if _, err := Cluster(d.Factor, Options{Clusters: 2, Lambda: lambda}); err == nil {
+			t.Errorf("λ = %v accepted", lambda)
+		}
+		if _, err := NewInteractive(d.Factor, lambda, nil, 2); err == nil {
+			t.Errorf("interactive λ = %v accepted", lambda)
+		}
+	}
+	if _, err := NewInteractive(d.Factor, 1, nil, 1); !errors.Is(err, ErrClusters) {
+		t.Errorf("one class: %v", err)
+	}
+	if _, err := NewInteractive(d.Factor, 1, []int{0, 0, 3, 0, 0, 0}, 2); !errors.Is(err, ErrInit) {
+		t.Errorf("label 3 of 2 classes: %v", err)
+	}
+	in, err := NewInteractive(d.Factor, 1, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []learn.Step{{Op: "claim", N: -1, Class: 1}, {Op: "claim", N: 1, Class: 2}, {Op: "all", Class: -1},
+		{Op: "descend", Limit: -1}, {Op: "jump"}, {Op: "ws"}} {
+		if _, err := in.Apply(s); !errors.Is(err, ErrWorkingSet) {
+			t.Errorf("step %+v: error %v", s, err)
+		}
+	}
+	if _, err := Fit(x, learn.Options{}, Options{}); err == nil {
+		t.Error("Fit without a kernel accepted")
+	}
+	if _, err := Fit(nil, learn.Options{Kernel: kernel.Gaussian{Gamma: 1}}, Options{}); err == nil {
+		t.Error("Fit of nil rows accepted")
 	}
 }
