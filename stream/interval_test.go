@@ -35,7 +35,8 @@ const intervalTol = 1e-8
 // of max|y|, and on 40 fresh points the prediction, lower and upper bounds
 // at coverage 0.8 and 0.9 to 1e-8 relative — for the linear kernel with a
 // bias feature (2 outputs, svmlight), with an unpenalized intercept (CSV),
-// and a gaussian kernel over a random basis of 15 rows. For the first,
+// a gaussian kernel over a random basis of 15 rows, and standardized
+// features (in memory: the stream's scaler applied to the rows first). For the first,
 // each fold model also equals the ridge solve (Z_TᵀZ_T + λI)⁻¹Z_TᵀY_T on
 // its training rows (gonum's Cholesky), on the fresh points.
 func TestStreamCVPlusEqualsInMemory(t *testing.T) {
@@ -47,10 +48,12 @@ func TestStreamCVPlusEqualsInMemory(t *testing.T) {
 		intercept bool
 		csv       bool
 		t         int
+		std       bool
 	}{
-		{"linear/bias", kernel.Spec{Name: "linear", Bias: 1}, 0, false, false, 2},
-		{"linear/intercept/csv", kernel.Spec{Name: "linear"}, 0, true, true, 1},
-		{"gaussian/basis", kernel.Spec{Name: "gaussian", Gamma: 0.1}, 15, false, true, 1},
+		{"linear/bias", kernel.Spec{Name: "linear", Bias: 1}, 0, false, false, 2, false},
+		{"linear/intercept/csv", kernel.Spec{Name: "linear"}, 0, true, true, 1, false},
+		{"gaussian/basis", kernel.Spec{Name: "gaussian", Gamma: 0.1}, 15, false, true, 1, false},
+		{"linear/standardized", kernel.Spec{Name: "linear", Bias: 1}, 0, false, true, 1, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			x, y, q := synth(uint64(40+n), 180, 4, c.t, false, false, 0, 0)
@@ -67,7 +70,7 @@ func TestStreamCVPlusEqualsInMemory(t *testing.T) {
 			}
 			mse, _ := measure.ByName("mse")
 			opt := Options{Learner: learn.RLS, Kernel: c.spec, BasisN: c.basis, CV: "kfold:5", Seed: 9, Lambdas: grid,
-				Measure: mse, Intercept: c.intercept, Interval: model.CVPlus}
+				Measure: mse, Intercept: c.intercept, Interval: model.CVPlus, Standardize: c.std}
 			got, err := Run(context.Background(), opt, Source{Files: shards, Format: format, CSV: csvOpt}, RunOptions{Workers: 2, ChunkRows: 23})
 			if err != nil {
 				t.Fatal(err)
@@ -103,7 +106,16 @@ func TestStreamCVPlusEqualsInMemory(t *testing.T) {
 			if got.Basis == nil {
 				lo.Form = learn.Linear
 			}
-			r, err := rls.Fit(d.X, d.Y, lo)
+			xm := d.X // in memory: the stream's scaler applied first
+			if c.std {
+				if got.Predictor.Scaler == nil {
+					t.Fatal("standardized stream model without a scaler")
+				}
+				if xm, err = got.Predictor.Scaler.Transform(d.X); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, err := rls.Fit(xm, d.Y, lo)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +161,13 @@ func TestStreamCVPlusEqualsInMemory(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wp, wl, wh, err := want.PredictInterval(xt, cov)
+				xw := mat.Matrix(xt)
+				if c.std {
+					if xw, err = got.Predictor.Scaler.Transform(xt); err != nil {
+						t.Fatal(err)
+					}
+				}
+				wp, wl, wh, err := want.PredictInterval(xw, cov)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -161,7 +179,7 @@ func TestStreamCVPlusEqualsInMemory(t *testing.T) {
 					}
 				}
 			}
-			if c.spec.Name == "linear" && !c.intercept {
+			if c.spec.Name == "linear" && !c.intercept && !c.std {
 				checkFoldsByRidge(t, got.Predictor, c.spec.Bias, d, folds, lambda, xt)
 			}
 		})
