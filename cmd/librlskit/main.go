@@ -8,7 +8,8 @@
 // with the setting "solver": "cg", as rlskit fit does; a learner of a
 // preference graph with the graph staged by rlskit_preferences), the fit of a learner
 // of pairs (rlskit_fit_pairs: pairfit.Fit, the function rlskit fit runs for
-// them) and its predictions (rlskit_predict_pairs), predict (and prediction
+// them) and its predictions (rlskit_predict_pairs, and with CV+ intervals
+// rlskit_predict_pairs_interval), predict (and prediction
 // intervals), the selection result as a small JSON
 // document, CV predictions, the core's measures, the model as JSON (save
 // and load), the registry's learners, cancellation and the error of the

@@ -15,7 +15,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/internal/pairfit"
+	"github.com/rlskit/rlskit/interval"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/pairwise"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/summary"
@@ -24,16 +26,16 @@ import (
 // acceptedPairFlags are the flags of rlskit fit that rlskit_fit_pairs takes
 // as settings: the learner, each side's kernel and grid, the λ grids, the
 // setting (--cv pairs, rows[:K], cols[:K], both[:K], vertices[:K], none),
-// the measure, standardization, the symmetry of a homogeneous network and
-// the conjugate-gradient solver's settings. The objects, pairs and folds
-// come as arrays; --validation-pairs, --interval and --outer-folds are not
-// taken yet.
+// the measure, standardization, the symmetry of a homogeneous network, the
+// conjugate-gradient solver's settings and --interval cv+ (settings rows,
+// cols and both). The objects, pairs and folds come as arrays;
+// --validation-pairs and --outer-folds are not taken yet.
 var acceptedPairFlags = map[string]bool{
 	"learner": true, "kernel": true, "gamma": true, "bias": true, "coef0": true, "degree": true,
 	"gamma-grid": true, "degree-grid": true, "coef0-grid": true, "lambda": true, "lambda-grid": true,
 	"col-kernel": true, "col-gamma": true, "col-bias": true, "col-coef0": true, "col-degree": true, "col-gamma-grid": true,
 	"col-lambda": true, "col-lambda-grid": true, "cv": true, "measure": true, "seed": true, "standardize": true,
-	"symmetry": true, "solver": true, "tol": true, "max-iter": true,
+	"symmetry": true, "solver": true, "tol": true, "max-iter": true, "interval": true,
 }
 
 // The names the arrays of rlskit_fit_pairs take in messages, where rlskit
@@ -72,7 +74,13 @@ type pairResult struct {
 // for an object in no fold) and colFolds (q), the folds of --folds and
 // --col-folds. Complete data train in closed form with the settings' "cv"
 // (pairs, rows[:K], cols[:K], both[:K], vertices[:K], none); incomplete
-// data, or "solver": "cg", Kronecker RLS by conjugate gradients. The
+// data, or "solver": "cg", Kronecker RLS by conjugate gradients. With the
+// setting "interval": "cv+" (and "cv" rows[:K], cols[:K] or both[:K]) the
+// model records the CV+ interval over the folds of objects the setting
+// holds out, as rlskit fit --interval cv+ does (interval.NewPairs: the
+// models retrained without each fold and every pair's hold-out residual;
+// K·m·q numbers for rows or cols, K·L·m·q for both), read by
+// rlskit_predict_pairs_interval. The
 // objects and labels are copied (O(m·d + q·e + n): the model keeps the
 // objects it expands over), the pair indices converted to Go ints. Cost:
 // pairfit.Fit's.
@@ -189,7 +197,18 @@ func (s *session) fitPairs(settings string, rp *C.double, m, d, rstride C.int64_
 	if s.result, err = json.Marshal(doc); err != nil {
 		return err
 	}
+	var iv *model.PairInterval
+	if f.Interval != "" { // plan.New checked cv+ and the setting (rows, cols or both)
+		if fit.Search == nil {
+			return fmt.Errorf("--interval %s: needs the closed form on complete data (every row × column pair labelled), not conjugate gradients", f.Interval)
+		}
+		d := fit.Settings.Scheme.Design
+		if iv, err = interval.NewPairs(fit.Search.Solution, string(pp.Setting), d.RowFolds, d.ColFolds); err != nil {
+			return fmt.Errorf("--interval %s (--cv %s): %w", f.Interval, pp.CVSpec, err)
+		}
+	}
 	s.pairPred = fit.Model.PairModel()
+	s.pairPred.Interval = iv
 	return nil
 }
 
@@ -205,43 +224,9 @@ func (s *session) fitPairs(settings string, rp *C.double, m, d, rstride C.int64_
 func rlskit_predict_pairs(h C.uintptr_t, rows *C.double, m, d, rstride C.int64_t, cols *C.double, q, e, cstride C.int64_t,
 	prow, pcol *C.int64_t, n C.int64_t, out *C.double) C.int {
 	return call(h, func(s *session) error {
-		pm := s.pairPred
-		if pm == nil {
-			return errors.New("rlskit: no model of pairs on this handle: fit or load one first")
-		}
-		if n < 0 || n > 0 && (prow == nil || pcol == nil || out == nil) {
-			return fmt.Errorf("pairs: %d pairs without their indices or an output buffer", n)
-		}
-		var rx, cx mat.Matrix
-		if rows != nil {
-			x, err := dense(rows, m, d, rstride, "rows")
-			if err != nil {
-				return err
-			}
-			rx = x
-			if pm.Homogeneous() {
-				cx = x
-			}
-		}
-		if cols != nil {
-			if pm.Homogeneous() {
-				return errors.New("cols: the model is a homogeneous network; new rows give its new vertices")
-			}
-			x, err := dense(cols, q, e, cstride, "cols")
-			if err != nil {
-				return err
-			}
-			cx = x
-		}
-		if n == 0 {
-			return nil
-		}
-		ri, ci := make([]int, int(n)), make([]int, int(n))
-		for i, v := range unsafe.Slice((*int64)(unsafe.Pointer(prow)), int(n)) {
-			ri[i] = int(v)
-		}
-		for i, v := range unsafe.Slice((*int64)(unsafe.Pointer(pcol)), int(n)) {
-			ci[i] = int(v)
+		pm, rx, cx, ri, ci, err := s.pairQuery(rows, m, d, rstride, cols, q, e, cstride, prow, pcol, n, out)
+		if err != nil || n == 0 {
+			return err
 		}
 		pred, err := pm.Predict(rx, cx, ri, ci)
 		if err != nil {
@@ -250,4 +235,91 @@ func rlskit_predict_pairs(h C.uintptr_t, rows *C.double, m, d, rstride C.int64_t
 		copy(unsafe.Slice((*float64)(unsafe.Pointer(out)), int(n)), pred)
 		return nil
 	})
+}
+
+// rlskit_predict_pairs_interval writes, for n pairs given as to
+// rlskit_predict_pairs and a model fitted with the setting "interval":
+// "cv+", the prediction and the lower and upper ends of the CV+ interval of
+// the given coverage into pred, lo and hi (n values each), as rlskit
+// predict --pairs --coverage does (model.PairPredictor.PredictInterval;
+// Barber et al. 2021 over folds of objects). The pairs take the kind of
+// new object the fit's setting held out: new rows against the training
+// columns (rows), training rows against new columns (cols), new rows with
+// new columns (both). Cost: the hold-out models' predictions, F times the
+// model's (F = K folds, or K·L for both), plus the order statistics per
+// pair (model.PairPredictor.PredictInterval states them).
+//
+//export rlskit_predict_pairs_interval
+func rlskit_predict_pairs_interval(h C.uintptr_t, rows *C.double, m, d, rstride C.int64_t, cols *C.double, q, e, cstride C.int64_t,
+	prow, pcol *C.int64_t, n C.int64_t, coverage C.double, pred, lo, hi *C.double) C.int {
+	return call(h, func(s *session) error {
+		pm, rx, cx, ri, ci, err := s.pairQuery(rows, m, d, rstride, cols, q, e, cstride, prow, pcol, n, pred)
+		if err != nil {
+			return err
+		}
+		if pm.Interval == nil {
+			return fmt.Errorf("--coverage %g: the model records no prediction interval: fit it with the settings \"interval\": \"cv+\" and \"cv\": rows[:K], cols[:K] or both[:K]", float64(coverage))
+		}
+		if n > 0 && (lo == nil || hi == nil) {
+			return fmt.Errorf("pairs: %d pairs without the interval's output buffers", n)
+		}
+		p, l, u, err := pm.PredictInterval(rx, cx, ri, ci, float64(coverage))
+		if err != nil {
+			return fmt.Errorf("--coverage %g: %w", float64(coverage), err)
+		}
+		for _, o := range []struct {
+			src []float64
+			dst *C.double
+		}{{p, pred}, {l, lo}, {u, hi}} {
+			if n > 0 {
+				copy(unsafe.Slice((*float64)(unsafe.Pointer(o.dst)), int(n)), o.src)
+			}
+		}
+		return nil
+	})
+}
+
+// pairQuery reads the arguments of a prediction of pairs: h's model of
+// pairs, the new row and column objects (nil: the training ones; a
+// homogeneous network's new rows are its new columns, read in place) and
+// the n pairs' indices (converted to Go ints, O(n)).
+func (s *session) pairQuery(rows *C.double, m, d, rstride C.int64_t, cols *C.double, q, e, cstride C.int64_t,
+	prow, pcol *C.int64_t, n C.int64_t, out *C.double) (pm *model.PairPredictor, rx, cx mat.Matrix, ri, ci []int, err error) {
+	pm = s.pairPred
+	if pm == nil {
+		return nil, nil, nil, nil, nil, errors.New("rlskit: no model of pairs on this handle: fit or load one first")
+	}
+	if n < 0 || n > 0 && (prow == nil || pcol == nil || out == nil) {
+		return nil, nil, nil, nil, nil, fmt.Errorf("pairs: %d pairs without their indices or an output buffer", n)
+	}
+	if rows != nil {
+		x, err := dense(rows, m, d, rstride, "rows")
+		if err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
+		rx = x
+		if pm.Homogeneous() {
+			cx = x
+		}
+	}
+	if cols != nil {
+		if pm.Homogeneous() {
+			return nil, nil, nil, nil, nil, errors.New("cols: the model is a homogeneous network; new rows give its new vertices")
+		}
+		x, err := dense(cols, q, e, cstride, "cols")
+		if err != nil {
+			return nil, nil, nil, nil, nil, err
+		}
+		cx = x
+	}
+	ri, ci = make([]int, int(n)), make([]int, int(n))
+	if n > 0 {
+		for i, v := range unsafe.Slice((*int64)(unsafe.Pointer(prow)), int(n)) {
+			ri[i] = int(v)
+		}
+		for i, v := range unsafe.Slice((*int64)(unsafe.Pointer(pcol)), int(n)) {
+			ci[i] = int(v)
+		}
+	}
+	return pm, rx, cx, ri, ci, nil
 }

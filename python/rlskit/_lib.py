@@ -104,6 +104,10 @@ def _load():
         lib.rlskit_predict_pairs.restype = ctypes.c_int
         lib.rlskit_predict_pairs.argtypes = [u, _c_double_p, i64, i64, i64, _c_double_p, i64, i64, i64,
                                              _c_int64_p, _c_int64_p, i64, _c_double_p]
+        lib.rlskit_predict_pairs_interval.restype = ctypes.c_int
+        lib.rlskit_predict_pairs_interval.argtypes = [u, _c_double_p, i64, i64, i64, _c_double_p, i64, i64, i64,
+                                                      _c_int64_p, _c_int64_p, i64, ctypes.c_double,
+                                                      _c_double_p, _c_double_p, _c_double_p]
         lib.rlskit_score.restype = ctypes.c_int
         lib.rlskit_score.argtypes = [u, ctypes.c_char_p, _c_double_p, i64, i64, i64, _c_double_p, i64,
                                      _c_int64_p, _c_double_p]
@@ -332,10 +336,12 @@ class Model:
                 None if rf is None else rf.ctypes.data_as(_c_int64_p), None if cf is None else cf.ctypes.data_as(_c_int64_p))
         return self._run(self._lib.rlskit_fit_pairs, args, (R, C, pr, pc, Y, rf, cf))
 
-    def predict_pairs(self, pairs, rows=None, cols=None):
+    def predict_pairs(self, pairs, rows=None, cols=None, coverage=None):
         """The predictions of a model of pairs for the n×2 (row, column)
         index pairs: indices into the new objects rows (cols), or into the
-        training objects where rows (cols) is None."""
+        training objects where rows (cols) is None. With coverage (a model
+        fitted with the setting "interval": "cv+"), (prediction, lower,
+        upper) of the CV+ interval at that level (rlskit_predict_pairs_interval)."""
         P = np.asarray(pairs)
         if P.ndim != 2 or P.shape[1] != 2:
             raise ValueError("pairs: want an n×2 array of (row, column) indices, got shape %s" % (P.shape,))
@@ -349,10 +355,15 @@ class Model:
                 A, st = _matrix(a, name)
                 side += [A.ctypes.data_as(_c_double_p), A.shape[0], A.shape[1], st, A]
         out = np.empty(len(pr), dtype=np.float64)
-        self._check(self._lib.rlskit_predict_pairs(self._h, *side[0:4], *side[5:9], pr.ctypes.data_as(_c_int64_p),
-                                                   pc.ctypes.data_as(_c_int64_p), len(pr),
-                                                   out.ctypes.data_as(_c_double_p)))
-        return out
+        head = (self._h, *side[0:4], *side[5:9], pr.ctypes.data_as(_c_int64_p), pc.ctypes.data_as(_c_int64_p), len(pr))
+        if coverage is None:
+            self._check(self._lib.rlskit_predict_pairs(*head, out.ctypes.data_as(_c_double_p)))
+            return out
+        lo, hi = np.empty(len(pr), dtype=np.float64), np.empty(len(pr), dtype=np.float64)
+        self._check(self._lib.rlskit_predict_pairs_interval(*head, float(coverage), out.ctypes.data_as(_c_double_p),
+                                                            lo.ctypes.data_as(_c_double_p),
+                                                            hi.ctypes.data_as(_c_double_p)))
+        return out, lo, hi
 
     def score(self, measure, Y, P, groups=None):
         """The core's measure (package measure) of predictions P against

@@ -104,6 +104,8 @@ class _PairBase(RegressorMixin, BaseEstimator):
             s["standardize"] = True
         if self.symmetry is not None:
             s["symmetry"] = self.symmetry
+        if getattr(self, "interval", None) is not None:
+            s["interval"] = self.interval
         s["seed"] = int(self.seed)
         return s
 
@@ -204,15 +206,24 @@ class _PairBase(RegressorMixin, BaseEstimator):
         if res["has_cv_predictions"]:
             self.cv_predictions_ = model.cv_predictions(n, 1).ravel()
 
-    def predict(self, pairs, X_rows=None, X_cols=None):
+    def predict(self, pairs, X_rows=None, X_cols=None, coverage=None):
         """f(u, v) for the (row, column) index pairs: indices into the new
         objects X_rows (X_cols), or into the training objects where None
         (for a homogeneous network X_rows gives the new vertices). O(m'·m·(d
-        + q) + n·q) for m' distinct row objects asked."""
+        + q) + n·q) for m' distinct row objects asked.
+
+        With coverage (in (0, 1); a model fitted with interval="cv+"),
+        returns (prediction, lower, upper): the CV+ interval over folds of
+        objects (Barber et al. 2021) at that level for pairs with the kind
+        of new object the setting held out — new rows against training
+        columns (rows), training rows against new columns (cols), new rows
+        with new columns (both) — as ``rlskit predict --pairs --coverage``.
+        It costs the K (K·L for both) hold-out models' predictions besides
+        the model's."""
         check_is_fitted(self, "model_")
         if X_cols is not None and self.homogeneous_:
             raise ValueError("X_cols: the model is a homogeneous network; X_rows gives its new vertices")
-        return self.model_.predict_pairs(pairs, X_rows, X_cols)
+        return self.model_.predict_pairs(pairs, X_rows, X_cols, coverage=coverage)
 
     def score(self, pairs, y, X_rows=None, X_cols=None):
         """The fit's measure (measure_, default mse) of the predictions for
@@ -251,6 +262,12 @@ _PARAMS_DOC = """
     measure : str or None (default mse), standardize : bool,
     symmetry : None, "symmetric" or "antisymmetric" (X_cols=None only),
     seed : int.
+    interval : None or "cv+"
+        Record in the model what CV+ prediction intervals need (``rlskit fit
+        --interval cv+``: the models retrained without each fold of the
+        objects the setting holds out, and every pair's hold-out residual;
+        K·m·q numbers for rows or cols, K·L·m·q for both): setting "rows",
+        "cols" or "both" on complete data; then ``predict(…, coverage=0.9)``.
 
     Attributes
     ----------
@@ -325,7 +342,7 @@ class KronRLS(_PairBase):
     def __init__(self, kernel="linear", gamma=None, bias=None, degree=None, coef0=None,
                  col_kernel=None, col_gamma=None, col_bias=None, col_degree=None, col_coef0=None,
                  alphas=None, setting="pairs", cv=None, measure=None, standardize=False, symmetry=None,
-                 solver="direct", tol=None, max_iter=None, seed=1):
+                 solver="direct", tol=None, max_iter=None, seed=1, interval=None):
         self.kernel = kernel
         self.gamma = gamma
         self.bias = bias
@@ -346,6 +363,7 @@ class KronRLS(_PairBase):
         self.tol = tol
         self.max_iter = max_iter
         self.seed = seed
+        self.interval = interval
 
 
 class TwoStepRLS(_PairBase):
@@ -365,7 +383,7 @@ class TwoStepRLS(_PairBase):
     def __init__(self, kernel="linear", gamma=None, bias=None, degree=None, coef0=None,
                  col_kernel=None, col_gamma=None, col_bias=None, col_degree=None, col_coef0=None,
                  alphas=None, col_alphas=None, setting="pairs", cv=None, measure=None, standardize=False,
-                 symmetry=None, seed=1):
+                 symmetry=None, seed=1, interval=None):
         self.kernel = kernel
         self.gamma = gamma
         self.bias = bias
@@ -384,6 +402,7 @@ class TwoStepRLS(_PairBase):
         self.standardize = standardize
         self.symmetry = symmetry
         self.seed = seed
+        self.interval = interval
 
     solver = "direct"  # closed form only (not a parameter)
     tol = None

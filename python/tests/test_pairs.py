@@ -217,3 +217,94 @@ def test_errors_name_the_setting():
     T, yt = pairs_file("dti-pairs-train.txt")
     with pytest.raises(ValueError, match="needs complete data"):
         rlskit.TwoStepRLS(alphas=1.0, col_alphas=1.0, setting="none").fit(DRUGS, TARGETS, T, yt)
+
+
+def write_objects(p, X, header):
+    with open(p, "w") as f:
+        f.write(",".join(header) + "\n")
+        for row in X:
+            f.write(",".join(repr(float(v)) for v in row) + "\n")
+
+
+INTERVAL_CASES = [
+    # (name, estimator, fit kwargs, rlskit fit flags, the kind of new object predicted)
+    ("kronrls rows:5 cv+", rlskit.KronRLS(kernel="gaussian", gamma=0.005, col_gamma=0.05, alphas=[0.125, 1.0],
+                                          setting="rows", cv=5, seed=3, interval="cv+"), {},
+     ["--learner", "kronrls", "--kernel", "gaussian", "--gamma", "0.005", "--col-gamma", "0.05",
+      "--lambda-grid", "0.125,1.0", "--cv", "rows:5", "--seed", "3", "--interval", "cv+"], "rows"),
+    ("twostep cols cv+", rlskit.TwoStepRLS(kernel="gaussian", gamma=0.01, col_gamma=0.05, alphas=0.5,
+                                           col_alphas=[0.25, 2.0], setting="cols", interval="cv+"), {},
+     ["--learner", "twostep", "--kernel", "gaussian", "--gamma", "0.01", "--col-gamma", "0.05", "--lambda", "0.5",
+      "--col-lambda-grid", "0.25,2.0", "--cv", "cols", "--interval", "cv+"], "cols"),
+    ("twostep both folds cv+", rlskit.TwoStepRLS(kernel="gaussian", gamma=0.01, col_gamma=0.05, alphas=[0.1, 1.0],
+                                                 col_alphas=[0.5, 5.0], setting="both", interval="cv+"),
+     dict(row_folds=ROW_FOLDS, col_folds=COL_FOLDS),
+     ["--learner", "twostep", "--kernel", "gaussian", "--gamma", "0.01", "--col-gamma", "0.05",
+      "--lambda-grid", "0.1,1.0", "--col-lambda-grid", "0.5,5.0", "--cv", "both", "--folds", "@rows",
+      "--col-folds", "@cols", "--interval", "cv+"], "both"),
+    ("kronrls both:3 cv+", rlskit.KronRLS(kernel="gaussian", gamma=0.005, col_gamma=0.05, alphas=[0.25, 4.0],
+                                          setting="D", cv=3, seed=5, interval="cv+"), {},
+     ["--learner", "kronrls", "--kernel", "gaussian", "--gamma", "0.005", "--col-gamma", "0.05",
+      "--lambda-grid", "0.25,4.0", "--cv", "both:3", "--seed", "5", "--interval", "cv+"], "both"),
+]
+
+
+@pytest.mark.parametrize("name,est,kw,flags,new", INTERVAL_CASES, ids=[c[0] for c in INTERVAL_CASES])
+def test_pair_intervals_equal_cli(rlskit_cli, tmp_path, name, est, kw, flags, new):
+    """interval="cv+" and predict(…, coverage=c) give rlskit fit --interval
+    cv+ and rlskit predict --pairs --coverage c: prediction, lower and upper
+    for pairs of the kind of new object the setting held out — settings B
+    (new drugs), C (new targets) and D (both new) — to 1e-12."""
+    out, model, _ = run_cli(rlskit_cli, tmp_path, flags)
+    P, y = pairs_file("dti-pairs.txt")
+    est = clone(est).fit(DRUGS, TARGETS, P, y, **kw)
+    assert est.alpha_ == out["lambda"]
+    close(est.cv_results_["value"], [pt["value"] for pt in out["cv"]["curve"]])
+    rng = np.random.default_rng(4)
+    new_targets = TARGETS[[3, 17, 29, 36, 8]] + 0.3 * rng.normal(size=(5, TARGETS.shape[1]))
+    tpath = tmp_path / "new-targets.csv"
+    write_objects(tpath, new_targets, open(path("dti-targets.csv")).readline().strip().split(","))
+    kw_pred, cmd = {}, []
+    if new == "rows":
+        pairs = np.loadtxt(path("dti-pairs-new.txt"), comments="#")[:, :2].astype(np.int64)
+        kw_pred["X_rows"], cmd = NEW_DRUGS, ["--rows", path("dti-drugs-new.csv")]
+    elif new == "cols":
+        pairs = np.array([(i, j) for i in range(0, 60, 7) for j in range(5)], dtype=np.int64)
+        kw_pred["X_cols"], cmd = new_targets, ["--cols", str(tpath)]
+    else:
+        pairs = np.array([(i, j) for i in range(12) for j in range(5)], dtype=np.int64)
+        kw_pred["X_rows"], kw_pred["X_cols"] = NEW_DRUGS, new_targets
+        cmd = ["--rows", path("dti-drugs-new.csv"), "--cols", str(tpath)]
+    ppath = tmp_path / "pred-pairs.txt"
+    ppath.write_text("".join("%d %d\n" % (i, j) for i, j in pairs))
+    for coverage in (0.8, 0.9):
+        text = subprocess.run([rlskit_cli, "predict", "--model", str(model), "--pairs", str(ppath),
+                               "--coverage", repr(coverage)] + cmd, check=True, capture_output=True, text=True).stdout
+        cli = np.array([[float(v) for v in line.split("\t")] for line in text.strip().split("\n")])
+        got = est.predict(pairs, coverage=coverage, **kw_pred)
+        assert len(got) == 3
+        for g, col in zip(got, cli.T):
+            close(g, col)
+        assert np.all(got[1] <= got[0]) and np.all(got[0] <= got[2])
+    close(est.predict(pairs, **kw_pred), cli[:, 0])
+    # the estimator's model file carries the interval: the CLI reads it back
+    mine = tmp_path / "mine.json"
+    mine.write_text(est.model_json())
+    text = subprocess.run([rlskit_cli, "predict", "--model", str(mine), "--pairs", str(ppath), "--coverage", "0.9"] + cmd,
+                          check=True, capture_output=True, text=True).stdout
+    cli = np.array([[float(v) for v in line.split("\t")] for line in text.strip().split("\n")])
+    for g, col in zip(est.predict(pairs, coverage=0.9, **kw_pred), cli.T):
+        close(g, col)
+
+
+def test_pair_interval_refusals():
+    """The core's refusals reach Python by the flag: setting pairs has no new
+    pair to cover; a model fitted without interval records none."""
+    P, y = pairs_file("dti-pairs.txt")
+    with pytest.raises(ValueError, match="--interval cv\\+ with --cv pairs"):
+        rlskit.KronRLS(alphas=1.0, setting="pairs", interval="cv+").fit(DRUGS, TARGETS, P, y)
+    with pytest.raises(ValueError, match="--interval jackknife\\+"):
+        rlskit.KronRLS(alphas=1.0, setting="rows", interval="jackknife+").fit(DRUGS, TARGETS, P, y)
+    est = rlskit.KronRLS(alphas=1.0, setting="rows", cv=4).fit(DRUGS, TARGETS, P, y)
+    with pytest.raises(ValueError, match="--coverage 0.9: the model records no prediction interval"):
+        est.predict(P[:3], coverage=0.9, X_rows=DRUGS)
