@@ -107,7 +107,8 @@ func centerKernel(g *mat.Dense) *mat.Dense {
 // newCentered eigendecomposes the column side's centered kernel matrix
 // C G C: O(q³).
 func newCentered(cols *Side) (*centered, error) {
-	s, v, err := linalg.EigSym(centerKernel(cols.Matrix()))
+	v := centerKernel(cols.Matrix()) // overwritten by V
+	s, err := linalg.EigSymInPlace(v)
 	if err != nil {
 		return nil, fmt.Errorf("pairwise: eigendecomposition of the centered %d×%d column kernel: %w", cols.Len(), cols.Len(), err)
 	}

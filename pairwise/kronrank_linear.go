@@ -81,11 +81,13 @@ func FitKronRankLinear(x1, x2, y *mat.Dense) (*LinearKronRank, error) {
 		}
 	}
 	x2c := centerColumns(x2) // C X₂
-	e1, r1, err := linalg.EigSym(symmetrized(linalg.Mul(true, false, x1, x1)))
+	r1 := linalg.Syrk(true, x1) // X₁ᵀX₁ (half a gemm's flops), overwritten by R₁
+	e1, err := linalg.EigSymInPlace(r1)
 	if err != nil {
 		return nil, fmt.Errorf("pairwise: eigendecomposition of X₁ᵀX₁ (%d×%d): %w", d, d, err)
 	}
-	e2, r2, err := linalg.EigSym(symmetrized(linalg.Mul(true, false, x2c, x2c)))
+	r2 := linalg.Syrk(true, x2c) // X₂ᵀCX₂, overwritten by R₂
+	e2, err := linalg.EigSymInPlace(r2)
 	if err != nil {
 		return nil, fmt.Errorf("pairwise: eigendecomposition of X₂ᵀCX₂ (%d×%d): %w", e, e, err)
 	}
@@ -114,20 +116,6 @@ func centerColumns(x *mat.Dense) *mat.Dense {
 		}
 	}
 	return out
-}
-
-// symmetrized returns (A + Aᵀ)/2 in place (a Gram matrix, symmetric up to
-// rounding). O(n²).
-func symmetrized(a *mat.Dense) *mat.Dense {
-	n, _ := a.Dims()
-	for i := 0; i < n; i++ {
-		for j := 0; j < i; j++ {
-			v := (a.At(i, j) + a.At(j, i)) / 2
-			a.Set(i, j, v)
-			a.Set(j, i, v)
-		}
-	}
-	return a
 }
 
 // Solve returns the d×e weights W at λ (see LinearKronRank). O(d·e·(d + e)).
