@@ -80,7 +80,7 @@ func FitKronRankLinear(x1, x2, y *mat.Dense) (*LinearKronRank, error) {
 			return nil, err
 		}
 	}
-	x2c := centerColumns(x2) // C X₂
+	x2c := centerColumns(x2)    // C X₂
 	r1 := linalg.Syrk(true, x1) // X₁ᵀX₁ (half a gemm's flops), overwritten by R₁
 	e1, err := linalg.EigSymInPlace(r1)
 	if err != nil {
