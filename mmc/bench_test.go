@@ -100,3 +100,24 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkTutorialInteractive is RLScore's interactive classifier test
+// setting (the same blobs, γ = 2⁻²⁰, λ = 2⁻³⁰, 100 basis vectors, 2
+// classes): the factor, then claiming 300 rows into class 1 and a descent
+// over all rows (testdata/time_rlscore_interactive.py times RLScore).
+func BenchmarkTutorialInteractive(b *testing.B) {
+	rng := rand.New(rand.NewPCG(100, 1))
+	basis := rng.Perm(400)[:100]
+	x := tutorialBlobs()
+	steps := []learn.Step{{Op: "claim", N: 300, Class: 1}, {Op: "descend"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := Fit(x, learn.Options{Kernel: kernel.Gaussian{Gamma: 0x1p-20}, Form: learn.Sparse, Basis: basis}, Options{Clusters: 2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := l.WithSteps(steps).Solve(0x1p-30); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

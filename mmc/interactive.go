@@ -34,8 +34,11 @@ var ErrWorkingSet = errors.New("mmc: invalid interactive step")
 //     move lowers J (2), until a sweep moves nothing or some class's size
 //     has changed by maxChange in this call.
 //
-// Each move costs what Cluster's does (O(m) with R stored, O(m·r) from U);
-// scoring a claim O(|working set| + m·c). Two departures from RLScore's
+// On the dual form R is stored: a gain costs O(1), a move O(m), scoring a
+// claim O(|working set| + m·c). On the low-rank forms (a basis, the linear
+// kernel) only W = UᵀY is kept, as RLScore's classifier does: a gain and a
+// move cost O(r), scoring a claim O(|working set|·r), and no m×m matrix is
+// built. Two departures from RLScore's
 // code, both where its bookkeeping disagrees with its own rule: in its
 // cyclic descent a row that moves keeps being compared from its old class
 // with the classes after its new one (never with two classes, the
@@ -71,16 +74,23 @@ func NewInteractive(f *factor.Factor, lambda float64, labels []int, c int) (*Int
 		return nil, err
 	}
 	g := Gains(f.E, lambda)
-	if f.Form == factor.Dual || m <= DenseLimit {
+	if f.Form == factor.Dual {
 		return newInteractive(nil, nil, FactorR(f, g), labels, c), nil
 	}
 	return newInteractive(f.U, g, nil, labels, c), nil
 }
 
-// newInteractive starts from R stored (rmat) or from (u, g); labels are
-// checked by the caller.
+// newInteractive starts from R stored (rmat), or lazily from (u, g) — the
+// low-rank factors: each gain O(r), each move O(r), no m×m matrix; labels
+// are checked by the caller.
 func newInteractive(u *mat.Dense, g []float64, rmat *mat.Dense, labels []int, c int) *Interactive {
-	in := &Interactive{st: newState(u, g, rmat, labels, c)}
+	var st *state
+	if rmat != nil {
+		st = newState(nil, nil, rmat, labels, c)
+	} else {
+		st = newLazyState(u, g, labels, c)
+	}
+	in := &Interactive{st: st}
 	in.ws = make([]int, in.st.m)
 	for i := range in.ws {
 		in.ws[i] = i
@@ -250,9 +260,22 @@ func abs(v int) int {
 	return v
 }
 
-// classFitness returns m − y_cᵀRy_c per class from RY: O(m·c).
+// classFitness returns m − y_cᵀRy_c per class from RY, O(m·c), or for a
+// lazy state from W, O(r·c).
 func (st *state) classFitness() []float64 {
 	fit := make([]float64, st.c)
+	if st.lazy {
+		r := len(st.g)
+		for b := range fit {
+			q := 0.0
+			for k := 0; k < r; k++ {
+				v := st.w[k*st.c+b]
+				q += st.g[k] * v * v
+			}
+			fit[b] = float64(st.m) - q
+		}
+		return fit
+	}
 	for b := range fit {
 		fit[b] = float64(st.m)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/learn"
 )
 
 // TestInteractiveReproducesRLScore is issue 25's acceptance for the
@@ -321,5 +322,50 @@ func TestDescendTakesAnyImprovement(t *testing.T) {
 	fit := in.st.classFitness() // m − y_cᵀRy_c by hand: y_0 = (−1,−1,1,−1,1,−1), y_1 = −y_0
 	if want := float64(m) - (float64(m) + 2*eps); math.Abs(fit[0]-want) > 1e-15 || math.Abs(fit[1]-want) > 1e-15 {
 		t.Fatalf("class fitness %v, want %v each", fit, want)
+	}
+}
+
+// TestInteractiveLazyEqualsStored: on the low-rank forms (sparse, linear)
+// the interactive classifier keeps W = UᵀY and computes each gain in O(r);
+// through the same steps it gives the labels, moves and J of the classifier
+// that stores R = U diag(g) Uᵀ.
+func TestInteractiveLazyEqualsStored(t *testing.T) {
+	const m, c, lambda = 40, 3, 0.5
+	x := randData(m, 3, c, 29)
+	steps := []learn.Step{{Op: "claim", N: 12, Class: 1}, {Op: "claim", N: 9, Class: 2}, {Op: "ws", Rows: []int{1, 3, 5, 7, 9, 11, 13, 17, 19, 23, 29, 31}},
+		{Op: "descend"}, {Op: "all", Class: 0}, {Op: "ws", Rows: RandomLabels(m, m, 3, 0)}, {Op: "descend", Limit: 4}, {Op: "descend"}}
+	for _, req := range []factor.Request{{Form: factor.Sparse, Basis: []int{0, 4, 8, 12, 16, 20, 24, 28, 32, 36}}, {Form: factor.Linear}} {
+		var k kernel.Kernel = kernel.Gaussian{Gamma: 0.3}
+		if req.Form == factor.Linear {
+			k = kernel.Linear{Bias: 1}
+		}
+		d, err := factor.Build(x, k, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lazy, err := NewInteractive(d.Factor, lambda, nil, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !lazy.st.lazy {
+			t.Fatalf("form %v: the interactive classifier stores R", req.Form)
+		}
+		stored := newInteractive(nil, nil, FactorR(d.Factor, Gains(d.E, lambda)), make([]int, m), c)
+		for k, s := range steps {
+			n1, err1 := lazy.Apply(s)
+			n2, err2 := stored.Apply(s)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("form %v step %d: %v, %v", req.Form, k, err1, err2)
+			}
+			j1, j2 := lazy.Objective(), stored.Objective()
+			if n1 != n2 || math.Abs(j1-j2) > 1e-10*float64(m*c)*math.Max(1, j2) {
+				t.Fatalf("form %v step %d: moved %d, J %v; stored R: moved %d, J %v", req.Form, k, n1, j1, n2, j2)
+			}
+			for i := range lazy.Labels() {
+				if lazy.Labels()[i] != stored.Labels()[i] {
+					t.Fatalf("form %v step %d: labels %v, stored R %v", req.Form, k, lazy.Labels(), stored.Labels())
+				}
+			}
+		}
 	}
 }

@@ -130,9 +130,12 @@ func (l *Learner) Solve(lambda float64) (*Solution, error) {
 		}
 	default:
 		g = Gains(f.E, lambda)
-		if m <= DenseLimit && opt.Dense == nil || opt.Dense != nil && *opt.Dense {
+		switch {
+		case l.steps != nil: // the interactive steps evaluate few rows per move: W, not R
+			u = f.U
+		case m <= DenseLimit && opt.Dense == nil || opt.Dense != nil && *opt.Dense:
 			rmat = FactorR(f, g)
-		} else {
+		default:
 			u = f.U
 		}
 	}

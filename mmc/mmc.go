@@ -327,6 +327,49 @@ type state struct {
 	col    []float64
 	ug     []float64
 	moves  int
+	// lazy keeps W = UᵀY (r×c) instead of RY: a gain (2) costs O(r) —
+	// RY_ib = Σ_k u_ik g_k W_kb — and a move O(r), for steps that
+	// evaluate few candidates per move (Interactive on a low-rank factor;
+	// RLScore's interactive classifier works so).
+	lazy bool
+	w    []float64
+}
+
+// newLazyState sets up W = UᵀY and diag R for the labelling (copied):
+// O(m·r·c), memory O(r·c) beyond the labels.
+func newLazyState(u *mat.Dense, g []float64, labels []int, c int) *state {
+	m := len(labels)
+	_, r := u.Dims()
+	st := &state{m: m, c: c, u: u, g: g, lazy: true, w: make([]float64, r*c), rdiag: make([]float64, m),
+		y: append([]int(nil), labels...), counts: make([]int, c)}
+	for i, a := range st.y {
+		st.counts[a]++
+		d := 0.0
+		for k, v := range u.RawRowView(i) {
+			d += g[k] * v * v
+			for b := 0; b < c; b++ {
+				if b == a {
+					st.w[k*c+b] += v
+				} else {
+					st.w[k*c+b] -= v
+				}
+			}
+		}
+		st.rdiag[i] = d
+	}
+	return st
+}
+
+// ryAt is (RY)_ib: stored, or for a lazy state Σ_k u_ik g_k W_kb, O(r).
+func (st *state) ryAt(i, b int) float64 {
+	if !st.lazy {
+		return st.ry[i*st.c+b]
+	}
+	v := 0.0
+	for k, u := range st.u.RawRowView(i) {
+		v += u * st.g[k] * st.w[k*st.c+b]
+	}
+	return v
 }
 
 // newState sets up RY and diag R for the labelling (copied): O(m²·c) from
@@ -388,8 +431,16 @@ func newState(u *mat.Dense, g []float64, rmat *mat.Dense, labels []int, c int) *
 	return st
 }
 
-// objective is J (1) from RY: Σ_c (m − Σ_i y_ic (RY)_ic). O(m·c).
+// objective is J (1) from RY: Σ_c (m − Σ_i y_ic (RY)_ic), O(m·c); for a
+// lazy state from W: Σ_c (m − Σ_k g_k W_kc²), O(r·c).
 func (st *state) objective() float64 {
+	if st.lazy {
+		j := 0.0
+		for _, f := range st.classFitness() {
+			j += f
+		}
+		return j
+	}
 	q := 0.0
 	for i, a := range st.y {
 		row := st.ry[i*st.c : (i+1)*st.c]
@@ -406,6 +457,9 @@ func (st *state) objective() float64 {
 
 // delta is ΔJ/4 (2) of moving row i into cluster b ≠ y_i. O(1).
 func (st *state) delta(i, b int) float64 {
+	if st.lazy {
+		return st.ryAt(i, st.y[i]) - st.ryAt(i, b) - 2*st.rdiag[i]
+	}
 	return st.ry[i*st.c+st.y[i]] - st.ry[i*st.c+b] - 2*st.rdiag[i]
 }
 
@@ -417,6 +471,17 @@ func (st *state) move(i, b int) {
 		return
 	}
 	c := st.c
+	if st.lazy {
+		for k, v := range st.u.RawRowView(i) {
+			st.w[k*c+a] -= 2 * v
+			st.w[k*c+b] += 2 * v
+		}
+		st.y[i] = b
+		st.counts[a]--
+		st.counts[b]++
+		st.moves++
+		return
+	}
 	var col []float64
 	if st.rmat != nil {
 		col = st.rmat.RawRowView(i) // R is symmetric: row i is column i

@@ -123,9 +123,11 @@ func TestMoveEqualsRetraining(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, how := range []string{"factor", "U diag(g) Uᵀ", "Cholesky"} {
+		for _, how := range []string{"factor", "U diag(g) Uᵀ", "Cholesky", "lazy"} {
 			var st *state
 			switch how {
+			case "lazy":
+				st = newLazyState(d.U, g, RandomLabels(m, c, 7, 0), c)
 			case "factor":
 				st = newState(d.U, g, nil, RandomLabels(m, c, 7, 0), c)
 			case "U diag(g) Uᵀ":
@@ -159,6 +161,15 @@ func TestMoveEqualsRetraining(t *testing.T) {
 				i := rng.IntN(m)
 				b := (st.y[i] + 1 + rng.IntN(c-1)) % c
 				st.move(i, b)
+				if st.lazy {
+					fresh := newLazyState(d.U, g, st.y, c)
+					for k := range st.w {
+						if math.Abs(st.w[k]-fresh.w[k]) > tol {
+							t.Fatalf("%s step %d: W[%d] = %v, fresh %v", s.name, step, k, st.w[k], fresh.w[k])
+						}
+					}
+					continue
+				}
 				fresh := newState(d.U, g, nil, st.y, c)
 				for k := range st.ry {
 					if math.Abs(st.ry[k]-fresh.ry[k]) > tol {
