@@ -55,6 +55,8 @@ func planCluster(f *Flags, le *learn.Descriptor, changed func(string) bool) (*Pl
 		return nil, fmt.Errorf("--restarts does not apply to --learner %s: its steps run from one labelling (--init)", le.Name)
 	}
 	switch {
+	case f.Stream: // rlskit-beam sets it without the flag
+		return nil, fmt.Errorf("--learner %s holds its rows and their kernel matrix in memory: it does not stream", le.Name)
 	case f.Clusters < 2:
 		return nil, fmt.Errorf("--clusters %d: %w (want at least 2)", f.Clusters, mmc.ErrClusters)
 	case f.Restarts < 0:
