@@ -29,8 +29,8 @@ var IntervalValues = []string{"jackknife+", "cv+"}
 // partition of the rows (kfold:K, stratified-kfold:K, group-kfold:K, lgo,
 // lqo or --folds FILE, whose folds must partition the rows). Only a
 // regression learner on rows (squared loss, not greedy) in memory with the
-// direct solver, or --stream with cv+ and kfold:K (package stream's fold
-// models), records intervals (with --intercept and --weights too:
+// direct solver, or --stream with cv+ and kfold:K or jackknife+ and loo
+// (package stream's fold and leave-one-out models), records intervals (with --intercept and --weights too:
 // every hold-out model refits them), not for --one-vs-all or --positive
 // (classes), and a sparse model with --basis-holdout keep (the hold-out
 // models keep the basis). A ranker is refused with ErrRankInterval. Every
@@ -49,8 +49,8 @@ func planInterval(f *Flags, le *learn.Descriptor, cvName, kind string) error {
 		return fmt.Errorf("%s: prediction intervals are for a regression learner (rls), not --learner %s: %w", iv, le.Name, ErrRankInterval)
 	case le.Loss != learn.Squared || le.Takes(learn.ParamSelect):
 		return fmt.Errorf("%s: prediction intervals are for a regression learner (rls), not --learner %s", iv, le.Name)
-	case f.Stream && (f.Interval != "cv+" || kind != "kfold"):
-		return fmt.Errorf("%s with --stream: the streamed fit records CV+ from the fold models of --cv kfold:K (its statistics per fold), not --cv %s: give --interval cv+ --cv kfold:K", iv, cvName)
+	case f.Stream && f.Interval == "cv+" && kind != "kfold":
+		return fmt.Errorf("%s with --stream: the streamed fit records CV+ from the fold models of --cv kfold:K (its statistics per fold), not --cv %s: give --cv kfold:K (or --interval jackknife+ --cv loo)", iv, cvName)
 	case f.Solver != "direct":
 		return fmt.Errorf("%s: needs the exact hold-out models of --solver direct, not --solver %s", iv, f.Solver)
 	case f.OneVsAll || f.Positive != "":

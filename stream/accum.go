@@ -55,6 +55,9 @@ type Accumulator struct {
 	// its t hold-out residuals at the chosen λ (interval.go).
 	ivFold []int32
 	ivRes  []float64
+	// ivLoo is, for the jackknife+, each row's leave-one-out update (p + 1
+	// + t numbers: V M a_i, its constant, q_i; interval.go).
+	ivLoo []float64
 }
 
 // NewAccumulator returns an empty accumulator for the pass Next returned.
@@ -732,7 +735,7 @@ func (a *Accumulator) Merge(o *Accumulator) error {
 		return fmt.Errorf("%w: merging accumulators of different folds", ErrOptions)
 	}
 	a.dropped = a.dropped || o.dropped
-	a.ivFold, a.ivRes = append(a.ivFold, o.ivFold...), append(a.ivRes, o.ivRes...)
+	a.ivFold, a.ivRes, a.ivLoo = append(a.ivFold, o.ivFold...), append(a.ivRes, o.ivRes...), append(a.ivLoo, o.ivLoo...)
 	for f := range o.folds {
 		if err := a.folds[f].Merge(o.folds[f]); err != nil {
 			return err
@@ -809,12 +812,13 @@ type wire struct {
 	Tol                  []float64
 	IvFold               []int32
 	IvRes                []float64
+	IvLoo                []float64
 }
 
 // MarshalBinary encodes the accumulator (gob of its sums, each packed
 // little-endian).
 func (a *Accumulator) MarshalBinary() ([]byte, error) {
-	w := wire{Kind: a.Kind, Rows: a.rows, Width: a.width, P: a.p, Dropped: a.dropped, Tol: a.tol, IvFold: a.ivFold, IvRes: a.ivRes}
+	w := wire{Kind: a.Kind, Rows: a.rows, Width: a.width, P: a.p, Dropped: a.dropped, Tol: a.tol, IvFold: a.ivFold, IvRes: a.ivRes, IvLoo: a.ivLoo}
 	if a.scale != nil {
 		w.HasScale = true
 		w.Scale, _ = a.scale.MarshalBinary()
@@ -859,7 +863,7 @@ func (a *Accumulator) UnmarshalBinary(b []byte) error {
 	if len(w.IvFold) == 0 && len(w.IvRes) != 0 || len(w.IvFold) > 0 && len(w.IvRes)%len(w.IvFold) != 0 {
 		return errCorrupt
 	}
-	*a = Accumulator{Kind: w.Kind, plan: plan, rows: w.Rows, width: w.Width, p: w.P, dropped: w.Dropped, tol: w.Tol, ivFold: w.IvFold, ivRes: w.IvRes}
+	*a = Accumulator{Kind: w.Kind, plan: plan, rows: w.Rows, width: w.Width, p: w.P, dropped: w.Dropped, tol: w.Tol, ivFold: w.IvFold, ivRes: w.IvRes, ivLoo: w.IvLoo}
 	if w.HasScale {
 		a.scale = &ScaleStats{}
 		if err := a.scale.UnmarshalBinary(w.Scale); err != nil {
@@ -976,7 +980,7 @@ func (a *Accumulator) TakePieces() ([]Piece, error) {
 		a.tol = make([]float64, len(a.tol))
 	}
 	a.rows, a.dropped = 0, false
-	a.ivFold, a.ivRes = nil, nil
+	a.ivFold, a.ivRes, a.ivLoo = nil, nil, nil
 	return pieces, nil
 }
 
@@ -1015,7 +1019,7 @@ func (a *Accumulator) Pieces() ([]Piece, error) {
 			return nil, err
 		}
 	}
-	meta := &Accumulator{Kind: a.Kind, rows: a.rows, width: a.width, p: a.p, scale: a.scale, sizes: a.sizes, sse: a.sse, dropped: a.dropped, tol: a.tol, ivFold: a.ivFold, ivRes: a.ivRes}
+	meta := &Accumulator{Kind: a.Kind, rows: a.rows, width: a.width, p: a.p, scale: a.scale, sizes: a.sizes, sse: a.sse, dropped: a.dropped, tol: a.tol, ivFold: a.ivFold, ivRes: a.ivRes, ivLoo: a.ivLoo}
 	b, err := meta.MarshalBinary()
 	if err != nil {
 		return nil, err

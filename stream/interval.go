@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/internal/linalg"
@@ -41,15 +42,17 @@ func (p *Plan) checkInterval() error {
 		return nil
 	case model.CVPlus:
 	case model.JackknifePlus:
-		return fmt.Errorf("%w: the jackknife+ from the streamed statistics is not recorded (it would store a model per row): give interval %s with kfold:K", ErrOptions, model.CVPlus)
 	default:
-		return fmt.Errorf("%w: interval %q, want %q", ErrOptions, p.opt.Interval, model.CVPlus)
+		return fmt.Errorf("%w: interval %q, want %q or %q", ErrOptions, p.opt.Interval, model.CVPlus, model.JackknifePlus)
 	}
 	if p.loss != learn.Squared {
 		return fmt.Errorf("%w: a %s interval is for the squared loss (rls), not the %s loss", ErrOptions, p.opt.Interval, p.loss)
 	}
-	if p.scheme != cvKFold {
+	if p.opt.Interval == model.CVPlus && p.scheme != cvKFold {
 		return fmt.Errorf("%w: a %s interval from the stream reads the fold models of kfold:K, not cross-validation %q", ErrOptions, p.opt.Interval, p.opt.CV)
+	}
+	if p.opt.Interval == model.JackknifePlus && p.scheme != cvLOO {
+		return fmt.Errorf("%w: the %s reads the leave-one-out models of loo, not cross-validation %q", ErrOptions, p.opt.Interval, p.opt.CV)
 	}
 	return nil
 }
@@ -61,9 +64,13 @@ func (p *Plan) checkIntervalSize() error {
 	if p.opt.Interval == "" {
 		return nil
 	}
-	n := float64(p.k)*float64(p.p+1)*float64(p.t) + p.rows*float64(p.t+1)
+	k := float64(p.k)
+	if p.opt.Interval == model.JackknifePlus {
+		k = p.rows // a model per row
+	}
+	n := k*float64(p.p+1)*float64(p.t) + p.rows*float64(p.t+1)
 	if n > interval.MaxNumbers {
-		return fmt.Errorf("%w: a %s interval over %g rows would store %g numbers in the model (%g residuals and fold ids, %d models of %d weights), more than %d: fit without --interval, or on fewer rows", ErrData, p.opt.Interval, p.rows, n, p.rows*float64(p.t+1), p.k, (p.p+1)*p.t, interval.MaxNumbers)
+		return fmt.Errorf("%w: a %s interval over %g rows would store %g numbers in the model (%g residuals and fold ids, %g models of %d weights), more than %d: fit without --interval, or on fewer rows", ErrData, p.opt.Interval, p.rows, n, p.rows*float64(p.t+1), k, (p.p+1)*p.t, interval.MaxNumbers)
 	}
 	return nil
 }
@@ -116,6 +123,9 @@ func (p *Plan) prepInterval() {
 // chunk's rows, and their folds, at the chosen λ. O(p·t) per row.
 func (a *Accumulator) residualRows(z *mat.Dense, rows []Row) error {
 	p := a.plan
+	if p.scheme == cvLOO {
+		return a.looRows(z, rows)
+	}
 	byFold := map[int][]int{}
 	var order []int
 	for i, r := range rows {
@@ -158,6 +168,9 @@ func (a *Accumulator) residualRows(z *mat.Dense, rows []Row) error {
 // depend on the order the rows were read in. O(m log m + K·p·t).
 func (p *Plan) finishInterval(a *Accumulator) error {
 	p.ivOnce.Do(p.prepInterval)
+	if p.scheme == cvLOO {
+		return p.finishJackknife(a)
+	}
 	t := p.t
 	m := len(a.ivFold)
 	if float64(m) != p.rows || len(a.ivRes) != m*t {
@@ -224,5 +237,138 @@ func (p *Plan) attachInterval(pr *model.Predictor) error {
 		}
 	}
 	pr.Interval = &iv
+	return nil
+}
+
+// The jackknife+ (Options.Interval = model.JackknifePlus with loo). Every
+// model the stream solves is a ridge smoother, f(z) = ẑᵀA⁻¹Ẑᵀy on ẑ = [z,
+// √b] (A = ẐᵀẐ + λI; with an unpenalized intercept the centred ridge plus
+// the mean), for which retraining without row i equals retraining with y_i
+// replaced by f₋ᵢ(z_i). So
+//
+//	f₋ᵢ(z) = f(z) − H(z, z_i)·q_i,   q_i = (y_i − f(z_i))/(1 − h_i),
+//
+// with H(z, z_i) = ẑᵀA⁻¹ẑ_i the hat function and h_i = H(z_i, z_i), the
+// leverage path.leaveOneOut forms (Rifkin & Lippert 2007). In the path's
+// centred coordinates h_i = a_iᵀM a_i + c with a(z) = Vᵀ(z − μ) + κṽ, M = (D
+// + ρṽṽᵀ)⁻¹ (Sherman–Morrison on the eigendecomposition) and c its
+// constant share; polarizing, H(z, z_i) = a(z)ᵀM a_i + c, so row i's model
+// is the path's with
+//
+//	w₋ᵢ = w − (V M a_i) q_iᵀ,   β₋ᵢ = β − (κ ṽᵀM a_i + c) q_i
+//
+// — O(p²) per row from the one eigendecomposition of the total statistics,
+// and |q_i| is its residual |y_i − f₋ᵢ(z_i)|. The interval pass keeps
+// V M a_i, κṽᵀMa_i + c and q_i per row; the model then holds m models of
+// (p+1)·t numbers (refused beyond interval.MaxNumbers).
+
+// looRows adds, for each row of a chunk, its leave-one-out model's update
+// (u_i = V M a_i, s_i, q_i) and residuals |q_i| at the chosen λ.
+func (a *Accumulator) looRows(z *mat.Dense, rows []Row) error {
+	p := a.plan
+	pa := p.totalPath
+	l := p.ivBest
+	lambda := pa.lambdas[l]
+	r, c := z.Dims()
+	zc := mat.DenseCopyOf(z)
+	for i := 0; i < r; i++ {
+		row := zc.RawRowView(i)
+		for j := 0; j < c; j++ {
+			row[j] -= pa.mu[j]
+		}
+	}
+	g := linalg.Mul(false, false, zc, pa.v) // r×p: Vᵀ(z_i − μ)
+	rho, kappa, _ := pa.rhoKappa(lambda)
+	pp := len(pa.e)
+	vdv := 0.0
+	for k := 0; k < pp; k++ {
+		vdv += pa.vmu[k] * pa.vmu[k] / (pa.e[k] + lambda)
+	}
+	gamma := rho / (1 + rho*vdv)
+	cl := pa.constLeverage(lambda)
+	ma := make([]float64, pp)
+	wt := pa.wt[l]
+	for i := 0; i < r; i++ {
+		gi := g.RawRowView(i)
+		vda := 0.0 // ṽᵀD⁻¹a
+		for k := 0; k < pp; k++ {
+			ma[k] = (gi[k] + kappa*pa.vmu[k]) / (pa.e[k] + lambda)
+			vda += pa.vmu[k] * ma[k]
+		}
+		h, vma := cl, 0.0
+		for k := 0; k < pp; k++ {
+			ma[k] -= gamma * pa.vmu[k] / (pa.e[k] + lambda) * vda // M a = D⁻¹a − γD⁻¹ṽ(ṽᵀD⁻¹a)
+			h += (gi[k] + kappa*pa.vmu[k]) * ma[k]
+			vma += pa.vmu[k] * ma[k]
+		}
+		u := make([]float64, c) // V M a_i
+		for j := 0; j < c; j++ {
+			u[j] = floats.Dot(pa.v.RawRowView(j), ma)
+		}
+		a.ivLoo = append(append(a.ivLoo, u...), kappa*vma+cl)
+		for cc, y := range rows[i].Y {
+			fit := pa.beta[l][cc]
+			for k := 0; k < pp; k++ {
+				fit += gi[k] * wt.At(k, cc)
+			}
+			q := (y - fit) / (1 - h)
+			if math.IsNaN(q) || math.IsInf(q, 0) {
+				return fmt.Errorf("%w: the leave-one-out residual of output %d is %v at λ = %g (leverage %g; rescale the features, e.g. standardize them)", ErrNonFinite, cc, q, lambda, h)
+			}
+			a.ivLoo = append(a.ivLoo, q)
+			a.ivRes = append(a.ivRes, math.Abs(q))
+		}
+		a.ivFold = append(a.ivFold, 0)
+	}
+	return nil
+}
+
+// finishJackknife records the jackknife+: row i's model (the total path
+// updated by u_i, s_i, q_i) and residual |q_i|, the rows sorted by residual
+// and update so that the model does not depend on the order they were read
+// in. O(m log m + m·p·t).
+func (p *Plan) finishJackknife(a *Accumulator) error {
+	t, c := p.t, p.p
+	m := len(a.ivFold)
+	per := c + 1 + t
+	if float64(m) != p.rows || len(a.ivRes) != m*t || len(a.ivLoo) != m*per {
+		return fmt.Errorf("%w: the interval pass saw %d rows, the statistics %g (the data changed between passes)", ErrData, m, p.rows)
+	}
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(x, y int) bool {
+		i, j := order[x], order[y]
+		if d := slices.Compare(a.ivRes[i*t:(i+1)*t], a.ivRes[j*t:(j+1)*t]); d != 0 {
+			return d < 0
+		}
+		return slices.Compare(a.ivLoo[i*per:(i+1)*per], a.ivLoo[j*per:(j+1)*per]) < 0
+	})
+	pa := p.totalPath.at(p.ivBest)
+	iv := &model.Interval{Method: model.JackknifePlus, Fold: make([]int, m), Residuals: mat.NewDense(m, t, nil), B: make([][]float64, m)}
+	p.ivModels = make([]*model.Predictor, m)
+	for n, i := range order {
+		iv.Fold[n] = n
+		copy(iv.Residuals.RawRowView(n), a.ivRes[i*t:(i+1)*t])
+		rec := a.ivLoo[i*per : (i+1)*per]
+		u, s, q := rec[:c], rec[c], rec[c+1:]
+		w := mat.DenseCopyOf(pa.w[0])
+		beta := slices.Clone(pa.beta[0])
+		for j, uj := range u {
+			row := w.RawRowView(j)
+			for cc := range row {
+				row[cc] -= uj * q[cc]
+			}
+		}
+		for cc := range beta {
+			beta[cc] -= s * q[cc]
+		}
+		one := *pa
+		one.w, one.beta = []*mat.Dense{w}, [][]float64{beta}
+		p.ivModels[n] = p.predictor(&one)
+		iv.B[n] = p.ivModels[n].B
+	}
+	p.interval = iv
 	return nil
 }

@@ -55,142 +55,159 @@ func TestStreamCVPlusEqualsInMemory(t *testing.T) {
 		{"gaussian/basis", kernel.Spec{Name: "gaussian", Gamma: 0.1}, 15, false, true, 1, false},
 		{"linear/standardized", kernel.Spec{Name: "linear", Bias: 1}, 0, false, true, 1, true},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			x, y, q := synth(uint64(40+n), 180, 4, c.t, false, false, 0, 0)
-			dir := t.TempDir()
-			whole, shards := writeShards(t, dir, x, y, q, c.csv, 3)
-			format := "svmlight"
-			var csvOpt dataset.CSVOptions
-			if c.csv {
-				format = "csv"
-				for k := 0; k < c.t; k++ {
-					csvOpt.Labels = append(csvOpt.Labels, "y"+strconv.Itoa(k))
-				}
-				csvOpt.Qid = "qid"
-			}
-			mse, _ := measure.ByName("mse")
-			opt := Options{Learner: learn.RLS, Kernel: c.spec, BasisN: c.basis, CV: "kfold:5", Seed: 9, Lambdas: grid,
-				Measure: mse, Intercept: c.intercept, Interval: model.CVPlus, Standardize: c.std}
-			got, err := Run(context.Background(), opt, Source{Files: shards, Format: format, CSV: csvOpt}, RunOptions{Workers: 2, ChunkRows: 23})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if k := got.Passes[len(got.Passes)-1].Kind; k != IntervalPass {
-				t.Fatalf("last pass %v, want the interval pass", k)
-			}
-			giv := got.Predictor.Interval
-			if giv == nil {
-				t.Fatal("no interval in the streamed model")
-			}
-			d, err := dataset.ReadFile(whole, format, csvOpt, dataset.SVMLightOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := d.Rows()
-			byFold := make([][]int, 5)
-			for i, r := range Rows(d) {
-				f := Fold(r, opt.Seed, 5)
-				byFold[f] = append(byFold[f], i)
-			}
-			var folds [][]int
-			for _, f := range byFold {
-				if len(f) > 0 {
-					folds = append(folds, f)
-				}
-			}
-			kern, err := kernel.New(c.spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lo := learn.Options{Kernel: kern, Basis: got.Basis, Intercept: c.intercept}
-			if got.Basis == nil {
-				lo.Form = learn.Linear
-			}
-			xm := d.X // in memory: the stream's scaler applied first
-			if c.std {
-				if got.Predictor.Scaler == nil {
-					t.Fatal("standardized stream model without a scaler")
-				}
-				if xm, err = got.Predictor.Scaler.Transform(d.X); err != nil {
-					t.Fatal(err)
-				}
-			}
-			r, err := rls.Fit(xm, d.Y, lo)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lambda := got.Best.Lambda
-			sol, err := r.Solve(lambda)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := sol.Predictor()
-			wiv, err := interval.New(want, sol, d.Y, model.CVPlus, folds)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want.Interval = wiv
-			if giv.Models() != wiv.Models() || len(giv.Fold) != m {
-				t.Fatalf("%d models over %d rows, want %d over %d", giv.Models(), len(giv.Fold), wiv.Models(), m)
-			}
-			ymax := mat.Norm(d.Y, math.Inf(1))
-			for k := range folds {
-				for o := 0; o < c.t; o++ {
-					a, b := foldResiduals(giv, k, o), foldResiduals(wiv, k, o)
-					if len(a) != len(b) {
-						t.Fatalf("fold %d: %d residuals, want %d", k, len(a), len(b))
+		for _, method := range []string{model.CVPlus, model.JackknifePlus} {
+			t.Run(c.name+"/"+method, func(t *testing.T) {
+				x, y, q := synth(uint64(40+n), 180, 4, c.t, false, false, 0, 0)
+				dir := t.TempDir()
+				whole, shards := writeShards(t, dir, x, y, q, c.csv, 3)
+				format := "svmlight"
+				var csvOpt dataset.CSVOptions
+				if c.csv {
+					format = "csv"
+					for k := 0; k < c.t; k++ {
+						csvOpt.Labels = append(csvOpt.Labels, "y"+strconv.Itoa(k))
 					}
-					for i := range a {
-						if e := math.Abs(a[i] - b[i]); !(e <= intervalTol*ymax) {
-							t.Errorf("fold %d output %d: residual %d is %.15g, in memory %.15g", k, o, i, a[i], b[i])
-							break
-						}
-					}
+					csvOpt.Qid = "qid"
 				}
-			}
-			rng := rand.New(rand.NewPCG(uint64(n), 5))
-			_, w := d.X.Dims()
-			xt := mat.NewDense(40, w, nil)
-			for i := range xt.RawMatrix().Data {
-				xt.RawMatrix().Data[i] = rng.NormFloat64() * 1.5
-			}
-			worst := 0.0
-			defer func() { t.Logf("largest relative difference of the bounds from the in-memory CV+: %.2g", worst) }()
-			for _, cov := range []float64{0.8, 0.9} {
-				gp, gl, gh, err := got.Predictor.PredictInterval(xt, cov)
+				mse, _ := measure.ByName("mse")
+				cvs := "kfold:5"
+				if method == model.JackknifePlus {
+					cvs = "loo"
+				}
+				opt := Options{Learner: learn.RLS, Kernel: c.spec, BasisN: c.basis, CV: cvs, Seed: 9, Lambdas: grid,
+					Measure: mse, Intercept: c.intercept, Interval: method, Standardize: c.std}
+				got, err := Run(context.Background(), opt, Source{Files: shards, Format: format, CSV: csvOpt}, RunOptions{Workers: 2, ChunkRows: 23})
 				if err != nil {
 					t.Fatal(err)
 				}
-				xw := mat.Matrix(xt)
+				if k := got.Passes[len(got.Passes)-1].Kind; k != IntervalPass {
+					t.Fatalf("last pass %v, want the interval pass", k)
+				}
+				giv := got.Predictor.Interval
+				if giv == nil {
+					t.Fatal("no interval in the streamed model")
+				}
+				d, err := dataset.ReadFile(whole, format, csvOpt, dataset.SVMLightOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := d.Rows()
+				byFold := make([][]int, 5)
+				for i, r := range Rows(d) {
+					f := Fold(r, opt.Seed, 5)
+					byFold[f] = append(byFold[f], i)
+				}
+				var folds [][]int
+				for _, f := range byFold {
+					if len(f) > 0 {
+						folds = append(folds, f)
+					}
+				}
+				kern, err := kernel.New(c.spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lo := learn.Options{Kernel: kern, Basis: got.Basis, Intercept: c.intercept}
+				if got.Basis == nil {
+					lo.Form = learn.Linear
+				}
+				xm := d.X // in memory: the stream's scaler applied first
 				if c.std {
-					if xw, err = got.Predictor.Scaler.Transform(xt); err != nil {
+					if got.Predictor.Scaler == nil {
+						t.Fatal("standardized stream model without a scaler")
+					}
+					if xm, err = got.Predictor.Scaler.Transform(d.X); err != nil {
 						t.Fatal(err)
 					}
 				}
-				wp, wl, wh, err := want.PredictInterval(xw, cov)
+				r, err := rls.Fit(xm, d.Y, lo)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for name, pair := range map[string][2]*mat.Dense{"prediction": {gp, wp}, "lower": {gl, wl}, "upper": {gh, wh}} {
-					e := relDiff(pair[0], pair[1])
-					worst = math.Max(worst, e)
-					if !(e <= intervalTol) {
-						t.Errorf("coverage %g: %s differs from the in-memory CV+ by %.2e relative", cov, name, e)
+				lambda := got.Best.Lambda
+				sol, err := r.Solve(lambda)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := sol.Predictor()
+				if method == model.JackknifePlus {
+					folds = nil
+				}
+				wiv, err := interval.New(want, sol, d.Y, method, folds)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want.Interval = wiv
+				if giv.Models() != wiv.Models() || len(giv.Fold) != m {
+					t.Fatalf("%d models over %d rows, want %d over %d", giv.Models(), len(giv.Fold), wiv.Models(), m)
+				}
+				ymax := mat.Norm(d.Y, math.Inf(1))
+				sets := len(folds)
+				if method == model.JackknifePlus {
+					sets = 1 // a model per row, in another order: all residuals at once
+				}
+				for k := range sets {
+					if method == model.JackknifePlus {
+						k = -1
+					}
+					for o := 0; o < c.t; o++ {
+						a, b := foldResiduals(giv, k, o), foldResiduals(wiv, k, o)
+						if len(a) != len(b) {
+							t.Fatalf("fold %d: %d residuals, want %d", k, len(a), len(b))
+						}
+						for i := range a {
+							if e := math.Abs(a[i] - b[i]); !(e <= intervalTol*ymax) {
+								t.Errorf("fold %d output %d: residual %d is %.15g, in memory %.15g", k, o, i, a[i], b[i])
+								break
+							}
+						}
 					}
 				}
-			}
-			if c.spec.Name == "linear" && !c.intercept && !c.std {
-				checkFoldsByRidge(t, got.Predictor, c.spec.Bias, d, folds, lambda, xt)
-			}
-		})
+				rng := rand.New(rand.NewPCG(uint64(n), 5))
+				_, w := d.X.Dims()
+				xt := mat.NewDense(40, w, nil)
+				for i := range xt.RawMatrix().Data {
+					xt.RawMatrix().Data[i] = rng.NormFloat64() * 1.5
+				}
+				worst := 0.0
+				defer func() { t.Logf("largest relative difference of the bounds from the in-memory CV+: %.2g", worst) }()
+				for _, cov := range []float64{0.8, 0.9} {
+					gp, gl, gh, err := got.Predictor.PredictInterval(xt, cov)
+					if err != nil {
+						t.Fatal(err)
+					}
+					xw := mat.Matrix(xt)
+					if c.std {
+						if xw, err = got.Predictor.Scaler.Transform(xt); err != nil {
+							t.Fatal(err)
+						}
+					}
+					wp, wl, wh, err := want.PredictInterval(xw, cov)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for name, pair := range map[string][2]*mat.Dense{"prediction": {gp, wp}, "lower": {gl, wl}, "upper": {gh, wh}} {
+						e := relDiff(pair[0], pair[1])
+						worst = math.Max(worst, e)
+						if !(e <= intervalTol) {
+							t.Errorf("coverage %g: %s differs from the in-memory CV+ by %.2e relative", cov, name, e)
+						}
+					}
+				}
+				if c.spec.Name == "linear" && !c.intercept && !c.std && method == model.CVPlus {
+					checkFoldsByRidge(t, got.Predictor, c.spec.Bias, d, folds, lambda, xt)
+				}
+			})
+		}
 	}
 }
 
-// foldResiduals returns fold k's residuals of output o, sorted.
+// foldResiduals returns fold k's residuals of output o, sorted (k = −1:
+// every row's).
 func foldResiduals(iv *model.Interval, k, o int) []float64 {
 	var out []float64
 	for i, f := range iv.Fold {
-		if f == k {
+		if f == k || k < 0 {
 			out = append(out, iv.Residuals.At(i, o))
 		}
 	}
@@ -267,7 +284,7 @@ func TestStreamIntervalRefusals(t *testing.T) {
 		mod  func(*Options)
 		want string
 	}{
-		{"jackknife+", func(o *Options) { o.Interval = model.JackknifePlus; o.CV = "loo" }, "give interval cv+ with kfold:K"},
+		{"jackknife+/kfold", func(o *Options) { o.Interval = model.JackknifePlus }, `reads the leave-one-out models of loo, not cross-validation "kfold:5"`},
 		{"unknown", func(o *Options) { o.Interval = "conformal" }, `interval "conformal"`},
 		{"loo", func(o *Options) { o.Interval = model.CVPlus; o.CV = "loo" }, `not cross-validation "loo"`},
 		{"lgo", func(o *Options) { o.Interval = model.CVPlus; o.CV = "lgo" }, `not cross-validation "lgo"`},

@@ -197,7 +197,7 @@ func TestIntervalCLIRefusals(t *testing.T) {
 		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "lpo", "--measure", "cindex"), "not --cv lpo"},
 		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "none"), "not --cv none"},
 		{append(slices.Clone(fit), "--interval", "jackknife+", "--cv", "loo", "--kernel", "gaussian"), "--interval jackknife+: interval: the jackknife+ of a kernel expansion"},
-		{append(slices.Clone(fit), "--interval", "jackknife+", "--cv", "loo", "--stream"), "--interval jackknife+ with --stream: the streamed fit records CV+ from the fold models of --cv kfold:K"},
+		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "lgo", "--stream"), "--interval cv+ with --stream: the streamed fit records CV+ from the fold models of --cv kfold:K"},
 		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "kfold:5", "--learner", "globalrank"), "not --learner globalrank"},
 		{append(slices.Clone(fit), "--interval", "cv+", "--cv", "kfold:5", "--basis", "10"), "give --basis-holdout keep, not remove"},
 		{[]string{"predict", "--model", withIv, "--data", train, "--coverage", "1"}, "--coverage 1: want a level in (0, 1)"},

@@ -19,7 +19,8 @@ import (
 // output; coverage 0.8 and 0.9) equals, to 1e-8 of max|y|, that of the
 // in-memory fit --interval cv+ given the stream's folds (stream.Fold of
 // every row, as a --folds file) at the same λ — the linear kernel, two
-// outputs, 60 rows in two shards; and a streamed gaussian model over a
+// outputs, 60 rows in two shards; the same for the jackknife+ (--cv loo)
+// against the in-memory jackknife+; and a streamed gaussian model over a
 // basis records its interval with the default --basis-holdout.
 func TestStreamIntervalCLI(t *testing.T) {
 	dir := t.TempDir()
@@ -99,6 +100,35 @@ func TestStreamIntervalCLI(t *testing.T) {
 		}
 	}
 	t.Logf("largest difference %.2g of max|y|", worst)
+	// the jackknife+ (--cv loo): every row's model from the one
+	// eigendecomposition, against the in-memory jackknife+
+	jk := []string{"--label", "y1,y2", "--lambda", "0.7", "--interval", "jackknife+", "--cv", "loo", "--quiet"}
+	sj, mj := filepath.Join(dir, "sj.json"), filepath.Join(dir, "mj.json")
+	if _, stderr, err := run(t, "", append([]string{"fit", "--stream", "--data", filepath.Join(dir, "part-*.csv"), "--model", sj}, jk...)...); err != nil {
+		t.Fatalf("fit --stream --interval jackknife+: %v\n%s", err, stderr)
+	}
+	if _, stderr, err := run(t, "", append([]string{"fit", "--data", train, "--model", mj}, jk...)...); err != nil {
+		t.Fatalf("fit --interval jackknife+: %v\n%s", err, stderr)
+	}
+	got, stderr, err := run(t, "", "predict", "--model", sj, "--data", test, "--coverage", "0.85")
+	if err != nil {
+		t.Fatalf("predict --coverage (streamed jackknife+): %v\n%s", err, stderr)
+	}
+	want, stderr, err := run(t, "", "predict", "--model", mj, "--data", test, "--coverage", "0.85")
+	if err != nil {
+		t.Fatalf("predict --coverage (in-memory jackknife+): %v\n%s", err, stderr)
+	}
+	gf, wf := strings.Fields(got), strings.Fields(want)
+	if len(gf) != 25*6 || len(wf) != len(gf) {
+		t.Fatalf("jackknife+: %d and %d values, want %d", len(gf), len(wf), 25*6)
+	}
+	for k := range gf {
+		a, _ := strconv.ParseFloat(gf[k], 64)
+		b, _ := strconv.ParseFloat(wf[k], 64)
+		if !(math.Abs(a-b) <= 1e-8*scale) {
+			t.Errorf("jackknife+ value %d (row %d): streamed %v, in memory %v", k, k/6, a, b)
+		}
+	}
 	// over a basis drawn by the stream (fixed: its fold models keep it, so
 	// --basis-holdout need not be given), the model predicts intervals
 	sparse := filepath.Join(dir, "sparse.json")
