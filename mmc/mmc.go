@@ -323,7 +323,6 @@ type state struct {
 	rdiag  []float64  // m: R_ii
 	y      []int      // cluster of each row
 	counts []int
-	locked []bool // rows that never move (nil: none)
 	col    []float64
 	ug     []float64
 	moves  int
@@ -508,17 +507,30 @@ func (st *state) move(i, b int) {
 	st.moves++
 }
 
-// claim moves into cluster b the unlocked row outside b whose move changes
+// claim moves into cluster b the row outside b whose move changes
 // J least (2), the lower index on ties; false when there is none. O(m)
 // plus the move.
 func (st *state) claim(b int) (int, bool) {
 	best, bi := math.Inf(1), -1
-	for i, a := range st.y {
-		if a == b || st.locked != nil && st.locked[i] {
-			continue
+	if st.lazy {
+		for i, a := range st.y {
+			if a == b {
+				continue
+			}
+			if d := st.delta(i, b); d < best || bi < 0 {
+				best, bi = d, i
+			}
 		}
-		if d := st.delta(i, b); d < best || bi < 0 {
-			best, bi = d, i
+	} else { // delta inlined: the search's inner loop
+		c, ry, rd := st.c, st.ry, st.rdiag
+		for i, a := range st.y {
+			if a == b {
+				continue
+			}
+			row := ry[i*c : i*c+c]
+			if d := row[a] - row[b] - 2*rd[i]; d < best || bi < 0 {
+				best, bi = d, i
+			}
 		}
 	}
 	if bi < 0 {
