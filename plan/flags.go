@@ -197,7 +197,7 @@ func Define(fs FlagSet, f *Flags) {
 	fs.StringVar(&f.Measure, "measure", "", "measure: "+strings.Join(measure.Names(), ", ")+" (default: rls mse, auc with lpo; queryrank disagreement; other rankers cindex)")
 	fs.StringVar(&f.Model, "model", "", "write the model selected to this file (JSON)")
 	fs.StringVar(&f.CVPredictions, "cv-predictions", "", "write the CV predictions at the best λ to this file")
-	fs.StringVar(&f.Interval, "interval", "", "rls: record in the model what prediction intervals need — jackknife+ (with --cv loo; linear kernel or sparse models: the m leave-one-out models) or cv+ (with --cv kfold:K, stratified-kfold:K, group-kfold:K, lgo, lqo or --folds FILE: the K fold models; with --stream, kfold:K: from the fold statistics, one more pass for the residuals), "+
+	fs.StringVar(&f.Interval, "interval", "", "rls: record in the model what prediction intervals need — jackknife+ (with --cv loo; linear kernel or sparse models: the m leave-one-out models) or cv+ (with --cv kfold:K, stratified-kfold:K, group-kfold:K, lgo, lqo or --folds FILE: the K fold models; with --stream, kfold:K: from the fold statistics, one more pass for the residuals; jackknife+ with --stream --cv loo likewise), "+
 		"from the exact hold-outs, no refit (Barber, Candès, Ramdas & Tibshirani 2021); then predict --coverage 0.9 writes prediction, lower, upper per output. "+
 		"kronrls, twostep: cv+ with --cv rows[:K] (new rows), cols[:K] (new columns) or both[:K] (new rows and columns) on complete data (not --cv pairs: no pair is new there)")
 	fs.StringVar(&f.ROC, "roc", "", "tlpo: tournament leave-pair-out ROC analysis at the chosen λ (Montoya Perez et al. 2019) — every pair of rows held out (m(m−1)/2 pairs, O(m²) memory), each row scored by its wins; "+

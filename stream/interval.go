@@ -16,9 +16,9 @@ import (
 	"github.com/rlskit/rlskit/model"
 )
 
-// CV+ intervals (Barber, Candès, Ramdas & Tibshirani 2021, "Predictive
-// inference with the jackknife+", Ann. Statist. 49(1)) from the streamed
-// statistics, with no refit. Fold f's model is the one its cross-validation
+// CV+ and jackknife+ intervals (Barber, Candès, Ramdas & Tibshirani 2021,
+// "Predictive inference with the jackknife+", Ann. Statist. 49(1)) from the
+// streamed statistics, with no refit (the jackknife+: see looRows). Fold f's model is the one its cross-validation
 // already solved: the training set's statistics are the total minus the
 // fold's, S − S_f and c − c_f (Moments.Minus), so
 //

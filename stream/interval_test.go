@@ -38,7 +38,10 @@ const intervalTol = 1e-8
 // a gaussian kernel over a random basis of 15 rows, and standardized
 // features (in memory: the stream's scaler applied to the rows first). For the first,
 // each fold model also equals the ridge solve (Z_TᵀZ_T + λI)⁻¹Z_TᵀY_T on
-// its training rows (gonum's Cholesky), on the fresh points.
+// its training rows (gonum's Cholesky), on the fresh points. The same for
+// the jackknife+ (loo: every row's model, against interval.New's
+// jackknife+; the residuals compared as one multiset, the models' order
+// being the stream's).
 func TestStreamCVPlusEqualsInMemory(t *testing.T) {
 	grid := []float64{0.01, 0.3, 3, 30}
 	for n, c := range []struct {

@@ -71,12 +71,15 @@ type Options struct {
 	QueryNormalize bool
 	// Outputs names the label columns (optional).
 	Outputs []string
-	// Interval, model.CVPlus ("cv+") with kfold:K and the squared loss,
-	// records CV+ prediction intervals (Barber et al. 2021) in the model:
+	// Interval, model.CVPlus ("cv+") with kfold:K or model.JackknifePlus
+	// ("jackknife+") with loo, and the squared loss, records CV+ or
+	// jackknife+ prediction intervals (Barber et al. 2021) in the model:
 	// each fold's model at the chosen λ, from the statistics the
-	// cross-validation solved (no refit), and every row's hold-out residual
-	// at that λ from one more row pass (IntervalPass). The model then holds
-	// m·(t+1) more numbers (refused beyond interval.MaxNumbers). "": none.
+	// cross-validation solved (no refit), or each row's leave-one-out model
+	// from the total's eigendecomposition, and every row's hold-out residual
+	// at that λ, from one more row pass (IntervalPass; interval.go). The
+	// model then holds m·(t+1) more numbers, and the jackknife+'s m models
+	// of (p+1)·t (refused beyond interval.MaxNumbers). "": none.
 	Interval string
 }
 
