@@ -31,6 +31,11 @@
 // with many groups, and query ranking, hand the accumulators whole groups,
 // wherever their rows lie.
 //
+// Prediction intervals (Options.Interval): CV+ reads the fold paths at the
+// chosen λ, the jackknife+ every row's leave-one-out model from the total's
+// eigendecomposition (f₋ᵢ = f − H(·, z_i)(y_i − f(z_i))/(1 − h_i)); one more
+// row pass forms the rows' hold-out residuals, O(m) in the model (interval.go).
+//
 // # Numerics
 //
 // Rows are summed in blocks of 32 by syrk/gemm, and the blocks' sums are added
