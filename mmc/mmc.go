@@ -57,6 +57,7 @@ import (
 
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/learn"
 )
 
 var (
@@ -238,7 +239,7 @@ func KernelR(k *mat.Dense, lambda float64) (*mat.Dense, error) {
 	}
 	l, err := linalg.Cholesky(a)
 	if err != nil {
-		return nil, fmt.Errorf("mmc: kernel matrix plus λ·I (λ = %g) is not positive definite: %w", lambda, err)
+		return nil, fmt.Errorf("mmc: %w (λ = %g): %w", learn.ErrIndefinite, lambda, err)
 	}
 	a = nil
 	invLower(l)

@@ -463,6 +463,10 @@ func TestBadOptions(t *testing.T) {
 			t.Errorf("step %+v: error %v", s, err)
 		}
 	}
+	indef := mat.NewDense(2, 2, []float64{1, 3, 3, 1}) // eigenvalues 4 and −2
+	if _, err := KernelR(indef, 1); !errors.Is(err, learn.ErrIndefinite) {
+		t.Errorf("indefinite K + λI: error %v", err)
+	}
 	if _, err := Fit(x, learn.Options{}, Options{}); err == nil {
 		t.Error("Fit without a kernel accepted")
 	}
