@@ -79,7 +79,12 @@ nested cross-validation of the whole search: JSON outer: {value, se, interval}.`
   # larger than memory, greedy feature selection, pairwise (Kronecker) learning
   rlskit fit --stream --data 'shards/part-*.svm.gz' --cv kfold:10
   rlskit fit --data d.csv --label y --learner greedy --select 20
-  rlskit fit --learner kronrls --rows drugs.csv --cols targets.csv --pairs pairs.txt --kernel gaussian`,
+  rlskit fit --learner kronrls --rows drugs.csv --cols targets.csv --pairs pairs.txt --kernel gaussian
+
+  # no labels: maximum margin clustering into 3 clusters (best of 5 starts); an interactive
+  # labelling session, its steps in a file (docs/clustering.md)
+  rlskit fit --data d.csv --learner mmc --kernel gaussian --clusters 3 --restarts 5 --model clusters.json
+  rlskit fit --data d.csv --learner interactive --clusters 2 --steps steps.txt`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runFit(cmd, e, f) },
 	}
