@@ -121,7 +121,8 @@ type Result struct {
 	// Objective is J (1) of Labels.
 	Objective float64
 	// Starts lists every start in order; Best indexes the one kept (the
-	// first of the lowest J).
+	// first of the lowest J; J of each start's end is computed afresh from
+	// its labels, O(m²·c) or O(m·r·c), so equal labellings tie exactly).
 	Starts []Start
 	Best   int
 }
@@ -278,7 +279,9 @@ func search(u *mat.Dense, g []float64, rmat *mat.Dense, opt Options) *Result {
 		st := newState(u, g, rmat, init, opt.Clusters)
 		j0 := st.objective()
 		st.rotate(opt.Rounds)
-		j := st.objective()
+		// J afresh from the labels, not from the RY the moves updated: equal
+		// labellings get equal J to the bit, and the first start wins a tie
+		j := newState(u, g, rmat, st.y, opt.Clusters).objective()
 		res.Starts = append(res.Starts, Start{Random: opt.Init == nil || s > 0, Initial: j0, Objective: j, Moves: st.moves})
 		if res.Best < 0 || j < res.Objective {
 			res.Best, res.Objective = s, j

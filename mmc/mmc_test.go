@@ -474,3 +474,29 @@ func TestBadOptions(t *testing.T) {
 		t.Error("Fit of nil rows accepted")
 	}
 }
+
+// TestEqualEndsTie: starts that end at the same labelling report the same
+// J to the bit, and the first of them is kept.
+func TestEqualEndsTie(t *testing.T) {
+	x := randData(60, 2, 3, 41)
+	l, err := Fit(x, learn.Options{Kernel: kernel.Gaussian{Gamma: 0.2}}, Options{Clusters: 3, Restarts: 8, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := l.Solve(0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ties := 0
+	for s, st := range sol.Starts {
+		if st.Objective < sol.Objective || st.Objective == sol.Objective && s < sol.Best {
+			t.Fatalf("start %d has J %v, kept start %d J %v", s, st.Objective, sol.Best, sol.Objective)
+		}
+		if st.Objective == sol.Objective && s != sol.Best {
+			ties++
+		}
+	}
+	if ties == 0 {
+		t.Fatalf("no two starts tie (%+v): the test does not test ties", sol.Starts)
+	}
+}
