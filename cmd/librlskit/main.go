@@ -6,7 +6,8 @@
 // through the learner registry: plan.New → selection.Search, or
 // greedy.Select for a learner that selects features, or conjugate gradients
 // with the setting "solver": "cg", as rlskit fit does; a learner of a
-// preference graph with the graph staged by rlskit_preferences), the fit of a learner
+// preference graph with the graph staged by rlskit_preferences; clustering
+// of unlabelled rows), the fit of a learner
 // of pairs (rlskit_fit_pairs: pairfit.Fit, the function rlskit fit runs for
 // them) and its predictions (rlskit_predict_pairs, and with CV+ intervals
 // rlskit_predict_pairs_interval), predict (and prediction
@@ -136,6 +137,9 @@ type session struct {
 	// fit (staged says one was, possibly empty); that fit consumes it.
 	graph  []learn.Edge
 	staged bool
+	// init is the initial labelling rlskit_init_labels staged for the next
+	// fit of a clustering learner (nil: none); that fit consumes it.
+	init []int
 	// cancelled is set by rlskit_cancel; fitG is the goroutine running the
 	// fit (its id), the one the cancellation unwinds.
 	cancelled atomic.Bool
@@ -304,7 +308,7 @@ var acceptedFlags = map[string]bool{
 	"cv": true, "measure": true, "seed": true, "standardize": true, "intercept": true,
 	"query-normalize": true, "fold-score": true, "permutations": true, "label": true,
 	"interval": true, "select": true, "choose": true, "lambda-per-output": true,
-	"solver": true, "tol": true, "max-iter": true, "cost": true,
+	"solver": true, "tol": true, "max-iter": true, "cost": true, "clusters": true, "restarts": true,
 }
 
 // parseSettings parses the JSON settings of rlskit_fit into plan flags
@@ -362,7 +366,10 @@ func parseSettingsFor(text string, accepted map[string]bool, entry string) (*pla
 // NULL) are explicit CV folds (the setting "cv" is then "folds" or absent).
 // A learner that learns from a preference graph (learn.NeedsGraph) takes
 // the graph staged by rlskit_preferences; its y may then be NULL (with the
-// setting "cv": "none": labels only score its cross-validation).
+// setting "cv": "none": labels only score its cross-validation). A learner
+// that clusters unlabelled rows (learn.ParamClusters) takes y, groups and
+// folds NULL and the initial labelling staged by rlskit_init_labels, and
+// runs at one kernel and λ (fitCluster).
 // The handle keeps the model, the result and the CV predictions. Cost:
 // the search's — one factorization per kernel setting, then the path.
 //
@@ -503,8 +510,8 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	yp *C.double, t, ystride C.int64_t, gp, fp *C.int64_t) error {
 	start := time.Now()
 	s.pred, s.pairPred, s.result, s.cvPred = nil, nil, nil, nil
-	graph, staged := s.graph, s.staged
-	s.graph, s.staged = nil, false // a staged graph serves one fit, whatever its outcome
+	graph, staged, init := s.graph, s.staged, s.init
+	s.graph, s.staged, s.init = nil, false, nil // staged inputs serve one fit, whatever its outcome
 	m64, d64 := x.Dims()
 	m, d := C.int64_t(m64), C.int64_t(d64)
 	f, given, err := parseSettings(settings)
@@ -518,6 +525,15 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 		}
 		if err := checkGraph(le, staged, yp == nil, f.CV); err != nil {
 			return err
+		}
+		if le.Takes(learn.ParamClusters) { // clustering: no labels, no search
+			if yp != nil || gp != nil || fp != nil {
+				return fmt.Errorf("--learner %s clusters unlabelled rows (no cross-validation): pass y, groups and folds NULL", le.Name)
+			}
+			return s.fitCluster(f, given, x, caller, init, start)
+		}
+		if init != nil {
+			return fmt.Errorf("init: an initial labelling is for a learner that clusters rows, not --learner %s", le.Name)
 		}
 	}
 	var y *mat.Dense
@@ -731,14 +747,15 @@ type result struct {
 	Indistinguishable bool `json:"indistinguishable,omitempty"`
 }
 
-// refuseOutside refuses a learner whose fit rlskit fit runs outside
-// selection.Search — by its declared needs and parameters, not its name.
+// refuseOutside refuses a learner whose fit this entry point does not run —
+// by its declared needs and parameters, not its name: learners of pairs
+// (rlskit_fit_pairs) and interactive labelling by steps.
 func refuseOutside(le *learn.Descriptor) error {
 	switch {
 	case le.Needs.Has(learn.NeedsPairs):
 		return fmt.Errorf("--learner %s learns on pairs of objects: fit it with rlskit_fit_pairs (objects, pairs, labels)", le.Name)
-	case le.Takes(learn.ParamClusters):
-		return fmt.Errorf("--learner %s clusters unlabelled rows (no search): not through the C ABI yet", le.Name)
+	case le.Takes(learn.ParamSteps):
+		return fmt.Errorf("--learner %s runs the steps of an interactive labelling (--steps FILE): not through the C ABI yet", le.Name)
 	}
 	return nil
 }
@@ -1138,6 +1155,9 @@ type learnerInfo struct {
 	// NeedsGraph: it learns from a preference graph over the rows, staged
 	// by rlskit_preferences before rlskit_fit (labels optional).
 	NeedsGraph bool `json:"needs_graph"`
+	// Clustering: it labels unlabelled rows (learn.ParamClusters; rlskit_fit
+	// with y NULL, an initial labelling staged by rlskit_init_labels).
+	Clustering bool `json:"clustering"`
 	// Params are the learner parameters it takes (their setting names:
 	// "select", "intercept", …), Kernels the kernels it takes (empty:
 	// every kernel).
@@ -1154,7 +1174,7 @@ func rlskit_learners() *C.char {
 	var out []learnerInfo
 	for _, d := range learn.Descriptors() {
 		li := learnerInfo{Name: string(d.Name), Summary: d.Summary, Available: true, NeedsGroups: d.Needs.Has(learn.NeedsGroups),
-			NeedsPairs: d.Needs.Has(learn.NeedsPairs), NeedsGraph: d.Needs.Has(learn.NeedsGraph), Params: []string{}, Kernels: append([]string{}, d.Kernels...)}
+			NeedsPairs: d.Needs.Has(learn.NeedsPairs), NeedsGraph: d.Needs.Has(learn.NeedsGraph), Clustering: d.Takes(learn.ParamClusters), Params: []string{}, Kernels: append([]string{}, d.Kernels...)}
 		for _, p := range d.Params {
 			li.Params = append(li.Params, string(p))
 		}

@@ -84,6 +84,8 @@ def _load():
                                                     _c_double_p, _c_double_p, _c_double_p, i64]
         lib.rlskit_preferences.restype = ctypes.c_int
         lib.rlskit_preferences.argtypes = [u, _c_int64_p, _c_int64_p, _c_double_p, _c_double_p, i64]
+        lib.rlskit_init_labels.restype = ctypes.c_int
+        lib.rlskit_init_labels.argtypes = [u, _c_int64_p, i64]
         lib.rlskit_learners.restype = ctypes.c_void_p
         lib.rlskit_learners.argtypes = []
         lib.rlskit_result.restype = ctypes.c_void_p
@@ -119,7 +121,7 @@ def learners():
     """The learners of the Go core's registry: a list of dicts with name,
     summary, available (this package fits it), reason (why not),
     needs_groups, needs_pairs (fit_pairs), needs_graph (fit with
-    preferences), params and kernels."""
+    preferences), clustering (fit with Y None), params and kernels."""
     lib = _load()
     return json.loads(_take_string(lib, lib.rlskit_learners()))
 
@@ -216,7 +218,7 @@ class Model:
         exc = _EXCEPTIONS.get(status, RlskitError)
         raise exc(msg)
 
-    def fit(self, settings, X, Y, groups=None, folds=None, preferences=None):
+    def fit(self, settings, X, Y, groups=None, folds=None, preferences=None, init=None):
         """Fit by the Go core's search (selection.Search through the learner
         registry). settings maps rlskit fit's flag names to values. The call
         runs in a worker thread (the GIL is released); Ctrl-C in the calling
@@ -225,7 +227,12 @@ class Model:
         preferences is the preference graph of a learner that learns from
         one (learners() says needs_graph): (i, j) or (i, j, magnitude) or
         (i, j, magnitude, weight), row i[e] preferred over row j[e]
-        (rlskit_preferences); Y may then be None (no cross-validation)."""
+        (rlskit_preferences); Y may then be None (no cross-validation).
+
+        A learner that clusters unlabelled rows (learners() says
+        clustering) takes Y None and, optionally, init: an initial cluster
+        index 0 … K−1 per row (rlskit_init_labels); the result's summary
+        holds the labels and the objective."""
         if Y is None:
             Y, ys, t, yp = None, 0, 0, None
         else:
@@ -235,6 +242,8 @@ class Model:
         f = None if folds is None else np.ascontiguousarray(folds, dtype=np.int64)
         text = json.dumps(settings).encode("utf-8")
         graph = None if preferences is None else _graph(preferences)
+        if init is not None:
+            init = np.ascontiguousarray(np.ravel(init), dtype=np.int64)
         tail = (yp, t, ys,
                 None if g is None else g.ctypes.data_as(_c_int64_p),
                 None if f is None else f.ctypes.data_as(_c_int64_p))
@@ -247,6 +256,8 @@ class Model:
             X, xs = keep = _matrix(X, "X")
             fit = self._lib.rlskit_fit
             args = (self._h, text, X.ctypes.data_as(_c_double_p), X.shape[0], X.shape[1], xs) + tail
+        if init is not None:  # staged last: the fit below consumes it
+            self._check(self._lib.rlskit_init_labels(self._h, init.ctypes.data_as(_c_int64_p), len(init)))
         if graph is not None:  # staged last: the fit below consumes it
             i, j, mag, w = graph
             self._check(self._lib.rlskit_preferences(

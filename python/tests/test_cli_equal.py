@@ -226,6 +226,18 @@ def test_every_registered_learner_equals_cli(rlskit_cli, tmp_path, info):
     train = tmp_path / "train.csv"
     write_csv(train, X, y, q)
     kernel = "gaussian" if not info["kernels"] or "gaussian" in info["kernels"] else info["kernels"][0]
+    if info.get("clustering"):  # labels unlabelled rows at one kernel and λ: the labelling and J
+        cmd = [rlskit_cli, "fit", "--data", str(train), "--ignore", "y", "--quiet", "--learner", info["name"],
+               "--kernel", kernel, "--lambda", "0.5", "--clusters", "3", "--restarts", "2"]
+        cmd += ["--gamma", "0.2"] if kernel == "gaussian" else []
+        out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+        settings = {"learner": info["name"], "kernel": kernel, "lambda": 0.5, "clusters": 3, "restarts": 2}
+        if kernel == "gaussian":
+            settings["gamma"] = 0.2
+        res = rlskit.Model().fit(settings, X, None)["summary"]
+        assert res["labels"] == out["labels"] and res["counts"] == out["counts"]
+        close(res["objective"], out["objective"])
+        return
     cmd = [rlskit_cli, "fit", "--data", str(train), "--label", "y", "--quiet", "--learner", info["name"],
            "--kernel", kernel, "--lambda-grid", "0.1,1.0,10.0"]
     if kernel == "gaussian":

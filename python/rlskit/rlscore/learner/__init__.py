@@ -7,7 +7,8 @@ the hold-out predictions and the models are the Go core's (learners
 "rls", "globalrank", "queryrank", "prefrank", "greedy" of its registry), computed
 exactly as retraining would give. The learners of pairs (KronRLS,
 TwoStepRLS, CGKronRLS) are in pairwise.py, the conjugate-gradient ones
-(CGRLS, CGRankRLS) in cg.py.
+(CGRLS, CGRankRLS) in cg.py, maximum margin clustering
+(SteepestDescentMMC, learner "mmc") in steepest_descent_mmc.py.
 
 Conventions followed are RLScore's, not rlskit's defaults:
 
@@ -41,7 +42,7 @@ from ..predictor import KernelPredictor, LinearPredictor
 from .. import kernel as _kernels
 
 __all__ = ["RLS", "LeaveOneOutRLS", "KfoldRLS", "LeavePairOutRLS", "GlobalRankRLS", "KfoldRankRLS",
-           "LeavePairOutRankRLS", "QueryRankRLS", "LeaveQueryOutRankRLS", "PPRankRLS", "GreedyRLS",
+           "LeavePairOutRankRLS", "QueryRankRLS", "LeaveQueryOutRankRLS", "PPRankRLS", "GreedyRLS", "SteepestDescentMMC",
            "KronRLS", "TwoStepRLS", "CGKronRLS", "CGRLS", "CGRankRLS"]
 
 _DEFAULT_GRID = [2.0 ** k for k in range(-15, 16)]
@@ -614,3 +615,4 @@ class GreedyRLS(_Core):
 
 from .pairwise import CGKronRLS, KronRLS, TwoStepRLS  # noqa: E402  (the learners of pairs)
 from .cg import CGRankRLS, CGRLS  # noqa: E402  (conjugate gradients)
+from .steepest_descent_mmc import SteepestDescentMMC  # noqa: E402  (maximum margin clustering)
