@@ -75,7 +75,8 @@ func (s *Solution) HoldOutModel(h []int) (*model.Predictor, *mat.Dense, error) {
 // needs no hold-out solve, and all K models come from one product with T:
 // O(Σ|H_k|·r·t) to form UᵀY − U_{H_k}ᵀZ_k for every fold and O(n·r·K·t)
 // for the product, reading T once (not K times), plus model.New's.
-// Memory: n×K·t for the coefficients (and K·t×r for UᵀY − U_{H_k}ᵀZ_k).
+// Memory: n×K·t for the coefficients, once more per extra worker (below),
+// and K·t×r for UᵀY − U_{H_k}ᵀZ_k.
 // The work goes over U in blocks of columns J (≈ 1 MiB of U each): a
 // block's axpys forming (U_{H_k}ᵀZ_k)_J, the check's products with it and,
 // in the dual form (T = U), the product adding T_{·J} diag(ψ_J)(…)_J to
