@@ -220,7 +220,9 @@ def test_every_registered_learner_equals_cli(rlskit_cli, tmp_path, info):
     """Every learner of the registry that the C ABI fits, named only by
     rlskit.learners() (no name in this file or the package), gives the
     CLI's λ and curve through rlskit.Estimator, with the learner's default
-    CV scheme and measure."""
+    CV scheme and measure (a preference graph passed when it declares
+    needs_graph); a clustering learner (clustering) gives the CLI's
+    labelling and J through rlskit.Model with no labels."""
     queries = 5 if info["needs_groups"] else 0
     X, y, q = data(queries=queries)
     train = tmp_path / "train.csv"
