@@ -1,6 +1,7 @@
 package rls
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -16,9 +17,13 @@ import (
 // equals HoldOutModel's, which solves the fold's hold-out system (itself
 // tested against retraining in ../interval), to 1e-10 relative, for the
 // dual, linear and sparse forms, with and without an intercept and sample
-// weights, two outputs. The predictions given are HoldOut's.
+// weights, two outputs. The predictions given are HoldOut's. Predictions
+// off by 1e-4 are refused, with the same error bound whether the dual form
+// of full rank reads the check's residual from the coefficients or forms
+// it by the dot products.
 func TestHoldOutModelsGivenBlocks(t *testing.T) {
 	defer func(b int) { givenBlockCols = b }(givenBlockCols)
+	defer func() { givenFromCoef = true }()
 	rng := rand.New(rand.NewPCG(22, 1))
 	const m, d, k = 37, 5, 4
 	x := mat.NewDense(m, d, nil)
@@ -44,6 +49,7 @@ func TestHoldOutModelsGivenBlocks(t *testing.T) {
 	}{
 		{"dual", Options{Kernel: kernel.Gaussian{Gamma: 0.2}, Form: learn.Dual}},
 		{"dual/intercept/weights", Options{Kernel: kernel.Gaussian{Gamma: 0.2}, Form: learn.Dual, Intercept: true, Weights: w}},
+		{"dual/weights", Options{Kernel: kernel.Gaussian{Gamma: 0.2}, Form: learn.Dual, Weights: w}},
 		{"linear/intercept", Options{Kernel: kernel.Linear{}, Form: learn.Linear, Intercept: true}},
 		{"linear/weights", Options{Kernel: kernel.Linear{Bias: 1}, Form: learn.Linear, Weights: w}},
 		{"sparse", Options{Kernel: kernel.Gaussian{Gamma: 0.2}, Form: learn.Sparse, Basis: []int{0, 3, 5, 8, 13, 21, 22, 30, 31, 36}}},
@@ -73,6 +79,26 @@ func TestHoldOutModelsGivenBlocks(t *testing.T) {
 				want[fk] = p.A
 			}
 			wantB[fk] = p.B
+		}
+		// predictions off by 1e-4 in one row of each fold are refused, with
+		// the same bound whether the dual form of full rank reads the check's
+		// residual from the coefficients or forms it by dot products
+		bad := mat.DenseCopyOf(cv)
+		for _, h := range folds {
+			bad.Set(h[0], 0, bad.At(h[0], 0)+1e-4)
+		}
+		var msgs []string
+		for _, direct := range []bool{true, false} {
+			givenFromCoef = direct
+			_, err := s.HoldOutModelsGiven(folds, bad)
+			if !errors.Is(err, ErrHoldOutMismatch) {
+				t.Fatalf("%s: predictions off by 1e-4 accepted (direct %v): %v", c.name, direct, err)
+			}
+			msgs = append(msgs, err.Error())
+		}
+		givenFromCoef = true
+		if msgs[0] != msgs[1] {
+			t.Errorf("%s: the check's bound from the coefficients %q, by dot products %q", c.name, msgs[0], msgs[1])
 		}
 		for _, bw := range []int{1, 3, 7, 0} {
 			givenBlockCols = bw

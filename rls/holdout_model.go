@@ -81,7 +81,10 @@ func (s *Solution) HoldOutModel(h []int) (*model.Predictor, *mat.Dense, error) {
 // block's axpys forming (U_{H_k}ᵀZ_k)_J, the check's products with it and,
 // in the dual form (T = U), the product adding T_{·J} diag(ψ_J)(…)_J to
 // every coefficient vector all read the block while it is in cache, so U
-// comes from memory once, not three times. The blocks are shared among one
+// comes from memory once, not three times. In the dual form of full rank
+// without an intercept A = U diag(λψ) Uᵀ, so ρ = λ·c_H — the held-out rows'
+// own coefficients in the fold's model, which the product forms: the check
+// then needs no dot products. The blocks are shared among one
 // worker per core (the BLAS single-threaded meanwhile); the workers' sums
 // are added in a fixed order.
 //
@@ -194,6 +197,12 @@ func (s *Solution) HoldOutModelsGiven(folds [][]int, cv *mat.Dense) ([]*model.Pr
 		}
 	}
 	slices.SortFunc(rowsInOrder, func(x, y entry) int { return x.i - y.i })
+	// Dual form of full rank (U square, T = U) without an intercept: A =
+	// U diag(λψ) Uᵀ, so the check's residual is ρ = R_H − A_HH Ẑ = U_H
+	// diag(λψ)(UᵀY − U_HᵀẐ) = λ·c_H, λ times the held-out rows' own
+	// coefficients in the fold's model (before the weights' S): the product
+	// forms them, and the check's dot products are not needed.
+	fromCoef := givenFromCoef && f.Form == factor.Dual && rk == m && n == m && ic == nil
 	block := func(w, j0, j1 int, vb *mat.Dense) {
 		for _, e := range rowsInOrder {
 			u := f.U.RawRowView(e.i)[j0:j1]
@@ -201,13 +210,16 @@ func (s *Solution) HoldOutModelsGiven(folds [][]int, cv *mat.Dense) ([]*model.Pr
 				floats.AddScaled(rhsT.RawRowView(e.fk*t + c)[j0:j1], -zs[e.fk][e.a*t+c], u)
 			}
 		}
-		for row := 0; row < k*t; row++ {
+		for row := 0; row < k*t && !fromCoef; row++ {
 			vr, rr, ur := vb.RawRowView(row)[:j1-j0], rhsT.RawRowView(row)[j0:j1], utyT.RawRowView(row % t)[j0:j1]
 			for j := range vr {
 				vr[j] = s.g[j0+j] * (ur[j] - rr[j])
 			}
 		}
 		for _, e := range rowsInOrder {
+			if fromCoef {
+				break
+			}
 			u := f.U.RawRowView(e.i)[j0:j1]
 			for c := 0; c < t; c++ {
 				uvW[w][e.fk][e.a*t+c] += floats.Dot(u, vb.RawRowView(e.fk*t + c)[:j1-j0])
@@ -250,9 +262,16 @@ func (s *Solution) HoldOutModelsGiven(folds [][]int, cv *mat.Dense) ([]*model.Pr
 			coefT.Add(coefT, coefW[w])
 		}
 	}
+	if fromCoef { // uv holds the check's residual ρ = λ·c_H itself
+		for _, e := range rowsInOrder {
+			for c := 0; c < t; c++ {
+				uv[e.fk][e.a*t+c] = s.Lambda * coefT.At(e.fk*t+c, e.i)
+			}
+		}
+	}
 	chk := s.newGivenCheck()
 	for fk, h := range folds {
-		if err := chk.fold(fk, h, zs[fk], uv[fk]); err != nil {
+		if err := chk.fold(fk, h, zs[fk], uv[fk], fromCoef); err != nil {
 			return nil, err
 		}
 	}
@@ -279,6 +298,11 @@ func (s *Solution) HoldOutModelsGiven(folds [][]int, cv *mat.Dense) ([]*model.Pr
 // blocks of columns of U (its tests use narrow blocks to cross their
 // edges); 0 sizes them by the cache budget.
 var givenBlockCols = 0
+
+// givenFromCoef lets HoldOutModelsGiven read the check's residual from the
+// coefficients in the dual form of full rank (its tests turn it off to
+// compare with the dot products).
+var givenFromCoef = true
 
 // givenResidual is Ẑ_ic = ỹ_ic − s_i·cv_ic, the hold-out residual of the
 // factored problem that the given prediction implies.
@@ -323,10 +347,11 @@ func (s *Solution) newGivenCheck() *givenCheck {
 	return ck
 }
 
-// fold checks the fold fk of rows h given rhsT (row c: (UᵀY −
-// U_HᵀẐ)ᵀ for output c): ρ = R_H − A_HH Ẑ (with an intercept, Â_HH), and
-// the error bound ‖ρ‖₂·amp/min s_h against the tolerance.
-func (ck *givenCheck) fold(fk int, h []int, z, uv []float64) error {
+// fold checks the fold fk of rows h given its Ẑ (z) and uv = U_H diag(g)
+// U_HᵀẐ (row a, output c at a·t+c): ρ = R_H − A_HH Ẑ (with an intercept,
+// Â_HH), or ρ itself in uv when isRho, and the error bound ‖ρ‖₂·amp/min s_h
+// against the tolerance.
+func (ck *givenCheck) fold(fk int, h []int, z, uv []float64, isRho bool) error {
 	s := ck.s
 	_, t := s.r.y.Dims()
 	ic := s.r.icpt
@@ -356,6 +381,10 @@ func (ck *givenCheck) fold(fk int, h []int, z, uv []float64) error {
 			smin = 1
 		}
 		for c := 0; c < t; c++ {
+			if isRho { // uv is ρ (HoldOutModelsGiven's dual form of full rank)
+				rho2 += uv[a*t+c] * uv[a*t+c]
+				continue
+			}
 			az := s.c0*z[a*t+c] + uv[a*t+c]
 			if ic != nil { // Â_HH = A_HH − v_H v_Hᵀ/s
 				az -= s.v[i] * q[c] / s.s
