@@ -98,22 +98,15 @@ func (k *KronRLS) leavePairOutPath(grid []float64, visit func(i int, p *mat.Dens
 
 // pairPath computes setting A along the grid in the given number of
 // streams, stream s taking λ_s, λ_{s+streams}, …, each with three m×q
-// buffers a, b, t allocated once. Per λ a stream writes UᵀYV ∘ g into b
-// (filterInto), forms R = U (UᵀYV ∘ g) Vᵀ in b through a, writes the filter
-// g into a (filterInto again: the same values), forms D = (U∘U) g (V∘V)ᵀ
-// in a through t and the predictions Y − R ⊘ D in t — the products Solve
-// and LeaveOneOutMatrix form, so the values are theirs bit for bit. visit
-// gets λ_i's predictions in grid order on the caller's goroutine (t, valid
-// during the call only); meanwhile the stream that computed them goes on
-// with its next λ as far as R, and waits for visit to be done with t only
-// before D's first product (with t the scratch of D and R's products alike,
-// a stream would otherwise idle through every visit of its λ and, the
-// streams finishing together, of the other's: both cores for two visits per
-// round). An error — an indefinite filter at λ_i, or visit's — is returned
-// after the visits of λ_0 … λ_{i−1}, as in order, and every stream has
-// stopped by the time pairPath returns. The filter is written twice per λ
-// (two m·q passes with a division each, against three m×q buffers rather
-// than four).
+// buffers allocated once: one pass writes the filter g and UᵀYV ∘ g
+// (filterInto), R is formed over the latter and D over the former, and the
+// predictions take the buffer of the first products. visit gets λ_i's
+// predictions in grid order on the caller's goroutine (one of the buffers,
+// valid during the call only); while it runs, the stream that computed
+// them writes its next λ's filter into its two other buffers. An error —
+// an indefinite filter at λ_i, or visit's — is returned after the visits
+// of λ_0 … λ_{i−1}, as in order, and every stream has stopped by the time
+// pairPath returns.
 func (k *KronRLS) pairPath(grid []float64, streams int, visit func(i int, p *mat.Dense) error) error {
 	m, q, n := k.lab.m, k.lab.q, len(grid)
 	y, yt := k.lab.full.RawMatrix().Data, k.yt.RawMatrix().Data
@@ -132,33 +125,33 @@ func (k *KronRLS) pairPath(grid []float64, streams int, visit func(i int, p *mat
 	for s := range ss {
 		st := &stream{t: mat.NewDense(m, q, nil), ready: make(chan error, 1), ack: make(chan struct{})}
 		ss[s] = st
-		a, b := mat.NewDense(m, q, nil), mat.NewDense(m, q, nil)
-		ad, bd, td := a.RawMatrix().Data, b.RawMatrix().Data, st.t.RawMatrix().Data
+		g, x := mat.NewDense(m, q, nil), mat.NewDense(m, q, nil)
+		gd, xd, td := g.RawMatrix().Data, x.RawMatrix().Data, st.t.RawMatrix().Data
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := s; i < n; i += len(ss) {
-				err := filterInto(bd, yt, k.er, k.ec, grid[i])
-				if err == nil {
-					linalg.Gemm(false, false, 1, k.u, b, 0, a)   // U (UᵀYV ∘ g)
-					linalg.Gemm(false, true, 1, a, k.v, 0, b)    // R
-					_ = filterInto(ad, nil, k.er, k.ec, grid[i]) // g: checked above
-				}
-				if i != s { // t is λ_{i−streams}'s until visit is done; main acks before it reads ready again
-					select {
-					case <-st.ack:
-					case <-stop:
-						return
-					}
-				}
+			i := s
+			err := filterInto(gd, xd, yt, k.er, k.ec, grid[i])
+			for {
 				if err != nil {
 					st.ready <- err
 					return
 				}
-				linalg.Gemm(false, false, 1, k.u2, a, 0, st.t) // (U∘U) g
-				linalg.Gemm(false, true, 1, st.t, k.v2, 0, a)  // D
-				looInto(td, y, bd, ad)
+				linalg.Gemm(false, false, 1, k.u, x, 0, st.t)  // U (UᵀYV ∘ g)
+				linalg.Gemm(false, true, 1, st.t, k.v, 0, x)   // R
+				linalg.Gemm(false, false, 1, k.u2, g, 0, st.t) // (U∘U) g
+				linalg.Gemm(false, true, 1, st.t, k.v2, 0, g)  // D
+				looInto(td, y, xd, gd)
 				st.ready <- nil
+				if i += len(ss); i >= n {
+					return
+				}
+				err = filterInto(gd, xd, yt, k.er, k.ec, grid[i]) // while visit reads t
+				select {
+				case <-st.ack:
+				case <-stop:
+					return
+				}
 			}
 		}()
 	}
@@ -177,32 +170,23 @@ func (k *KronRLS) pairPath(grid []float64, streams int, visit func(i int, p *mat
 	return nil
 }
 
-// filterInto writes, for the m eigenvalues er and the q eigenvalues ec and
-// the filter g_kl = λ/(e_k s_l + λ) (kronFilterInto's values, bit for bit),
-// UᵀYV ∘ g into x when yt holds UᵀYV, or g itself when yt is nil, all m×q
-// row-major; the first non-positive e_k s_l + λ in row-major order is
-// kronFilterInto's error. O(m·q).
-func filterInto(x, yt, er, ec []float64, lambda float64) error {
+// filterInto writes, for the m eigenvalues er and the q eigenvalues ec, the
+// filter g_kl = λ/(e_k s_l + λ) (kronFilterInto, the same values) into g and
+// UᵀYV ∘ g into x (yt holding UᵀYV), all m×q row-major, in one pass; the
+// first non-positive e_k s_l + λ in row-major order is kronFilterInto's
+// error. O(m·q).
+func filterInto(g, x, yt, er, ec []float64, lambda float64) error {
 	q := len(ec)
 	for i, a := range er {
-		xr := x[i*q : (i+1)*q]
-		if yt == nil {
-			for j, b := range ec {
-				d := a*b + lambda
-				if !(d > 0) {
-					return indefinite(a, b, lambda)
-				}
-				xr[j] = lambda / d
-			}
-			continue
-		}
-		yr := yt[i*q : (i+1)*q]
+		gr, xr, yr := g[i*q:(i+1)*q], x[i*q:(i+1)*q], yt[i*q:(i+1)*q]
 		for j, b := range ec {
 			d := a*b + lambda
 			if !(d > 0) {
 				return indefinite(a, b, lambda)
 			}
-			xr[j] = yr[j] * (lambda / d)
+			v := lambda / d
+			gr[j] = v
+			xr[j] = yr[j] * v
 		}
 	}
 	return nil
