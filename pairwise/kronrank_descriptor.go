@@ -47,17 +47,17 @@ func init() {
 func newRankMethod(in *learn.Input) (learn.Method, error) {
 	name := learn.KronRank
 	if in != nil && in.X != nil && in.Cols == nil {
-		return nil, fmt.Errorf("%s: %w: conditional ranking ranks column objects inside each row: give column objects (a homogeneous network is not taken)", name, learnErrShape)
+		return nil, fmt.Errorf("pairwise: %w: conditional ranking ranks column objects inside each row: give column objects (a homogeneous network is not taken)", learnErrShape)
 	}
 	if in != nil && in.Symmetry != "" && in.Symmetry != "none" {
-		return nil, fmt.Errorf("%s: %w: symmetry %q: conditional ranking has two sets of objects", name, learnErrShape, in.Symmetry)
+		return nil, fmt.Errorf("pairwise: %w: symmetry %q: conditional ranking has two sets of objects", learnErrShape, in.Symmetry)
 	}
 	pi, err := checkPairInput(name, in)
 	if err != nil {
 		return nil, err
 	}
 	if pi.lab.q < 2 {
-		return nil, fmt.Errorf("%s: %w: %d column object: ranking inside a row needs at least 2", name, learnErrShape, pi.lab.q)
+		return nil, fmt.Errorf("pairwise: %w: %d column object: conditional ranking ranks at least 2 inside each row", learnErrShape, pi.lab.q)
 	}
 	c := &rankCache{pi: pi, cols: map[kernel.Spec]*rankCol{}}
 	return c.fit, nil

@@ -122,11 +122,23 @@ func TestKronRankCLIErrors(t *testing.T) {
 	if err := os.WriteFile(part, []byte("0 0 1\n1 1 2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	oneCol, onePairs := filepath.Join(dir, "t1.csv"), filepath.Join(dir, "p1.txt")
+	if err := os.WriteFile(oneCol, []byte("f1,f2\n0.5,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var pl strings.Builder
+	for i := 0; i < 60; i++ {
+		pl.WriteString(strconv.Itoa(i) + " 0 " + strconv.Itoa(i%7) + "\n")
+	}
+	if err := os.WriteFile(onePairs, []byte(pl.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string
 	}{
+		{"one column", []string{"fit", "--learner", "kronrank", "--rows", dti("dti-drugs.csv"), "--cols", oneCol, "--pairs", onePairs}, "--pairs " + onePairs + ": kronrank: pairwise: dimension mismatch: 1 column object: conditional ranking ranks at least 2 inside each row"},
 		{"cv pairs", dtiArgs("kronrank", "--cv", "pairs"), "--cv pairs: --learner kronrank cross-validates new row objects only"},
 		{"cv cols", dtiArgs("kronrank", "--cv", "cols:3"), "--cv cols:3: --learner kronrank cross-validates new row objects only"},
 		{"homogeneous", []string{"fit", "--learner", "kronrank", "--rows", dti("dti-drugs.csv"), "--cols", "same", "--pairs", dti("dti-pairs.txt")}, "--cols same: --learner kronrank ranks the column objects"},
