@@ -40,8 +40,10 @@ import (
 // up to them, its scores equal the dual solution's. Fitting costs the
 // row side's eigendecomposition (Side.Eigen, shared), one O(q³)
 // eigendecomposition of G_c and O(m·q·(m + q)) for UᵀYCV; Solve costs
-// O(m·q·(m + q)) per λ. Only two sets of objects (no homogeneous network)
-// and complete data are taken. It implements learn.Learner with the labels
+// O(m·q·(m + q)) per λ. Memory: the sides' kernel matrices and the row
+// side's eigenvectors (and U∘U), q² for V, m·q for UᵀYCV; Solve adds two
+// m×q matrices, CrossValidate q² for G V and a few m×q per λ. Only two sets
+// of objects (no homogeneous network) and complete data are taken. It implements learn.Learner with the labels
 // in the order of the pairs given.
 type KronRank struct {
 	rows, cols *Side
@@ -219,7 +221,8 @@ func (k *KronRank) At(lambda float64) (learn.Solution, error) {
 	return s, nil
 }
 
-// KronRankSolution is Kronecker RankRLS at one λ.
+// KronRankSolution is Kronecker RankRLS at one λ: its m×q coefficients A
+// (Solve), from which every score is k(u)ᵀ A g(v).
 type KronRankSolution struct {
 	Lambda float64
 	k      *KronRank
