@@ -1,0 +1,208 @@
+// Package pairkernel multiplies vectors by pairwise kernel matrices that are
+// weighted sums of sampled Kronecker products, without forming them, by the
+// generalized vec trick (Airola & Pahikkala 2018; Viljanen, Airola &
+// Pahikkala, "Generalized vec trick for fast learning of pairwise kernel
+// models", Machine Learning 111:543–573, 2022), and trains regularized
+// least squares on n observed pairs of objects with such a kernel by
+// conjugate gradients.
+//
+// A pair x = (d, t) joins a row object d and a column object t. A pairwise
+// kernel is a sum of terms, each a product of two object kernels,
+//
+//	k((d,t),(d',t')) = Σ_s w_s · A_s(d, d') · B_s(t, t')     (not swapped)
+//	                 or w_s · A_s(d, t') · B_s(t, d')        (swapped),
+//
+// and on n pairs its kernel matrix is Σ_s w_s (A_s ⊗ B_s)[S, S] (Viljanen et
+// al. 2022, Sect. 4: every kernel they review is such a sum). Swapped terms
+// compare a pair's row object with the other pair's column object, so they
+// need one object set for rows and columns (a homogeneous network). The
+// named kernels (Viljanen et al. 2022, Table 1) are built by Named.
+package pairkernel
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrShape is wrapped by every error about mismatched sizes or indices.
+var ErrShape = errors.New("pairkernel: shape mismatch")
+
+// Term is one summand w · (A ⊗ B)[S, S'] of a pairwise kernel: Weight w, Row
+// the index of the row-object kernel A and Col the index of the
+// column-object kernel B in the operator's kernel list. Not swapped, the
+// entry between pairs (d,t) and (d',t') is w·A(d,d')·B(t,t'); Swapped, it is
+// w·A(d,t')·B(t,d').
+type Term struct {
+	Weight   float64
+	Row, Col int
+	Swapped  bool
+}
+
+// Pairs lists pairs of objects: pair p is (Rows[p], Cols[p]), indices into
+// the object sets the kernels are defined on.
+type Pairs struct {
+	Rows, Cols []int
+}
+
+// Len is the number of pairs.
+func (p Pairs) Len() int { return len(p.Rows) }
+
+// Operator is the n_out×n_in matrix
+//
+//	M[p, r] = Σ_s w_s · A_s(d_p, ·) · B_s(t_p, ·)
+//
+// between output pairs (d_p, t_p) and input pairs (d'_r, t'_r), with
+// A_s(d_p, d'_r)·B_s(t_p, t'_r) for a plain term and A_s(d_p, t'_r)·B_s(t_p, d'_r)
+// for a swapped one. Kernels[i] is an object kernel matrix whose rows index
+// the output pairs' objects and whose columns index the input pairs'
+// objects: for training both are the training objects (square kernels),
+// for prediction the rows are the new objects (cross kernels).
+type Operator struct {
+	kernels []*mat.Dense
+	terms   []Term
+	out, in Pairs
+	// work holds the largest intermediate matrix of the terms' products
+	work []float64
+}
+
+// NewOperator checks the terms, the kernels' sizes and every pair index
+// against them, and returns the operator. It keeps the slices given (do
+// not modify them afterwards). O(n_out + n_in) per term.
+func NewOperator(kernels []*mat.Dense, terms []Term, out, in Pairs) (*Operator, error) {
+	if len(terms) == 0 {
+		return nil, fmt.Errorf("%w: no kernel terms", ErrShape)
+	}
+	if len(out.Rows) != len(out.Cols) || len(in.Rows) != len(in.Cols) {
+		return nil, fmt.Errorf("%w: pair lists of unequal row and column lengths (%d, %d output; %d, %d input)",
+			ErrShape, len(out.Rows), len(out.Cols), len(in.Rows), len(in.Cols))
+	}
+	size := 0
+	for s, t := range terms {
+		if t.Row < 0 || t.Row >= len(kernels) || t.Col < 0 || t.Col >= len(kernels) {
+			return nil, fmt.Errorf("%w: term %d refers to kernels %d and %d of %d", ErrShape, s, t.Row, t.Col, len(kernels))
+		}
+		if kernels[t.Row] == nil || kernels[t.Col] == nil {
+			return nil, fmt.Errorf("%w: term %d refers to a missing kernel", ErrShape, s)
+		}
+		a, b := kernels[t.Row].Dims()
+		c, e := kernels[t.Col].Dims()
+		inA, inB := in.Rows, in.Cols
+		if t.Swapped {
+			inA, inB = in.Cols, in.Rows
+		}
+		if err := checkIndex(out.Rows, a, s, "output row objects", "rows of its row kernel"); err != nil {
+			return nil, err
+		}
+		if err := checkIndex(out.Cols, c, s, "output column objects", "rows of its column kernel"); err != nil {
+			return nil, err
+		}
+		if err := checkIndex(inA, b, s, "input objects", "columns of its row kernel"); err != nil {
+			return nil, err
+		}
+		if err := checkIndex(inB, e, s, "input objects", "columns of its column kernel"); err != nil {
+			return nil, err
+		}
+		if viaT(a, b, c, e, in.Len(), out.Len()) {
+			size = max(size, c*b)
+		} else {
+			size = max(size, a*e)
+		}
+	}
+	return &Operator{kernels: kernels, terms: terms, out: out, in: in, work: make([]float64, size)}, nil
+}
+
+func checkIndex(idx []int, n, term int, what, against string) error {
+	for p, i := range idx {
+		if i < 0 || i >= n {
+			return fmt.Errorf("%w: term %d: pair %d's %s index %d is outside the %d %s", ErrShape, term, p, what, i, n, against)
+		}
+	}
+	return nil
+}
+
+// Dims returns (n_out, n_in).
+func (o *Operator) Dims() (int, int) { return o.out.Len(), o.in.Len() }
+
+// MulVec sets dst = M v (len(dst) = n_out, len(v) = n_in) by the generalized
+// vec trick, one sampled Kronecker product per term (Viljanen et al. 2022,
+// Algorithm 1): with A of size a×b and B of size c×e, either
+//
+//	T = V Bᵀ restricted (b×c, O(n_in·c)),  dst_p += w·A[d_p,:]·T[:,t_p] (O(n_out·b)),
+//
+// or S = A V (a×e, O(n_in·a)), dst_p += w·S[d_p,:]·B[t_p,:] (O(n_out·e)),
+// whichever costs less, V being the sparse b×e matrix holding v_r at
+// (d'_r, t'_r). Cost O(Σ_s min(n_in·c + n_out·b, n_in·a + n_out·e)), i.e.
+// O(n·(m + q)) per term for n pairs of m row and q column objects, against
+// O(n²) for the dense product; memory one intermediate matrix (the largest
+// chosen, b·c or a·e), reused. Not safe for concurrent use.
+func (o *Operator) MulVec(dst, v []float64) {
+	if len(dst) != o.out.Len() || len(v) != o.in.Len() {
+		panic(fmt.Sprintf("pairkernel: MulVec of a %d×%d operator with vectors of lengths %d and %d", o.out.Len(), o.in.Len(), len(dst), len(v)))
+	}
+	clear(dst)
+	for _, t := range o.terms {
+		inA, inB := o.in.Rows, o.in.Cols
+		if t.Swapped {
+			inA, inB = o.in.Cols, o.in.Rows
+		}
+		sampledKron(o.kernels[t.Row], o.kernels[t.Col], o.out.Rows, o.out.Cols, inA, inB, v, t.Weight, dst, o.work)
+	}
+}
+
+// sampledKron adds w·(A ⊗ B)[S_out, S_in] v to dst, where output pair p is
+// (outA[p], outB[p]) and input pair r is (inA[r], inB[r]):
+// dst_p += w Σ_r A[outA_p, inA_r] B[outB_p, inB_r] v_r.
+func sampledKron(a, b *mat.Dense, outA, outB, inA, inB []int, v []float64, w float64, dst, work []float64) {
+	if w == 0 {
+		return
+	}
+	ra, ca := a.Dims()
+	rb, cb := b.Dims()
+	nIn, nOut := len(v), len(dst)
+	if viaT(ra, ca, rb, cb, nIn, nOut) {
+		// Tt (rb×ca): Tt[j, k] = Σ_{r: inA_r = k} v_r B[j, inB_r]
+		tt := work[:rb*ca]
+		clear(tt)
+		for j := range rb {
+			brow := b.RawRowView(j)
+			trow := tt[j*ca : (j+1)*ca]
+			for r, x := range v {
+				trow[inA[r]] += x * brow[inB[r]]
+			}
+		}
+		for p := range nOut {
+			dst[p] += w * dot(a.RawRowView(outA[p]), tt[outB[p]*ca:(outB[p]+1)*ca])
+		}
+		return
+	}
+	// S (ra×cb): S[i, l] = Σ_{r: inB_r = l} A[i, inA_r] v_r
+	s := work[:ra*cb]
+	clear(s)
+	for i := range ra {
+		arow := a.RawRowView(i)
+		srow := s[i*cb : (i+1)*cb]
+		for r, x := range v {
+			srow[inB[r]] += x * arow[inA[r]]
+		}
+	}
+	for p := range nOut {
+		dst[p] += w * dot(s[outA[p]*cb:(outA[p]+1)*cb], b.RawRowView(outB[p]))
+	}
+}
+
+// viaT reports whether the product by A (ra×ca) ⊗ B (rb×cb) on nIn input
+// and nOut output pairs is cheaper through T = V Bᵀ (nIn·rb + nOut·ca
+// multiply-adds) than through S = A V (nIn·ra + nOut·cb).
+func viaT(ra, ca, rb, cb, nIn, nOut int) bool {
+	return nIn*rb+nOut*ca <= nIn*ra+nOut*cb
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
