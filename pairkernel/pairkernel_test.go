@@ -357,7 +357,13 @@ func TestBadInput(t *testing.T) {
 	bad := Pairs{Rows: append([]int(nil), pr.train.Rows...), Cols: append([]int(nil), pr.train.Cols...)}
 	bad.Cols[3] = 4 // 4 column objects: index 4 is outside
 	cases := map[string]func() error{
-		"column index": func() error { _, err := Fit(base, terms, bad, y, 1, Options{}); return err },
+		"column index":       func() error { _, err := Fit(base, terms, bad, y, 1, Options{}); return err },
+		"input column index": func() error { _, err := NewOperator(base, terms, pr.train, bad); return err },
+		"output row index": func() error {
+			o := Pairs{Rows: []int{5}, Cols: []int{0}} // 5 row objects
+			_, err := NewOperator(base, terms, o, pr.train)
+			return err
+		},
 		"negative index": func() error {
 			b := Pairs{Rows: []int{-1}, Cols: []int{0}}
 			_, err := NewOperator(base, terms, b, b)
@@ -379,15 +385,16 @@ func TestBadInput(t *testing.T) {
 			_, err := Fit(base, terms, pr.train, z, 1, Options{})
 			return err
 		},
-		"lambda":     func() error { _, err := Fit(base, terms, pr.train, y, 0, Options{}); return err },
-		"weights":    func() error { _, err := Kronecker.Terms([]float64{1}); return err },
-		"no weights": func() error { _, err := Sum.Terms(nil); return err },
-		"inf weight": func() error { _, err := Sum.Terms([]float64{math.Inf(1)}); return err },
-		"kind":       func() error { _, err := ParseKind("kron"); return err },
-		"base count": func() error { _, err := Symmetric.Base(pr.ks, pr.gs, nil, nil); return err },
-		"sum count":  func() error { _, err := Sum.Base(pr.ks, nil, nil, nil); return err },
-		"delta map":  func() error { _, err := Cartesian.Base(pr.cks, pr.cgs, []int{0}, nil); return err },
-		"delta rect": func() error { _, err := Cartesian.Base(pr.cks, pr.cgs, nil, nil); return err },
+		"lambda":      func() error { _, err := Fit(base, terms, pr.train, y, 0, Options{}); return err },
+		"weights":     func() error { _, err := Kronecker.Terms([]float64{1}); return err },
+		"no weights":  func() error { _, err := Sum.Terms(nil); return err },
+		"inf weight":  func() error { _, err := Sum.Terms([]float64{math.Inf(1)}); return err },
+		"kind":        func() error { _, err := ParseKind("kron"); return err },
+		"base count":  func() error { _, err := Symmetric.Base(pr.ks, pr.gs, nil, nil); return err },
+		"sum count":   func() error { _, err := Sum.Base(pr.ks, nil, nil, nil); return err },
+		"delta map":   func() error { _, err := Cartesian.Base(pr.cks, pr.cgs, []int{0}, nil); return err },
+		"delta range": func() error { _, err := Cartesian.Base(pr.cks, pr.cgs, []int{0, 1, 5}, nil); return err },
+		"delta rect":  func() error { _, err := Cartesian.Base(pr.cks, pr.cgs, nil, nil); return err },
 		"swap shape": func() error {
 			// a swapped term on a heterogeneous problem: column objects index the 5 row-kernel columns? 4 < 5, so use 9 column objects
 			k := []*mat.Dense{mat.NewDense(5, 5, nil), mat.NewDense(9, 9, nil)}
