@@ -620,7 +620,7 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	}
 	pred := res.Predictor
 	if f.Interval != "" { // before ownPoints: the hold-out models share the model's points
-		if err := recordInterval(f.Interval, pred, res, scheme); err != nil {
+		if err := interval.FromSearch(f.Interval, pred, res, scheme); err != nil {
 			return err
 		}
 	}
@@ -928,32 +928,6 @@ func rlskit_predict_csr(h C.uintptr_t, m, d C.int64_t, indptr, indices *C.int64_
 		}
 		return copyOut(p, out, m, t, "predictions")
 	})
-}
-
-// recordInterval stores in the model what its prediction intervals need
-// (package interval: the jackknife+'s leave-one-out models, CV+'s fold
-// models, and every training row's hold-out residual), from the CV
-// predictions the search computed at the chosen λ — as rlskit fit
-// --interval does. Cost: interval.NewFromCV's, O(m·r·t + n·r·K·t) for rls.
-func recordInterval(method string, pred *model.Predictor, res *selection.SearchResult, scheme selection.Scheme) error {
-	flag := "--interval " + method
-	var folds [][]int
-	if method == model.CVPlus {
-		if scheme.Kind != selection.Folds || scheme.Repeats > 1 {
-			return fmt.Errorf("%s needs the folds of one partition of the rows, not --cv %s", flag, scheme.Name)
-		}
-		folds = scheme.Folds
-	}
-	var cv *mat.Dense
-	if best := res.Curves[res.Best].Result; best != nil {
-		cv = best.Predictions
-	}
-	iv, err := interval.NewFromCV(pred, res.Solution, res.Learner.Labels(), method, folds, cv)
-	if err != nil {
-		return fmt.Errorf("%s (--cv %s): %w", flag, scheme.Name, err)
-	}
-	pred.Interval = iv
-	return nil
 }
 
 // rlskit_predict_interval writes, for the rows of X (dense, as

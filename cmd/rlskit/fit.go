@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rlskit/rlskit/dataset"
+	"github.com/rlskit/rlskit/interval"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
@@ -218,7 +219,7 @@ func runFit(cmd *cobra.Command, e *env, f *fitFlags) error {
 	pred := res.Predictor
 	pred.Features, pred.FeatureColumns, pred.ZeroBased = d.FeatureNames, arrayColumns(d), d.ZeroBased
 	if f.Interval != "" {
-		if err := recordInterval(f.Interval, pred, res, scheme); err != nil {
+		if err := interval.FromSearch(f.Interval, pred, res, scheme); err != nil {
 			return err
 		}
 	}

@@ -1,53 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/rlskit/rlskit/interval"
 	"github.com/rlskit/rlskit/model"
-	"github.com/rlskit/rlskit/selection"
 )
-
-// recordInterval sets the prediction interval of fit --interval METHOD on
-// the chosen predictor: the hold-out models of the chosen solution — the
-// leave-one-out models (jackknife+) or those of the scheme's folds (CV+) —
-// with each training row's residual (package interval), from the CV
-// predictions the search computed at that λ (interval.NewFromCV, which
-// checks them and solves the hold-outs itself when it cannot confirm
-// them, e.g. for a λ other than the best's). The plan has
-// checked the method against the scheme (plan.planInterval); the folds'
-// partition and the learner's capability are checked here.
-func recordInterval(method string, pred *model.Predictor, res *selection.SearchResult, scheme selection.Scheme) error {
-	flag := "--interval " + method
-	var folds [][]int
-	if method == model.CVPlus {
-		if scheme.Kind != selection.Folds || scheme.Repeats > 1 {
-			return fmt.Errorf("%s needs the folds of one partition of the rows, not --cv %s", flag, scheme.Name)
-		}
-		folds = scheme.Folds
-	}
-	y := res.Learner.Labels()
-	if _, t := y.Dims(); t != len(pred.Outputs) {
-		return fmt.Errorf("%s: %d label columns for a model of %d outputs", flag, t, len(pred.Outputs))
-	}
-	var cv *mat.Dense // the CV predictions at the best λ: no hold-out solved again
-	if best := res.Curves[res.Best].Result; best != nil {
-		cv = best.Predictions
-	}
-	iv, err := interval.NewFromCV(pred, res.Solution, y, method, folds, cv)
-	if err != nil {
-		if errors.Is(err, interval.ErrKernelJackknife) {
-			return fmt.Errorf("%s: %w (--interval cv+ --cv kfold:K)", flag, err)
-		}
-		return fmt.Errorf("%s (--cv %s): %w", flag, scheme.Name, err)
-	}
-	pred.Interval = iv
-	return nil
-}
 
 // predictRows returns the model's predictions for the rows of x: Predict's
 // m×t when coverage is 0, else per output three columns — prediction,
