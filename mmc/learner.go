@@ -47,6 +47,7 @@ func Fit(x mat.Matrix, o learn.Options, opt Options) (*Learner, error) {
 		return nil, errors.New("mmc: no kernel given")
 	}
 	m, width := x.Dims()
+	opt.Progress = o.Observe
 	probe := opt
 	probe.Lambda = 1
 	if _, err := probe.Normalize(m); err != nil {

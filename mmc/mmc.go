@@ -58,6 +58,7 @@ import (
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
 	"github.com/rlskit/rlskit/learn"
+	"github.com/rlskit/rlskit/progress"
 )
 
 var (
@@ -99,6 +100,10 @@ type Options struct {
 	// Dense forces (true) or forbids (false) storing R when not nil;
 	// nil decides by DenseLimit. For tests and benchmarks.
 	Dense *bool
+	// Progress, when set, is told of each start done (a step of the
+	// "clustering starts" loop), so a front end can show and cancel the
+	// search between starts.
+	Progress progress.Observer
 }
 
 // Start is the outcome of one start of the search.
@@ -287,6 +292,7 @@ func search(u *mat.Dense, g []float64, rmat *mat.Dense, opt Options) *Result {
 			res.Best, res.Objective = s, j
 			res.Labels, res.Counts = st.y, st.counts
 		}
+		opt.Progress.Step("clustering starts", s+1, len(starts))
 	}
 	return res
 }
