@@ -325,3 +325,73 @@ func TestKronSVMRefusals(t *testing.T) {
 		t.Error("a dual result predicted as linear")
 	}
 }
+
+// TestKronSVMLineSearch: the exact line search's t minimizes the piecewise
+// quadratic φ(t) = ½Σ max(0, 1 − y(f + t·df))² + λ(t·c0 + ½t²c2) — no
+// point of a fine grid on [0, 2t + 1] is lower — on random directions with
+// many margin crossings.
+func TestKronSVMLineSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	for trial := range 200 {
+		n := 1 + rng.IntN(30)
+		y, f, df := make([]float64, n), make([]float64, n), make([]float64, n)
+		for h := range n {
+			y[h] = float64(2*rng.IntN(2) - 1)
+			f[h], df[h] = 2*rng.NormFloat64(), 2*rng.NormFloat64()
+		}
+		lambda, c2 := 0.1+rng.Float64(), 0.1+rng.Float64()
+		c0 := rng.NormFloat64()
+		phi := func(s float64) float64 {
+			v := 0.0
+			for h := range y {
+				if z := 1 - y[h]*(f[h]+s*df[h]); z > 0 {
+					v += z * z
+				}
+			}
+			return v/2 + lambda*(s*c0+s*s*c2/2)
+		}
+		ts := lineSearch(y, f, df, lambda, c0, c2)
+		best := phi(ts)
+		hi := 2*ts + 1
+		for i := 0; i <= 4000; i++ {
+			s := hi * float64(i) / 4000
+			if p := phi(s); p < best-1e-12*math.Max(1, math.Abs(best)) {
+				t.Fatalf("trial %d: φ(%v) = %v < φ(t = %v) = %v", trial, s, p, ts, best)
+			}
+		}
+	}
+}
+
+// TestKronSVMStopsAtTol: at a loose tolerance the returned solution's
+// optimality residual ‖D_S(f − y) + λa‖/‖y‖, formed densely, is within the
+// tolerance (twice, for the recurrence's rounding), and Residual reports it.
+func TestKronSVMStopsAtTol(t *testing.T) {
+	for ci, c := range []svmCase{randSVMCase(13, 12, 2, 10, 2, 80), randSVMCase(14, 20, 3, 9, 2, 120)} {
+		rows, cols := svmSides(t, c, kernel.Gaussian{Gamma: 2})
+		s, err := FitKronSVM(rows, cols, c.pairs, c.y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const tol, lambda = 1e-5, 0.01
+		r, err := s.Solve(lambda, SVMOptions{Tol: tol})
+		if err != nil || !r.Converged {
+			t.Fatalf("case %d: %v", ci, err)
+		}
+		kk := denseKron(rows.Matrix(), cols.Matrix(), c.pairs)
+		n := len(c.y)
+		fd := mat.NewVecDense(n, nil)
+		fd.MulVec(kk, mat.NewVecDense(n, r.Coef))
+		res := 0.0
+		for h := range n {
+			d := lambda * r.Coef[h]
+			if c.y[h]*fd.AtVec(h) < 1 {
+				d += fd.AtVec(h) - c.y[h]
+			}
+			res += d * d
+		}
+		res = math.Sqrt(res / float64(n))
+		if res > 2*tol || math.Abs(res-r.Residual) > 1e-3*tol {
+			t.Errorf("case %d: dense residual %.3g, reported %.3g, tolerance %g", ci, res, r.Residual, tol)
+		}
+	}
+}
