@@ -176,7 +176,7 @@ type newtonStep struct {
 // condition holds to their tolerance), or when the residual is at most Tol
 // times the right-hand side.
 func newton(y []float64, lambda float64, opt SVMOptions, res *SVMResult, predict func(f []float64), residual func(sv []int, f []float64) (r, b float64),
-	solve func(sv []int, f []float64) (newtonStep, error), take func(t float64)) ([]float64, error) {
+	solve func(sv []int, f []float64, eta float64) (newtonStep, error), take func(t float64)) ([]float64, error) {
 	n := len(y)
 	f := make([]float64, n)
 	predict(f)
@@ -201,7 +201,17 @@ func newton(y []float64, lambda float64, opt SVMOptions, res *SVMResult, predict
 		if step == opt.NewtonSteps {
 			return f, nil
 		}
-		st, err := solve(sv, f)
+		// the inexact Newton forcing term (Eisenstat & Walker 1996): the
+		// step's conjugate gradients stop at the relative residual
+		// η = ρ·min(0.1, ρ), ρ the current optimality residual, but not
+		// below Tol — loose far from the optimum, superlinear near it, Tol
+		// at the end, where the stopping rules need it
+		eta := 0.01
+		if step > 0 {
+			eta = res.Residual * min(0.1, res.Residual)
+		}
+		eta = max(opt.Tol, eta)
+		st, err := solve(sv, f, eta)
 		res.CGIterations += st.it
 		if err != nil {
 			return nil, err
@@ -211,7 +221,7 @@ func newton(y []float64, lambda float64, opt SVMOptions, res *SVMResult, predict
 		for h := range f {
 			f[h] += t * st.df[h]
 		}
-		res.NewtonSteps, full = step+1, st.ok && t == 1
+		res.NewtonSteps, full = step+1, st.ok && eta == opt.Tol && t == 1
 		prev = append(prev[:0], sv...)
 		if opt.Progress != nil {
 			opt.Progress(progress.Event{Stage: "Newton steps", Detail: fmt.Sprintf("%d pairs inside the margin, step %.3g", len(sv), t), Done: int64(step + 1), Total: int64(opt.NewtonSteps)})
@@ -227,8 +237,10 @@ func newton(y []float64, lambda float64, opt SVMOptions, res *SVMResult, predict
 // piecewise linear and nondecreasing, with a breakpoint where a pair crosses
 // the margin, t_h = (1 − y_h f_h)/(y_h df_h); the breakpoints are sorted and
 // walked from t = 0 until φ' changes sign inside an interval (Keerthi &
-// DeCoste 2006, JMLR, Sect. 3). When the root is t = 1 to rounding error —
-// the full step stays in its piece — it returns exactly 1. O(n log n).
+// DeCoste 2006, JMLR, Sect. 3). When no pair crosses the margin on (0, 1]
+// it returns 1 without a search: the full step is the minimizer of its
+// piece (an exact root there would only echo rounding, and in directions
+// of 𝕂's near-null space φ is flat). O(n log n).
 func lineSearch(y, f, df []float64, lambda, c0, c2 float64) float64 {
 	// φ'(t) = A + B t on an interval, from the pairs active there
 	a, b := lambda*c0, lambda*c2
@@ -258,6 +270,13 @@ func lineSearch(y, f, df []float64, lambda, c0, c2 float64) float64 {
 		}
 	}
 	slices.SortFunc(brks, func(p, q brk) int { return cmp.Compare(p.t, q.t) })
+	if len(brks) == 0 || brks[0].t > 1 {
+		// the full step stays in the piece of the objective it was
+		// computed on, whose minimizer it is (to the solve's tolerance):
+		// Newton's step, as RLScore takes it. The warm-started conjugate
+		// gradients lower that piece's quadratic, so φ(1) < φ(0).
+		return 1
+	}
 	t, done := 0.0, false
 	for _, k := range brks {
 		if b > 0 && -a/b <= k.t {
@@ -273,9 +292,6 @@ func lineSearch(y, f, df []float64, lambda, c0, c2 float64) float64 {
 	}
 	if !done && b > 0 {
 		t = max(-a/b, t)
-	}
-	if math.Abs(t-1) <= 1e-10 {
-		t = 1
 	}
 	return t
 }
@@ -371,7 +387,9 @@ func (k *KronSVM) Solve(lambda float64, opt SVMOptions) (*SVMResult, error) {
 			}
 			return math.Sqrt(r), math.Sqrt(float64(n))
 		},
-		func(sv []int, f []float64) (newtonStep, error) {
+		func(sv []int, f []float64, eta float64) (newtonStep, error) {
+			o := opt
+			o.Tol = eta
 			svPairs, xs, ys, fs = svPairs[:0], xs[:0], ys[:0], fs[:0]
 			lastSV = append(lastSV[:0], sv...)
 			for _, h := range sv {
@@ -381,7 +399,7 @@ func (k *KronSVM) Solve(lambda float64, opt SVMOptions) (*SVMResult, error) {
 			if !zeroOutside(a, sv) {
 				vk.mul(svPairs, xs, svPairs, fs)
 			}
-			it, ok, err := cgStep(func(dst, v []float64) { vk.mul(svPairs, v, svPairs, dst) }, lambda, ys, xs, fs, opt)
+			it, ok, err := cgStep(func(dst, v []float64) { vk.mul(svPairs, v, svPairs, dst) }, lambda, ys, xs, fs, o)
 			if err != nil {
 				return newtonStep{it: it}, err
 			}

@@ -179,7 +179,9 @@ func (l *KronSVMLinear) Solve(lambda float64, opt SVMOptions) (*SVMResult, error
 			}
 			return math.Sqrt(r), math.Sqrt(dot(bd, bd))
 		},
-		func(sv []int, f []float64) (newtonStep, error) {
+		func(sv []int, f []float64, eta float64) (newtonStep, error) {
+			o := opt
+			o.Tol = eta
 			svPairs, ys, fs = svPairs[:0], ys[:0], fs[:0]
 			for _, h := range sv {
 				svPairs, ys, fs = append(svPairs, l.pairs[h]), append(ys, l.y[h]), append(fs, f[h])
@@ -193,7 +195,7 @@ func (l *KronSVMLinear) Solve(lambda float64, opt SVMOptions) (*SVMResult, error
 				copy(dst, vout.RawMatrix().Data)
 			}
 			copy(dw, w)
-			it, ok, err := cgStep(apply, lambda, b.RawMatrix().Data, dw, ax.RawMatrix().Data, opt)
+			it, ok, err := cgStep(apply, lambda, b.RawMatrix().Data, dw, ax.RawMatrix().Data, o)
 			if err != nil {
 				return newtonStep{it: it}, err
 			}

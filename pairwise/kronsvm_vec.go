@@ -1,6 +1,9 @@
 package pairwise
 
-import "gonum.org/v1/gonum/mat"
+import (
+	gfloats "gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
 
 // sampledKron is the generalized vec trick of Airola & Pahikkala (2018,
 // IEEE TNNLS, "Fast Kronecker product kernel methods via generalized vec
@@ -85,10 +88,7 @@ func (s *sampledKron) mul(in []Pair, v []float64, outPairs []Pair, dst []float64
 			clear(row)
 			for _, p := range order[start[i]:start[i+1]] {
 				_, j := key(in[p])
-				c := v[p]
-				for l, x := range h.RawRowView(j) {
-					row[l] += c * x
-				}
+				gfloats.AddScaled(row, v[p], h.RawRowView(j))
 			}
 		}
 	})
@@ -105,7 +105,7 @@ func (s *sampledKron) mul(in []Pair, v []float64, outPairs []Pair, dst []float64
 	parallel(len(outPairs), func(lo, hi int) {
 		for o := lo; o < hi; o++ {
 			i, j := key(outPairs[o])
-			dst[o] = dot(a.RawRowView(i), tt[j*na:(j+1)*na])
+			dst[o] = gfloats.Dot(a.RawRowView(i), tt[j*na:(j+1)*na])
 		}
 	})
 }
