@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -63,13 +64,19 @@ type Operator struct {
 	kernels []*mat.Dense
 	terms   []Term
 	out, in Pairs
-	// work holds the largest intermediate matrix of the terms' products
+	// trans[i] is kernels[i]ᵀ (kernels[i] itself when symmetric), for the
+	// products' contiguous row operations
+	trans []*mat.Dense
+	// work holds the largest intermediate matrix of the terms' products and
+	// its transpose
 	work []float64
 }
 
 // NewOperator checks the terms, the kernels' sizes and every pair index
 // against them, and returns the operator. It keeps the slices given (do
-// not modify them afterwards). O(n_out + n_in) per term.
+// not modify them afterwards). O(n_out + n_in) per term, plus one exact
+// symmetry test of each kernel, O(a·b), and a transposed copy of each
+// kernel that is not symmetric (cross kernels; training kernels are).
 func NewOperator(kernels []*mat.Dense, terms []Term, out, in Pairs) (*Operator, error) {
 	if len(terms) == 0 {
 		return nil, fmt.Errorf("%w: no kernel terms", ErrShape)
@@ -110,7 +117,15 @@ func NewOperator(kernels []*mat.Dense, terms []Term, out, in Pairs) (*Operator, 
 			size = max(size, a*e)
 		}
 	}
-	return &Operator{kernels: kernels, terms: terms, out: out, in: in, work: make([]float64, size)}, nil
+	trans := make([]*mat.Dense, len(kernels))
+	for _, t := range terms {
+		for _, i := range []int{t.Row, t.Col} {
+			if trans[i] == nil {
+				trans[i] = transposeOf(kernels[i])
+			}
+		}
+	}
+	return &Operator{kernels: kernels, terms: terms, out: out, in: in, trans: trans, work: make([]float64, 2*size)}, nil
 }
 
 func checkIndex(idx []int, n, term int, what, against string) error {
@@ -135,8 +150,11 @@ func (o *Operator) Dims() (int, int) { return o.out.Len(), o.in.Len() }
 // whichever costs less, V being the sparse b×e matrix holding v_r at
 // (d'_r, t'_r). Cost O(Σ_s min(n_in·c + n_out·b, n_in·a + n_out·e)), i.e.
 // O(n·(m + q)) per term for n pairs of m row and q column objects, against
-// O(n²) for the dense product; memory one intermediate matrix (the largest
-// chosen, b·c or a·e), reused. Not safe for concurrent use.
+// O(n²) for the dense product, plus O(b·c) (or O(a·e)) for one transpose
+// of the intermediate matrix, so that both phases are contiguous row
+// operations (axpy, dot). Memory: the intermediate matrix and its
+// transpose (the largest chosen, 2·b·c or 2·a·e), reused; no allocation
+// per product. Not safe for concurrent use.
 func (o *Operator) MulVec(dst, v []float64) {
 	if len(dst) != o.out.Len() || len(v) != o.in.Len() {
 		panic(fmt.Sprintf("pairkernel: MulVec of a %d×%d operator with vectors of lengths %d and %d", o.out.Len(), o.in.Len(), len(dst), len(v)))
@@ -147,49 +165,80 @@ func (o *Operator) MulVec(dst, v []float64) {
 		if t.Swapped {
 			inA, inB = o.in.Cols, o.in.Rows
 		}
-		sampledKron(o.kernels[t.Row], o.kernels[t.Col], o.out.Rows, o.out.Cols, inA, inB, v, t.Weight, dst, o.work)
+		sampledKron(o.kernels[t.Row], o.kernels[t.Col], o.trans[t.Row], o.trans[t.Col], o.out.Rows, o.out.Cols, inA, inB, v, t.Weight, dst, o.work)
 	}
 }
 
 // sampledKron adds w·(A ⊗ B)[S_out, S_in] v to dst, where output pair p is
 // (outA[p], outB[p]) and input pair r is (inA[r], inB[r]):
-// dst_p += w Σ_r A[outA_p, inA_r] B[outB_p, inB_r] v_r.
-func sampledKron(a, b *mat.Dense, outA, outB, inA, inB []int, v []float64, w float64, dst, work []float64) {
+// dst_p += w Σ_r A[outA_p, inA_r] B[outB_p, inB_r] v_r. at and bt are Aᵀ
+// and Bᵀ (the same matrices when symmetric). Both phases run on contiguous
+// rows (gonum's vectorized axpy and dot), with one transpose between them.
+func sampledKron(a, b, at, bt *mat.Dense, outA, outB, inA, inB []int, v []float64, w float64, dst, work []float64) {
 	if w == 0 {
 		return
 	}
 	ra, ca := a.Dims()
 	rb, cb := b.Dims()
-	nIn, nOut := len(v), len(dst)
-	if viaT(ra, ca, rb, cb, nIn, nOut) {
-		// Tt (rb×ca): Tt[j, k] = Σ_{r: inA_r = k} v_r B[j, inB_r]
-		tt := work[:rb*ca]
-		clear(tt)
-		for j := range rb {
-			brow := b.RawRowView(j)
-			trow := tt[j*ca : (j+1)*ca]
-			for r, x := range v {
-				trow[inA[r]] += x * brow[inB[r]]
+	if viaT(ra, ca, rb, cb, len(v), len(dst)) {
+		// T (ca×rb): T[k, :] = Σ_{r: inA_r = k} v_r Bᵀ[inB_r, :]; then
+		// dst_p += w A[outA_p, :]·T[:, outB_p], by rows of Tᵀ.
+		t, tt := work[:ca*rb], work[ca*rb:2*ca*rb]
+		clear(t)
+		for r, x := range v {
+			if x != 0 {
+				k := inA[r]
+				floats.AddScaled(t[k*rb:(k+1)*rb], x, bt.RawRowView(inB[r]))
 			}
 		}
-		for p := range nOut {
-			dst[p] += w * dot(a.RawRowView(outA[p]), tt[outB[p]*ca:(outB[p]+1)*ca])
+		transpose(tt, t, ca, rb)
+		for p, i := range outA {
+			j := outB[p]
+			dst[p] += w * floats.Dot(a.RawRowView(i), tt[j*ca:(j+1)*ca])
 		}
 		return
 	}
-	// S (ra×cb): S[i, l] = Σ_{r: inB_r = l} A[i, inA_r] v_r
-	s := work[:ra*cb]
-	clear(s)
-	for i := range ra {
-		arow := a.RawRowView(i)
-		srow := s[i*cb : (i+1)*cb]
-		for r, x := range v {
-			srow[inB[r]] += x * arow[inA[r]]
+	// Sᵀ (cb×ra): Sᵀ[l, :] = Σ_{r: inB_r = l} v_r Aᵀ[inA_r, :]; then
+	// dst_p += w S[outA_p, :]·B[outB_p, :].
+	st, s := work[:cb*ra], work[cb*ra:2*cb*ra]
+	clear(st)
+	for r, x := range v {
+		if x != 0 {
+			l := inB[r]
+			floats.AddScaled(st[l*ra:(l+1)*ra], x, at.RawRowView(inA[r]))
 		}
 	}
-	for p := range nOut {
-		dst[p] += w * dot(s[outA[p]*cb:(outA[p]+1)*cb], b.RawRowView(outB[p]))
+	transpose(s, st, cb, ra)
+	for p, i := range outA {
+		j := outB[p]
+		dst[p] += w * floats.Dot(s[i*cb:(i+1)*cb], b.RawRowView(j))
 	}
+}
+
+// transpose sets dst (c×r) to src (r×c)ᵀ, both row-major.
+func transpose(dst, src []float64, r, c int) {
+	const blk = 32
+	for i0 := 0; i0 < r; i0 += blk {
+		for j0 := 0; j0 < c; j0 += blk {
+			for i := i0; i < min(i0+blk, r); i++ {
+				row := src[i*c : (i+1)*c]
+				for j := j0; j < min(j0+blk, c); j++ {
+					dst[j*r+i] = row[j]
+				}
+			}
+		}
+	}
+}
+
+// transposeOf returns kᵀ, or k itself when it is exactly symmetric.
+func transposeOf(k *mat.Dense) *mat.Dense {
+	r, c := k.Dims()
+	if r == c && mat.Equal(k, k.T()) {
+		return k
+	}
+	t := mat.NewDense(c, r, nil)
+	t.Copy(k.T())
+	return t
 }
 
 // viaT reports whether the product by A (ra×ca) ⊗ B (rb×cb) on nIn input

@@ -200,9 +200,11 @@ func randVec(rng *rand.Rand, n int) []float64 {
 func TestMulVecEqualsDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 3))
 	shapes := []struct{ n, m, q, nt, m2, q2 int }{
-		{40, 7, 5, 30, 3, 12}, // few new row objects
-		{40, 7, 5, 30, 12, 3}, // few new column objects
-		{60, 4, 9, 1, 2, 2},   // one output pair
+		{40, 7, 5, 30, 3, 12},   // few new row objects
+		{40, 7, 5, 30, 12, 3},   // few new column objects
+		{60, 4, 9, 1, 2, 2},     // one output pair
+		{30, 6, 5, 20, 6, 5},    // square cross kernels that are not symmetric
+		{90, 33, 34, 10, 3, 40}, // more objects than the transpose's 32-block
 	}
 	for _, kind := range Kinds() {
 		for si, sh := range shapes {
