@@ -7,8 +7,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Kind names a pairwise kernel of Viljanen, Airola & Pahikkala (2022,
-// Table 1) built from object kernels k (rows) and g (columns); on a
+// Kind names a pairwise kernel reviewed by Viljanen, Airola & Pahikkala
+// (2022) built from object kernels k (rows) and g (columns); on a
 // homogeneous network (one object set, the kinds that swap) g = k:
 //
 //	kronecker      k(d,d')·g(t,t')
@@ -18,6 +18,9 @@ import (
 //	ranking        k(d,d') + k(t,t') − k(d,t') − k(t,d')
 //	sum            Σ_i w_i·k_i(d,d')·g_i(t,t')
 //
+// The ½ makes the symmetric (antisymmetric) kernel the projection of k⊗k
+// onto symmetric (antisymmetric) functions of the pair; written without it,
+// the kernel doubles and RLS gives the same model at λ/2.
 // δ(u,v) is 1 when u and v are the same object and 0 otherwise (a new
 // object is the same as no training object). The sum is the multiple
 // pairwise kernel of RLScore's PairwiseKernelOperator with weights.

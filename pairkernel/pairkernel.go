@@ -13,10 +13,10 @@
 //	                 or w_s · A_s(d, t') · B_s(t, d')        (swapped),
 //
 // and on n pairs its kernel matrix is Σ_s w_s (A_s ⊗ B_s)[S, S] (Viljanen et
-// al. 2022, Sect. 4: every kernel they review is such a sum). Swapped terms
+// al. 2022 show every kernel they review is such a sum). Swapped terms
 // compare a pair's row object with the other pair's column object, so they
 // need one object set for rows and columns (a homogeneous network). The
-// named kernels (Viljanen et al. 2022, Table 1) are built by Named.
+// named kernels are built by Kind.Terms and Kind.Base.
 package pairkernel
 
 import (
@@ -141,8 +141,8 @@ func checkIndex(idx []int, n, term int, what, against string) error {
 func (o *Operator) Dims() (int, int) { return o.out.Len(), o.in.Len() }
 
 // MulVec sets dst = M v (len(dst) = n_out, len(v) = n_in) by the generalized
-// vec trick, one sampled Kronecker product per term (Viljanen et al. 2022,
-// Algorithm 1): with A of size a×b and B of size c×e, either
+// vec trick, one sampled Kronecker product per term (Airola & Pahikkala
+// 2018; Viljanen et al. 2022): with A of size a×b and B of size c×e, either
 //
 //	T = V Bᵀ restricted (b×c, O(n_in·c)),  dst_p += w·A[d_p,:]·T[:,t_p] (O(n_out·b)),
 //
