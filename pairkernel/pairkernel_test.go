@@ -413,3 +413,28 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestHalfConvention: the symmetric kernel written without ½ at λ gives the
+// model of the named (½) kernel at λ/2 (Kind's doc): the same predictions,
+// to the two fits' residual bound.
+func TestHalfConvention(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 14))
+	pr := newProblem(rng, Symmetric, 50, 8, 8, 10, 4, 4)
+	y := randVec(rng, pr.train.Len())
+	base := pr.base(t, false)
+	half, err := Fit(base, pr.terms(t), pr.train, y, 0.25, Options{Tol: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Fit(base, []Term{{Weight: 1}, {Weight: 1, Swapped: true}}, pr.train, y, 0.5, Options{Tol: 1e-12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := half.Predict(pr.base(t, true), pr.test)
+	b, _ := whole.Predict(pr.base(t, true), pr.test)
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-8 {
+			t.Fatalf("prediction %d: %v with ½ at λ/2, %v without at λ", i, a[i], b[i])
+		}
+	}
+}
