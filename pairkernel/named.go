@@ -19,8 +19,8 @@ import (
 //	sum            Σ_i w_i·k_i(d,d')·g_i(t,t')
 //
 // The ½ makes the symmetric (antisymmetric) kernel the projection of k⊗k
-// onto symmetric (antisymmetric) functions of the pair; written without it,
-// the kernel doubles and RLS gives the same model at λ/2.
+// onto symmetric (antisymmetric) functions of the pair; the model of the
+// kernel written without it at λ is this kind's at λ/2.
 // δ(u,v) is 1 when u and v are the same object and 0 otherwise (a new
 // object is the same as no training object). The sum is the multiple
 // pairwise kernel of RLScore's PairwiseKernelOperator with weights.
