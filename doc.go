@@ -32,6 +32,9 @@
 //
 // The learners — rls: kernel ridge regression (RLS); rank: RankRLS; greedy:
 // greedy RLS feature selection; pairwise: Kronecker and two-step RLS;
+// pairkernel: RLS with the pairwise kernels of Kronecker form (cartesian,
+// symmetric, antisymmetric, ranking and weighted sums) by conjugate
+// gradients and the generalized vec trick;
 // stream: linear models on data larger than memory; mmc: maximum margin
 // clustering by RLS and the interactive RLS classifier.
 //
