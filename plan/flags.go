@@ -138,6 +138,9 @@ type Flags struct {
 	ColFolds, ValidationPairs string
 	// Symmetry is --symmetry.
 	Symmetry string
+	// PairKernel is --pair-kernel (a pairwise kernel of package pairkernel),
+	// PairKernelWeights --pair-kernel-weights (the sum kernel's weights).
+	PairKernel, PairKernelWeights string
 }
 
 // FlagSet is what Define needs of a flag set: both the standard library's
@@ -241,6 +244,8 @@ func Define(fs FlagSet, f *Flags) {
 	fs.StringVar(&f.ValidationPairs, "validation-pairs", "", "kronrls on incomplete data: labelled pairs scored during conjugate gradients; the best iterate is kept and training stops when --patience iterations bring no improvement")
 	fs.IntVar(&f.Patience, "patience", 30, "iterations without improvement on --validation-pairs before stopping")
 	fs.StringVar(&f.Symmetry, "symmetry", "", "--cols same: symmetric (default) or antisymmetric Kronecker kernel")
+	fs.StringVar(&f.PairKernel, "pair-kernel", "", "kronrls by conjugate gradients with a pairwise kernel: kronecker, cartesian, symmetric, antisymmetric, ranking (these three: --cols same) or sum (one λ, --cv none)")
+	fs.StringVar(&f.PairKernelWeights, "pair-kernel-weights", "", "--pair-kernel sum: weights w1,w2,… ≥ 0 of the terms k_i⊗g_i, the kernels of the --kernel and --col-kernel grids in order (a side with one kernel shares it)")
 }
 
 // gammaValue is the value of --gamma: its text, a number or scale, checked

@@ -9,12 +9,14 @@ import (
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/measure"
+	"github.com/rlskit/rlskit/pairkernel"
 	"github.com/rlskit/rlskit/pairwise"
 )
 
 // pairwiseOnly are the flags of the learners of pairs alone.
 var pairwiseOnly = []string{"rows", "cols", "pairs", "col-kernel", "col-gamma", "col-bias", "col-coef0", "col-degree",
-	"col-gamma-grid", "col-lambda", "col-lambda-grid", "col-folds", "validation-pairs", "patience", "symmetry"}
+	"col-gamma-grid", "col-lambda", "col-lambda-grid", "col-folds", "validation-pairs", "patience", "symmetry",
+	"pair-kernel", "pair-kernel-weights"}
 
 // noPairwiseFlags refuses the flags of the learners of pairs with another learner.
 func noPairwiseFlags(learner string, changed func(string) bool) error {
@@ -78,6 +80,13 @@ type PairPlan struct {
 	Tol float64
 	// Patience is --patience.
 	Patience int
+	// PairKernel is --pair-kernel ("" without it): the pairwise kernel that
+	// conjugate gradients train with (package pairkernel), PairWeights the
+	// sum's weights, PairRowKernels and PairColKernels its object kernels as
+	// pairkernel.Train takes them (see planPairKernel).
+	PairKernel                     pairkernel.Kind
+	PairWeights                    []float64
+	PairRowKernels, PairColKernels []kernel.Spec
 
 	flags *Flags
 }
@@ -195,6 +204,9 @@ func planPairwise(f *Flags, le *learn.Descriptor, changed func(string) bool) (*P
 	if f.Standardize && p.RowKernels[0].Name == "precomputed" {
 		return nil, errors.New("--standardize with a precomputed kernel: the data are kernel values")
 	}
+	if err := planPairKernel(f, p, changed); err != nil {
+		return nil, err
+	}
 	if f.CVPredictions != "" && p.Setting == "" {
 		return nil, errors.New("--cv-predictions needs cross-validation (--cv is none)")
 	}
@@ -234,7 +246,8 @@ func (p *PairPlan) planCV(f *Flags) error {
 		if hasK {
 			return fmt.Errorf("--cv %s: none takes no K", spec)
 		}
-		if len(p.Lambdas) > 1 || len(p.ColLambdas) > 1 || len(p.RowKernels) > 1 || len(p.ColKernels) > 1 {
+		sum := f.PairKernel == string(pairkernel.Sum) // its kernel lists are terms, not a grid
+		if len(p.Lambdas) > 1 || len(p.ColLambdas) > 1 || !sum && (len(p.RowKernels) > 1 || len(p.ColKernels) > 1) {
 			return fmt.Errorf("--cv none with a grid: a grid needs cross-validation to choose from it")
 		}
 		if f.Folds != "" || f.ColFolds != "" {

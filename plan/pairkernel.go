@@ -1,0 +1,122 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rlskit/rlskit/kernel"
+	"github.com/rlskit/rlskit/pairkernel"
+)
+
+// planPairKernel checks --pair-kernel and --pair-kernel-weights after the
+// rest of a plan of pairs: the pairwise kernel of package pairkernel trains
+// the Kronecker RLS loss by conjugate gradients (a learner of pairs that
+// declares learn.CanCG) at one λ without cross-validation, from features
+// (not a precomputed kernel, not standardized: the model file keeps the
+// training objects as given). symmetric, antisymmetric and ranking compare
+// a pair's row object with the other pair's column object, so they need one
+// object set (--cols same); sum takes one weight w_i ≥ 0 per term
+// k_i⊗g_i, k_i the i-th kernel of the --kernel grid and g_i of the
+// --col-kernel grid (the row grid again for --cols same), a side with one
+// kernel sharing it with every term. It sets PairKernel, PairWeights,
+// PairRowKernels and PairColKernels and clears Setting. O(number of flags).
+func planPairKernel(f *Flags, p *PairPlan, changed func(string) bool) error {
+	if f.PairKernel == "" {
+		if changed("pair-kernel-weights") {
+			return errors.New("--pair-kernel-weights goes with --pair-kernel sum")
+		}
+		if changed("pair-kernel") {
+			return errors.New("--pair-kernel \"\": want kronecker, cartesian, symmetric, antisymmetric, ranking or sum")
+		}
+		return nil
+	}
+	flag := "--pair-kernel " + f.PairKernel
+	kind, err := pairkernel.ParseKind(f.PairKernel)
+	if err != nil {
+		return fmt.Errorf("--pair-kernel: %w", err)
+	}
+	switch {
+	case !kronCG(p.Learner):
+		return fmt.Errorf("%s trains --learner %s by conjugate gradients, not %s", flag, kronCGNames(), p.Learner.Name)
+	case kind.Homogeneous() && !p.Homogeneous:
+		return fmt.Errorf("%s compares a pair's row object with the other pair's column object: the rows and columns must be one set of objects (--cols same), not --cols %s", flag, f.Cols)
+	case changed("symmetry"):
+		return fmt.Errorf("--symmetry %s with %s: the pairwise kernel is the symmetry (symmetric, antisymmetric)", f.Symmetry, flag)
+	case p.CVGiven && p.CVSpec != "none":
+		return fmt.Errorf("--cv %s with %s: it trains by conjugate gradients at one λ, without cross-validation (--cv none)", p.CVSpec, flag)
+	case len(p.Lambdas) != 1:
+		return fmt.Errorf("%s fits one model: give one --lambda, not a grid of %d", flag, len(p.Lambdas))
+	case f.ValidationPairs != "":
+		return fmt.Errorf("--validation-pairs %s with %s: early stopping is not available for the pairwise kernels", f.ValidationPairs, flag)
+	case f.Standardize:
+		return fmt.Errorf("--standardize with %s: its model keeps the objects as given; standardize them beforehand", flag)
+	case f.CVPredictions != "":
+		return fmt.Errorf("--cv-predictions with %s: there is no cross-validation", flag)
+	case f.Interval != "":
+		return fmt.Errorf("--interval %s with %s: there is no cross-validation to build it from", f.Interval, flag)
+	case changed("outer-folds"):
+		return fmt.Errorf("--outer-folds %s with %s: nested cross-validation is not available for the pairwise kernels", f.OuterFoldsArg, flag)
+	}
+	rows, cols := p.RowKernels, p.ColKernels
+	if p.Homogeneous {
+		cols = rows
+	}
+	for _, s := range append(append([]kernel.Spec(nil), rows...), cols...) {
+		if s.Name == "precomputed" {
+			return fmt.Errorf("--kernel precomputed with %s: its model predicts for new objects from their features; give features and a kernel", flag)
+		}
+	}
+	var weights []float64
+	if kind == pairkernel.Sum {
+		if f.PairKernelWeights == "" {
+			return fmt.Errorf("%s needs --pair-kernel-weights w1,w2,…: one weight per term", flag)
+		}
+		for i, s := range strings.Split(f.PairKernelWeights, ",") {
+			w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+				return fmt.Errorf("--pair-kernel-weights %s: weight %d (%q) is not a finite number ≥ 0", f.PairKernelWeights, i+1, s)
+			}
+			weights = append(weights, w)
+		}
+		allZero := true
+		for _, w := range weights {
+			allZero = allZero && w == 0
+		}
+		if allZero {
+			return fmt.Errorf("--pair-kernel-weights %s: every weight is 0 (the kernel would be 0)", f.PairKernelWeights)
+		}
+		n := len(weights)
+		for _, side := range []struct {
+			flag  string
+			specs *[]kernel.Spec
+		}{{"--kernel", &rows}, {"--col-kernel", &cols}} {
+			switch len(*side.specs) {
+			case n:
+			case 1:
+				one := (*side.specs)[0]
+				*side.specs = make([]kernel.Spec, n)
+				for i := range *side.specs {
+					(*side.specs)[i] = one
+				}
+			default:
+				return fmt.Errorf("--pair-kernel-weights %s: %d weights, but the %s grid has %d kernels (want %d, or 1 shared by every term)", f.PairKernelWeights, n, side.flag, len(*side.specs), n)
+			}
+		}
+	} else {
+		if changed("pair-kernel-weights") {
+			return fmt.Errorf("--pair-kernel-weights %s: only --pair-kernel sum takes weights, not %s", f.PairKernelWeights, f.PairKernel)
+		}
+		if len(rows) != 1 || len(cols) != 1 {
+			return fmt.Errorf("%s fits one model: give one kernel setting (no --gamma-grid, --col-gamma-grid, …), or --pair-kernel sum with weights", flag)
+		}
+		if kind.Homogeneous() {
+			cols = nil
+		}
+	}
+	p.PairKernel, p.PairWeights, p.PairRowKernels, p.PairColKernels = kind, weights, rows, cols
+	p.Setting, p.CVSpec = "", "none"
+	return nil
+}
