@@ -37,7 +37,8 @@ const (
 // Has reports whether every need of o is in n.
 func (n Needs) Has(o Needs) bool { return n&o == o }
 
-// Loss names the least-squares loss a learner minimizes. Solvers that work
+// Loss names the loss a learner minimizes (least squares, or the squared
+// hinge of the support vector machine of pairs). Solvers that work
 // from the loss rather than from a learner's factorization (conjugate
 // gradients, the larger-than-memory statistics) switch on it, never on a
 // learner's name.
@@ -62,10 +63,17 @@ const (
 	// conditional ranking (Pahikkala et al. 2013). Its cross-validation
 	// holds out row objects only (a row's centering is over all its columns).
 	RowPairs
+	// PairSquaredHinge is ½ Σ_h max(0, 1 − y_h f_h)² over labelled (row,
+	// column) pairs with labels y_h ∈ {−1, +1}: the Kronecker support vector
+	// machine (Airola & Pahikkala 2018). It has no closed form and no exact
+	// cross-validation; front ends train it at one λ and check its labels
+	// (Loss.Binary) before training.
+	PairSquaredHinge
 )
 
 // String names the loss in messages: "squared", "all-pairs", "query-pairs",
-// "graph-pairs", "pair-squared" ("no" for NoLoss).
+// "graph-pairs", "pair-squared", "row-pairs", "pair-squared-hinge" ("no"
+// for NoLoss).
 func (l Loss) String() string {
 	switch l {
 	case NoLoss:
@@ -82,8 +90,29 @@ func (l Loss) String() string {
 		return "pair-squared"
 	case RowPairs:
 		return "row-pairs"
+	case PairSquaredHinge:
+		return "pair-squared-hinge"
 	}
 	return fmt.Sprintf("loss(%d)", int(l))
+}
+
+// Binary reports whether the loss takes the labels −1 and +1 only (the
+// squared hinge loss); BadLabel returns the index of the first other label
+// of y for such a loss, −1 when there is none or the loss takes any real
+// label. O(len(y)).
+func (l Loss) Binary() bool { return l == PairSquaredHinge }
+
+// BadLabel: see Binary.
+func (l Loss) BadLabel(y []float64) int {
+	if !l.Binary() {
+		return -1
+	}
+	for i, v := range y {
+		if v != 1 && v != -1 {
+			return i
+		}
+	}
+	return -1
 }
 
 // Param names a learner parameter beyond the kernel and λ: a front end sets

@@ -30,7 +30,11 @@ func inputFor(d *learn.Descriptor) *learn.Input {
 		for i := 0; i < 6; i++ {
 			for j := 0; j < 5; j++ {
 				in.Pairs = append(in.Pairs, learn.ObjectPair{Row: i, Col: j})
-				y = append(y, rng.NormFloat64())
+				v := rng.NormFloat64()
+				if d.Loss.Binary() { // the squared hinge: labels −1 and +1
+					v = math.Copysign(1, v)
+				}
+				y = append(y, v)
 			}
 		}
 		in.Y = mat.NewDense(len(y), 1, y)

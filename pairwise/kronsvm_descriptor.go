@@ -17,22 +17,24 @@ import (
 // builds the two sides (NewSide, standardized when Input.Standardize is set)
 // and trains at each λ by KronSVM.Solve with Input.Tol and Input.MaxIter
 // (the conjugate gradients' tolerance and per-step iteration cap; 0: the
-// defaults). Its default measure is accuracy. Loss: learn.NoLoss — no other
-// solver of the module minimizes the squared hinge loss.
-//
-// It is not registered yet (no init): see the package's KronSVM notes in
-// docs/cli.md for what the front ends need first.
+// defaults). Its default measure is accuracy. Loss: learn.PairSquaredHinge,
+// on which the front ends (plan, internal/pairfit) dispatch: one λ, no
+// cross-validation, labels ±1.
 func KronSVMDescriptor() learn.Descriptor {
 	return learn.Descriptor{
 		Name:        KronSVMName,
 		Summary:     "kronsvm (Kronecker SVM, squared hinge loss, on pairs: --rows, --cols, --pairs with labels ±1)",
 		Needs:       learn.NeedsPairs | learn.NeedsLabels,
-		Loss:        learn.NoLoss,
+		Loss:        learn.PairSquaredHinge,
 		Bias:        1,
 		Measure:     func(string) string { return "accuracy" },
 		SelfScaling: true,
 		New:         newSVMMethod,
 	}
+}
+
+func init() {
+	learn.Register(KronSVMDescriptor())
 }
 
 // newSVMMethod checks the input — row objects X, column objects Cols (a

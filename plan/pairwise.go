@@ -159,7 +159,11 @@ func planPairwise(f *Flags, le *learn.Descriptor, changed func(string) bool) (*P
 	} else if p.ColLambdas, err = colLambdaGrid(f, changed); err != nil {
 		return nil, err
 	}
-	if err := p.planCV(f); err != nil {
+	if hinge(le) { // the support vector machine: one model, no cross-validation
+		if err := planHinge(f, p, changed); err != nil {
+			return nil, err
+		}
+	} else if err := p.planCV(f); err != nil {
 		return nil, err
 	}
 	measName := f.Measure

@@ -170,7 +170,7 @@ func TestNew(t *testing.T) {
 
 		{"no data", []string{"--label", "y"}, "--data is required", nil},
 		{"unknown learner", []string{"--data", "d.csv", "--learner", "svm"}, "unknown learner", nil},
-		{"pairs flag elsewhere", []string{"--data", "d.csv", "--rows", "r.csv"}, "--rows applies to --learner kronrank, kronrls and twostep, not rls", nil},
+		{"pairs flag elsewhere", []string{"--data", "d.csv", "--rows", "r.csv"}, "--rows applies to --learner kronrank, kronrls, kronsvm and twostep, not rls", nil},
 		{"param of another learner", []string{"--data", "d.csv", "--cost", "unit"}, "--cost goes with --learner prefrank, not rls", nil},
 		{"query-normalize", []string{"--data", "d.csv", "--learner", "globalrank", "--query-normalize"}, "--query-normalize goes with --learner queryrank, not globalrank", nil},
 		{"select elsewhere", []string{"--data", "d.csv", "--select", "3"}, "--select goes with --learner greedy", nil},

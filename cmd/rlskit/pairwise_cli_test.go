@@ -535,7 +535,7 @@ func TestPairwiseCLIErrors(t *testing.T) {
 		{"data with kronrls", base(full, "--data", rowsF), "reads --rows, --cols and --pairs, not --data"},
 		{"no pairs", []string{"fit", "--learner", "kronrls", "--rows", rowsF, "--cols", colsF}, "--pairs FILE is required"},
 		{"no cols", []string{"fit", "--learner", "twostep", "--rows", rowsF, "--pairs", full}, "--cols FILE is required"},
-		{"rows with rls", []string{"fit", "--data", rowsF, "--rows", rowsF}, "--rows applies to --learner kronrank, kronrls and twostep"},
+		{"rows with rls", []string{"fit", "--data", rowsF, "--rows", rowsF}, "--rows applies to --learner kronrank, kronrls, kronsvm and twostep"},
 		{"vertices heterogeneous", base(full, "--cv", "vertices"), "--cv vertices is leave-vertex-out for homogeneous networks"},
 		{"rows on homogeneous", []string{"fit", "--learner", "kronrls", "--rows", rowsF, "--cols", "same", "--pairs", full, "--cv", "rows"}, "cross-validated by pairs or vertices"},
 		{"folds with pairs", base(full, "--cv", "pairs", "--folds", full), "--folds and --col-folds go with --cv rows"},
