@@ -92,7 +92,8 @@ type PairEntry struct {
 // observed pairs of a model trained by conjugate gradients). On a
 // homogeneous network Rows and Cols are the same side.
 type PairPredictor struct {
-	// Learner is "kronrls", "twostep" or "kronrank".
+	// Learner is "kronrls", "twostep", "kronrank" or "kronsvm" (the
+	// support vector machine: Entries, two sets of objects).
 	Learner string
 	// Lambda is λ (two-step: the row λ); ColLambda two-step's column λ.
 	Lambda, ColLambda float64
@@ -343,7 +344,7 @@ func LoadPairwise(r io.Reader) (*PairPredictor, error) {
 		return bad("lambda %v", f.Lambda)
 	}
 	switch f.Learner {
-	case "kronrls", "kronrank":
+	case "kronrls", "kronrank", "kronsvm":
 		if f.ColLambda != 0 {
 			return bad("col_lambda %v for %s", f.ColLambda, f.Learner)
 		}
@@ -352,7 +353,11 @@ func LoadPairwise(r io.Reader) (*PairPredictor, error) {
 			return bad("col_lambda %v", f.ColLambda)
 		}
 	default:
-		return bad("learner %q, want kronrls, twostep or kronrank", f.Learner)
+		return bad("learner %q, want kronrls, twostep, kronrank or kronsvm", f.Learner)
+	}
+	if f.Learner == "kronsvm" && (f.A != nil || f.Symmetry != "" || f.Interval != nil) {
+		// the support vector machine's dual coefficients are per labelled pair, on two sets of objects
+		return bad("a kronsvm model has entries, column objects and no interval")
 	}
 	switch f.Symmetry {
 	case "", "symmetric", "antisymmetric":
