@@ -27,6 +27,7 @@ type Pair struct {
 	Setting   string       `json:"setting"`
 	CV        *PairCV      `json:"cv"`
 	CG        *PairCG      `json:"cg,omitempty"`
+	SVM       *PairSVM     `json:"svm,omitempty"`
 	Outer     *Outer       `json:"outer,omitempty"`
 	Timing    Timing       `json:"timing"`
 	Backend   string       `json:"backend"`

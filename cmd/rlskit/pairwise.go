@@ -137,6 +137,9 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 	if err != nil {
 		return err
 	}
+	if i := p.Learner.Loss.BadLabel(pf.Labels); i >= 0 { // the squared hinge loss: labels ±1
+		return fmt.Errorf("--pairs %s:%d: label %v: --learner %s takes labels −1 and +1", f.Pairs, pf.Lines[i], pf.Labels[i], p.Learner.Name)
+	}
 	pairs := toPairs(pf)
 	pf.Rows, pf.Cols, pf.Lines = nil, nil, nil // in pairs now: not kept twice while training
 	bestPairs = pairs
@@ -183,6 +186,13 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 		if !res.Converged && !res.EarlyStopped {
 			fmt.Fprintf(e.stderr, "rlskit: warning: conjugate gradients stopped after %d iterations at relative residual %.3g (--tol %g): raise --max-iter\n",
 				res.Iterations, res.Residual, p.Tol)
+		}
+	} else if res := fit.SVM; res != nil {
+		train = time.Since(loaded)
+		best = &namedModel{pairSolution: res, rows: rows, cols: cols}
+		if !res.Converged {
+			fmt.Fprintf(e.stderr, "rlskit: warning: the support vector machine stopped after %d Newton steps (at most %d) at relative optimality residual %.3g (--tol %g, --max-iter %d per step)\n",
+				res.NewtonSteps, pairwise.DefaultNewtonSteps, res.Residual, p.Tol, f.MaxIter)
 		}
 	} else {
 		sol, err := runComplete(e, f, p, fit, rows, cols, prog, &out)

@@ -12,6 +12,10 @@
 //   - on incomplete data, or with --solver cg, Kronecker RLS by conjugate
 //     gradients (pairwise.FitKronCG; Airola & Pahikkala 2018) at the plan's
 //     one λ and kernel setting, optionally stopped early on validation pairs.
+//   - for the squared hinge loss (learn.PairSquaredHinge: the Kronecker
+//     support vector machine), on complete or incomplete data, by truncated
+//     Newton steps (pairwise.FitKronSVM; Airola & Pahikkala 2018) at the
+//     plan's one λ and kernel setting, labels −1 and +1.
 //
 // It returns the model (model.PairPredictor through Solution), the summary
 // rlskit fit prints (summary.Pair), the CV predictions at the chosen point
@@ -110,6 +114,9 @@ type Result struct {
 	// CG is the conjugate gradients' result (nil on complete data in
 	// closed form).
 	CG *pairwise.CGResult
+	// SVM is the support vector machine's result (the learner of
+	// learn.PairSquaredHinge; nil for the others).
+	SVM *pairwise.SVMResult
 	// CVPredictions are the CV predictions at the chosen point, one per
 	// pair in Data.Pairs' order (nil without cross-validation).
 	CVPredictions []float64
@@ -149,6 +156,13 @@ func Fit(p *plan.PairPlan, d Data, o Options) (*Result, error) {
 		return nil, fmt.Errorf("--pairs %s: %w", d.PairsName, err)
 	}
 	r.Summary.Complete = complete
+	if p.Learner.Loss == learn.PairSquaredHinge { // one model by Newton steps, complete or not
+		if err := fitSVM(p, d, o, rows, cols, r); err != nil {
+			return nil, err
+		}
+		r.Train = time.Since(start)
+		return r, nil
+	}
 	if !complete || p.ForceCG {
 		if err := p.CheckIncomplete(len(d.Pairs), nobs, m, q); err != nil {
 			return nil, err
