@@ -1137,6 +1137,11 @@ type learnerInfo struct {
 	// every kernel).
 	Params  []string `json:"params"`
 	Kernels []string `json:"kernels"`
+	// Loss names the loss it minimizes (learn.Loss: "squared", …,
+	// "pair-squared-hinge"); BinaryLabels says its labels are −1 and +1
+	// only (learn.Loss.Binary: the support vector machine).
+	Loss         string `json:"loss"`
+	BinaryLabels bool   `json:"binary_labels"`
 }
 
 // rlskit_learners returns the learners of the registry (learn.Descriptors)
@@ -1148,7 +1153,8 @@ func rlskit_learners() *C.char {
 	var out []learnerInfo
 	for _, d := range learn.Descriptors() {
 		li := learnerInfo{Name: string(d.Name), Summary: d.Summary, Available: true, NeedsGroups: d.Needs.Has(learn.NeedsGroups),
-			NeedsPairs: d.Needs.Has(learn.NeedsPairs), NeedsGraph: d.Needs.Has(learn.NeedsGraph), Clustering: d.Takes(learn.ParamClusters), Params: []string{}, Kernels: append([]string{}, d.Kernels...)}
+			NeedsPairs: d.Needs.Has(learn.NeedsPairs), NeedsGraph: d.Needs.Has(learn.NeedsGraph), Clustering: d.Takes(learn.ParamClusters), Params: []string{}, Kernels: append([]string{}, d.Kernels...),
+			Loss: d.Loss.String(), BinaryLabels: d.Loss.Binary()}
 		for _, p := range d.Params {
 			li.Params = append(li.Params, string(p))
 		}

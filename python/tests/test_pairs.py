@@ -159,7 +159,25 @@ def test_pair_learners_listed():
 def test_every_pair_learner_equals_cli(rlskit_cli, tmp_path, info):
     """Every learner of pairs of the registry, named only by
     rlskit.learners(), gives the CLI's λ and curve through
-    rlskit.PairEstimator with setting B."""
+    rlskit.PairEstimator with setting B — or, for a loss of labels ±1
+    (binary_labels: the support vector machine, one model without
+    cross-validation), the CLI's training summary and predictions for new
+    drugs from labels pKd ≥ 7 (binding) at one λ."""
+    if info["binary_labels"]:
+        P, pkd = pairs_file("dti-pairs.txt")
+        yb = np.where(pkd >= 7, 1.0, -1.0)
+        bp = tmp_path / "binding.txt"
+        bp.write_text("".join("%d %d %g\n" % (r, c, v) for (r, c), v in zip(P, yb)))
+        out, model, _ = run_cli(rlskit_cli, tmp_path, ["--learner", info["name"], "--kernel", "gaussian", "--gamma", "0.01",
+                                                       "--col-gamma", "0.01", "--lambda", "1.0"], pairs=str(bp))
+        est = rlskit.PairEstimator(learner=info["name"], kernel="gaussian", gamma=0.01, alphas=1.0,
+                                   setting="none").fit(DRUGS, TARGETS, P, yb)
+        assert est.alpha_ == out["lambda"] and est.result_["summary"]["svm"] == out["svm"] and out["svm"]["converged"]
+        Pn, _ = pairs_file("dti-pairs-new.txt")
+        close(est.predict(Pn, X_rows=NEW_DRUGS), cli_predict(rlskit_cli, model, rows="dti-drugs-new.csv"))
+        with pytest.raises(ValueError, match="takes labels −1 and \\+1"):
+            rlskit.PairEstimator(learner=info["name"], alphas=1.0, setting="none").fit(DRUGS, TARGETS, P, pkd)
+        return
     out, _, _ = run_cli(rlskit_cli, tmp_path, ["--learner", info["name"], "--kernel", "gaussian", "--gamma", "0.01",
                                                "--col-gamma", "0.01", "--lambda-grid", "0.1,1.0,10.0", "--cv", "rows:4"])
     P, y = pairs_file("dti-pairs.txt")
