@@ -173,14 +173,16 @@ type predictorFile struct {
 	Lambda   float64       `json:"lambda"`
 }
 
-const fileFormat = "rlskit-pairkernel"
+// Format is the model file's format tag (its "format" field), by which a
+// reader of model files tells this format from the others.
+const Format = "rlskit-pairkernel"
 
 // ErrCorrupt is wrapped by Load's errors about the file's content.
 var ErrCorrupt = errors.New("pairkernel: corrupt model file")
 
 // Save writes the predictor as JSON. O(size of the model).
 func (p *Predictor) Save(w io.Writer) error {
-	f := predictorFile{Format: fileFormat, Kind: string(p.Kind), Weights: p.Weights, RowSpecs: p.RowSpecs, ColSpecs: p.ColSpecs,
+	f := predictorFile{Format: Format, Kind: string(p.Kind), Weights: p.Weights, RowSpecs: p.RowSpecs, ColSpecs: p.ColSpecs,
 		Rows: denseRows(p.Rows), Terms: p.Model.Terms, Pairs: [2][]int{p.Model.Train.Rows, p.Model.Train.Cols},
 		Coef: p.Model.Coef, Lambda: p.Model.Lambda}
 	if p.Cols != nil {
@@ -213,8 +215,8 @@ func Load(r io.Reader) (*Predictor, error) {
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	if f.Format != fileFormat {
-		return nil, fmt.Errorf("%w: format %q, want %q", ErrCorrupt, f.Format, fileFormat)
+	if f.Format != Format {
+		return nil, fmt.Errorf("%w: format %q, want %q", ErrCorrupt, f.Format, Format)
 	}
 	rows, err := fromRows(f.Rows, "rows")
 	if err != nil {

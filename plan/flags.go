@@ -408,6 +408,7 @@ func Completions() map[string][]string {
 		"cost": {"unit", "magnitude", "inverse"}, "solver": {"direct", "cg"},
 		"basis-select": {"random", "greedy", "per-group"}, "basis-holdout": {"remove", "keep", "skip"},
 		"basis-design": {"1", "2", "3"}, "fold-score": {"pooled", "mean"}, "choose": {"best", "1se"}, "symmetry": {"symmetric", "antisymmetric"}, "interval": IntervalValues,
+		"pair-kernel": pairKernelNames(),
 	}
 }
 

@@ -120,3 +120,12 @@ func planPairKernel(f *Flags, p *PairPlan, changed func(string) bool) error {
 	p.Setting, p.CVSpec = "", "none"
 	return nil
 }
+
+// pairKernelNames are the values of --pair-kernel (completion).
+func pairKernelNames() []string {
+	var out []string
+	for _, k := range pairkernel.Kinds() {
+		out = append(out, string(k))
+	}
+	return out
+}

@@ -28,9 +28,21 @@ type Pair struct {
 	CV        *PairCV      `json:"cv"`
 	CG        *PairCG      `json:"cg,omitempty"`
 	SVM       *PairSVM     `json:"svm,omitempty"`
-	Outer     *Outer       `json:"outer,omitempty"`
-	Timing    Timing       `json:"timing"`
-	Backend   string       `json:"backend"`
+	// PairKernel is the pairwise kernel of --pair-kernel (nil without it).
+	PairKernel *PairKernel `json:"pair_kernel,omitempty"`
+	Outer      *Outer      `json:"outer,omitempty"`
+	Timing     Timing      `json:"timing"`
+	Backend    string      `json:"backend"`
+}
+
+// PairKernel is the pairwise kernel a fit of pairs trained with
+// (package pairkernel): its kind, the sum's weights and the object kernels
+// of its terms (no column kernels for symmetric, antisymmetric and ranking).
+type PairKernel struct {
+	Kind       string        `json:"kind"`
+	Weights    []float64     `json:"weights,omitempty"`
+	RowKernels []kernel.Spec `json:"row_kernels"`
+	ColKernels []kernel.Spec `json:"col_kernels,omitempty"`
 }
 
 // PairCV is the cross-validation of a fit of pairs: every kernel setting's

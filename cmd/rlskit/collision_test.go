@@ -51,7 +51,7 @@ func TestOutputNamingTheLabelsIsRefused(t *testing.T) {
 // it is classified.
 var nonFileFlags = []string{"format", "label", "qid", "learner", "kernel", "gamma-grid", "degree-grid", "coef0-grid",
 	"lambda-grid", "cv", "measure", "cost", "solver", "basis-select", "basis-holdout", "fold-score", "col-kernel",
-	"col-gamma-grid", "col-lambda-grid", "symmetry", "zero-based", "delimiter", "features", "ignore", "positive", "interval", "choose", "roc"}
+	"col-gamma-grid", "col-lambda-grid", "symmetry", "pair-kernel", "pair-kernel-weights", "zero-based", "delimiter", "features", "ignore", "positive", "interval", "choose", "roc"}
 
 func TestEveryFileFlagIsClassified(t *testing.T) {
 	root := newRoot(nil, nil, nil)

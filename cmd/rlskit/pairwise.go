@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/rlskit/rlskit/internal/pairfit"
 	"github.com/rlskit/rlskit/interval"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/pairkernel"
 	"github.com/rlskit/rlskit/pairwise"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/selection"
@@ -90,7 +92,13 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 		bestPairs []pairwise.Pair
 		outs      = dataset.Outputs{Stdout: e.stdout}
 	)
-	outs.Add("--model", f.Model, func(w io.Writer) error { return best.PairModel().Save(w) })
+	var pk *pairkernel.Predictor // the model of --pair-kernel, in its own file format
+	outs.Add("--model", f.Model, func(w io.Writer) error {
+		if pk != nil {
+			return pk.Save(w)
+		}
+		return best.PairModel().Save(w)
+	})
 	outs.Add("--cv-predictions", f.CVPredictions, func(w io.Writer) error {
 		lw := newLineWriter(w)
 		lw.printf("row\tcol\tprediction\n")
@@ -180,7 +188,13 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 	}
 	out = fit.Summary
 	var train, cvTime time.Duration
-	if res := fit.CG; res != nil {
+	if pk = fit.PairKernel; pk != nil {
+		train = time.Since(loaded)
+		if !pk.Model.Converged {
+			fmt.Fprintf(e.stderr, "rlskit: warning: conjugate gradients stopped after %d iterations at relative residual %.3g (--tol %g): raise --max-iter\n",
+				pk.Model.Iterations, pk.Model.Residual, p.Tol)
+		}
+	} else if res := fit.CG; res != nil {
 		train = time.Since(loaded)
 		best = &namedModel{pairSolution: res, rows: rows, cols: cols}
 		if !res.Converged && !res.EarlyStopped {
@@ -275,7 +289,7 @@ func pairwiseHint(path string, err error) error {
 	defer fh.Close()
 	head := make([]byte, 256)
 	n, _ := io.ReadFull(fh, head)
-	if model.IsPairwise(head[:n]) {
+	if model.IsPairwise(head[:n]) || bytes.Contains(head[:n], []byte(`"format":"`+pairkernel.Format+`"`)) {
 		return errors.New("a pairwise model: predict the pairs of --pairs FILE (objects from --rows FILE and --cols FILE, or the training objects), not --data")
 	}
 	return err
@@ -307,58 +321,18 @@ func runPredictPairs(e *env, f *predictFlags) error {
 	if err := outs.CheckInputs(f.inputs...); err != nil {
 		return err
 	}
-	pm, err := readFile(f.modelPath, model.LoadPairwise)
+	lm, err := readFile(f.modelPath, pairfit.LoadModel)
 	if err != nil {
 		return fmt.Errorf("--model %s: %w", f.modelPath, err)
 	}
-	if f.coverageSet && pm.Interval == nil {
-		return fmt.Errorf("--coverage %g: %s records no prediction interval: fit it with --interval cv+ --cv rows[:K], cols[:K] or both[:K]", f.coverage, f.modelPath)
+	var pf *dataset.Pairs
+	if lm.Kernel != nil { // a model of --pair-kernel
+		pred, pf, err = predictPairKernel(e, f, lm.Kernel)
+	} else {
+		pred, lo, hi, pf, err = predictPairModel(e, f, lm.Pair)
 	}
-	if pm.Homogeneous() && f.cols != "" && f.cols != "same" {
-		return fmt.Errorf("--cols %s: the model is a homogeneous network; --rows gives its new vertices", f.cols)
-	}
-	var rx, cx mat.Matrix
-	m, q := pm.Rows.Len(), pm.Cols.Len()
-	if f.rows != "" {
-		d, err := readObjects(e, "--rows", f.rows, f.format, pm.Rows.Width, f.in, &pm.Rows.ZeroBased)
-		if err != nil {
-			return err
-		}
-		if err := sideFeatures(d, pm.Rows, "--rows "+f.rows); err != nil {
-			return err
-		}
-		rx = d.X
-		m, _ = d.X.Dims()
-		if pm.Homogeneous() {
-			cx, q = rx, m
-		}
-	}
-	if f.cols != "" && !pm.Homogeneous() {
-		d, err := readObjects(e, "--cols", f.cols, f.format, pm.Cols.Width, f.in, &pm.Cols.ZeroBased)
-		if err != nil {
-			return err
-		}
-		if err := sideFeatures(d, pm.Cols, "--cols "+f.cols); err != nil {
-			return err
-		}
-		cx = d.X
-		q, _ = d.X.Dims()
-	}
-	pf, err := readPairsFile("--pairs", f.pairs, m, q, true)
 	if err != nil {
 		return err
-	}
-	if f.coverageSet {
-		pred, lo, hi, err = pm.PredictInterval(rx, cx, pf.Rows, pf.Cols, f.coverage)
-	} else {
-		pred, err = pm.Predict(rx, cx, pf.Rows, pf.Cols)
-	}
-	if err != nil {
-		var oe *model.OverflowError
-		if errors.As(err, &oe) && oe.Row < len(pf.Lines) {
-			return fmt.Errorf("--pairs %s:%d: %w", f.pairs, pf.Lines[oe.Row], err)
-		}
-		return fmt.Errorf("--pairs %s: %w", f.pairs, err)
 	}
 	var score *float64
 	if f.measure != "" {
@@ -397,6 +371,62 @@ func runPredictPairs(e *env, f *predictFlags) error {
 		return json.NewEncoder(report).Encode(result)
 	}
 	return nil
+}
+
+// predictPairModel predicts the pairs of --pairs with a model.PairPredictor
+// (with --coverage, its intervals lo and hi too), the objects from --rows
+// and --cols or the training ones.
+func predictPairModel(e *env, f *predictFlags, pm *model.PairPredictor) (pred, lo, hi []float64, pf *dataset.Pairs, err error) {
+	if f.coverageSet && pm.Interval == nil {
+		return nil, nil, nil, nil, fmt.Errorf("--coverage %g: %s records no prediction interval: fit it with --interval cv+ --cv rows[:K], cols[:K] or both[:K]", f.coverage, f.modelPath)
+	}
+	if pm.Homogeneous() && f.cols != "" && f.cols != "same" {
+		return nil, nil, nil, nil, fmt.Errorf("--cols %s: the model is a homogeneous network; --rows gives its new vertices", f.cols)
+	}
+	var rx, cx mat.Matrix
+	m, q := pm.Rows.Len(), pm.Cols.Len()
+	if f.rows != "" {
+		d, err := readObjects(e, "--rows", f.rows, f.format, pm.Rows.Width, f.in, &pm.Rows.ZeroBased)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		if err := sideFeatures(d, pm.Rows, "--rows "+f.rows); err != nil {
+			return nil, nil, nil, nil, err
+		}
+		rx = d.X
+		m, _ = d.X.Dims()
+		if pm.Homogeneous() {
+			cx, q = rx, m
+		}
+	}
+	if f.cols != "" && !pm.Homogeneous() {
+		d, err := readObjects(e, "--cols", f.cols, f.format, pm.Cols.Width, f.in, &pm.Cols.ZeroBased)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		if err := sideFeatures(d, pm.Cols, "--cols "+f.cols); err != nil {
+			return nil, nil, nil, nil, err
+		}
+		cx = d.X
+		q, _ = d.X.Dims()
+	}
+	pf, err = readPairsFile("--pairs", f.pairs, m, q, true)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if f.coverageSet {
+		pred, lo, hi, err = pm.PredictInterval(rx, cx, pf.Rows, pf.Cols, f.coverage)
+	} else {
+		pred, err = pm.Predict(rx, cx, pf.Rows, pf.Cols)
+	}
+	if err != nil {
+		var oe *model.OverflowError
+		if errors.As(err, &oe) && oe.Row < len(pf.Lines) {
+			return nil, nil, nil, nil, fmt.Errorf("--pairs %s:%d: %w", f.pairs, pf.Lines[oe.Row], err)
+		}
+		return nil, nil, nil, nil, fmt.Errorf("--pairs %s: %w", f.pairs, err)
+	}
+	return pred, lo, hi, pf, nil
 }
 
 // writePairValues writes one prediction per line, or with intervals (lo

@@ -38,6 +38,7 @@ import (
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/pairkernel"
 	"github.com/rlskit/rlskit/pairwise"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/progress"
@@ -117,6 +118,9 @@ type Result struct {
 	// SVM is the support vector machine's result (the learner of
 	// learn.PairSquaredHinge; nil for the others).
 	SVM *pairwise.SVMResult
+	// PairKernel is the model of --pair-kernel (plan.PairPlan.PairKernel),
+	// trained by conjugate gradients; Model, Search and CG are then nil.
+	PairKernel *pairkernel.Predictor
 	// CVPredictions are the CV predictions at the chosen point, one per
 	// pair in Data.Pairs' order (nil without cross-validation).
 	CVPredictions []float64
@@ -148,6 +152,13 @@ func Fit(p *plan.PairPlan, d Data, o Options) (*Result, error) {
 	r := &Result{Rows: m, Cols: q}
 	r.Summary = summary.Pair{Learner: string(p.Learner.Name), NTrain: len(d.Pairs), Rows: m, Cols: q, Pairs: len(d.Pairs),
 		Backend: linalg.Backend(), Setting: summary.Setting(p.Setting)}
+	if p.PairKernel != "" {
+		if err := fitPairKernel(p, d, o, rows, cols, r); err != nil {
+			return nil, err
+		}
+		r.Train = time.Since(start)
+		return r, nil
+	}
 	if p.Homogeneous {
 		r.Summary.Symmetry = p.Symmetry.String()
 	}
