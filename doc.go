@@ -31,7 +31,8 @@
 //     both shared by the front ends; beam: the Apache Beam pipeline.
 //
 // The learners — rls: kernel ridge regression (RLS); rank: RankRLS; greedy:
-// greedy RLS feature selection; pairwise: Kronecker and two-step RLS;
+// greedy RLS feature selection; pairwise: Kronecker and two-step RLS,
+// Kronecker RankRLS and the Kronecker SVM (squared hinge loss);
 // pairkernel: RLS with the pairwise kernels of Kronecker form (cartesian,
 // symmetric, antisymmetric, ranking and weighted sums) by conjugate
 // gradients and the generalized vec trick;

@@ -23,7 +23,7 @@ import (
 func KronSVMDescriptor() learn.Descriptor {
 	return learn.Descriptor{
 		Name:        KronSVMName,
-		Summary:     "kronsvm (Kronecker SVM, squared hinge loss, on pairs: --rows, --cols, --pairs with labels ±1)",
+		Summary:     "kronsvm (Kronecker SVM, squared hinge loss, on pairs: --rows, --cols, --pairs with labels ±1; one --lambda, no CV)",
 		Needs:       learn.NeedsPairs | learn.NeedsLabels,
 		Loss:        learn.PairSquaredHinge,
 		Bias:        1,

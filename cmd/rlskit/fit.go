@@ -81,6 +81,7 @@ nested cross-validation of the whole search: JSON outer: {value, se, interval}.`
   rlskit fit --stream --data 'shards/part-*.svm.gz' --cv kfold:10
   rlskit fit --data d.csv --label y --learner greedy --select 20
   rlskit fit --learner kronrls --rows drugs.csv --cols targets.csv --pairs pairs.txt --kernel gaussian
+  rlskit fit --learner kronsvm --rows drugs.csv --cols targets.csv --pairs binding.txt --lambda 0.1 --model svm.json
 
   # no labels: maximum margin clustering into 3 clusters (best of 5 starts); an interactive
   # labelling session, its steps in a file (docs/clustering.md)

@@ -99,6 +99,10 @@ func TestKronSVMCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// 597 pairs inside the margin: the number of docs/cli.md and ExampleFitKronSVM
+	if s := out.SVM; s != nil && s.SupportVectors != 597 {
+		t.Errorf("%d support vectors, docs/cli.md says 597", s.SupportVectors)
+	}
 	if s := out.SVM; out.Form != "newton" || out.Lambda != 0.1 || out.Complete || out.CV != nil || s == nil || !s.Converged ||
 		s.NewtonSteps != res.NewtonSteps || s.CGIterations != res.CGIterations || s.SupportVectors != res.SupportVectors || s.Objective != res.Objective {
 		t.Fatalf("summary %+v %+v, library: %d steps, %d iterations, %d support vectors, objective %v", out, out.SVM,
