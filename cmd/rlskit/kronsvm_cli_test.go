@@ -145,6 +145,11 @@ func TestKronSVMCLI(t *testing.T) {
 	if _, _, err := run(t, "", bad...); err == nil || !strings.Contains(err.Error(), "--pairs "+dti("dti-pairs-train.txt")+":2: label 5: --learner kronsvm takes labels −1 and +1") {
 		t.Errorf("pKd labels: %v", err)
 	}
+	// two conjugate-gradient iterations per Newton step do not converge: a warning names the flags
+	if out, stderr, err := run(t, "", append(args, "--max-iter", "2")...); err != nil || decodePairFit(t, out).SVM.Converged ||
+		!strings.Contains(stderr, "rlskit: warning: the support vector machine stopped after 100 Newton steps (at most 100)") || !strings.Contains(stderr, "--max-iter 2 per step") {
+		t.Errorf("--max-iter 2: %v, %q", err, stderr)
+	}
 	if _, _, err := run(t, "", append(args, "--cv", "pairs")...); err == nil || !strings.Contains(err.Error(), "--cv pairs: --learner kronsvm trains one model without cross-validation") {
 		t.Errorf("--cv pairs: %v", err)
 	}
