@@ -92,12 +92,14 @@ import (
 	"github.com/rlskit/rlskit/dataset"
 	"github.com/rlskit/rlskit/greedy"
 	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/internal/pairfit"
 	"github.com/rlskit/rlskit/interval"
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/measure"
 	"github.com/rlskit/rlskit/model"
+	"github.com/rlskit/rlskit/pairkernel"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/progress"
 	"github.com/rlskit/rlskit/selection"
@@ -129,6 +131,9 @@ type session struct {
 	pred *model.Predictor
 	// pairPred is the model of pairs of rlskit_fit_pairs (nil otherwise).
 	pairPred *model.PairPredictor
+	// pairKernel is the model of pairs of rlskit_fit_pairs with the
+	// setting "pair-kernel" (nil otherwise; pairPred is then nil).
+	pairKernel *pairkernel.Predictor
 	// result is the selection result as JSON (nil for a loaded model).
 	result []byte
 	// cvPred are the CV predictions at the chosen point (m×t), nil without.
@@ -509,7 +514,7 @@ func csr(m, d C.int64_t, indptr, indices *C.int64_t, nnz C.int64_t, values *C.do
 func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	yp *C.double, t, ystride C.int64_t, gp, fp *C.int64_t) error {
 	start := time.Now()
-	s.pred, s.pairPred, s.result, s.cvPred = nil, nil, nil, nil
+	s.pred, s.pairPred, s.pairKernel, s.result, s.cvPred = nil, nil, nil, nil, nil
 	graph, staged, init := s.graph, s.staged, s.init
 	s.graph, s.staged, s.init = nil, false, nil // staged inputs serve one fit, whatever its outcome
 	m64, d64 := x.Dims()
@@ -1016,6 +1021,10 @@ func rlskit_model_json(h C.uintptr_t) *C.char {
 			if err := s.pairPred.Save(&b); err != nil {
 				return err
 			}
+		case s.pairKernel != nil:
+			if err := s.pairKernel.Save(&b); err != nil {
+				return err
+			}
 		case s.pred == nil:
 			return errors.New("rlskit: no model on this handle: fit or load one first")
 		default:
@@ -1036,19 +1045,19 @@ func rlskit_model_json(h C.uintptr_t) *C.char {
 func rlskit_load(h C.uintptr_t, text *C.char, n C.int64_t) C.int {
 	return call(h, func(s *session) error {
 		b := C.GoBytes(unsafe.Pointer(text), C.int(n))
-		if model.IsPairwise(b[:min(len(b), 256)]) {
-			p, err := model.LoadPairwise(bytes.NewReader(b))
+		if head := b[:min(len(b), 256)]; model.IsPairwise(head) || bytes.Contains(head, []byte(`"format":"`+pairkernel.Format+`"`)) {
+			p, err := pairfit.LoadModel(bytes.NewReader(b)) // by the format tag
 			if err != nil {
 				return err
 			}
-			s.pred, s.pairPred, s.result, s.cvPred = nil, p, nil, nil
+			s.pred, s.pairPred, s.pairKernel, s.result, s.cvPred = nil, p.Pair, p.Kernel, nil, nil
 			return nil
 		}
 		p, err := model.Load(bytes.NewReader(b))
 		if err != nil {
 			return err
 		}
-		s.pred, s.pairPred, s.result, s.cvPred = p, nil, nil, nil
+		s.pred, s.pairPred, s.pairKernel, s.result, s.cvPred = p, nil, nil, nil, nil
 		return nil
 	})
 }

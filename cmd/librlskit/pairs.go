@@ -27,8 +27,9 @@ import (
 // as settings: the learner, each side's kernel and grid, the λ grids, the
 // setting (--cv pairs, rows[:K], cols[:K], both[:K], vertices[:K], none),
 // the measure, standardization, the symmetry of a homogeneous network, the
-// conjugate-gradient solver's settings and --interval cv+ (settings rows,
-// cols and both). The objects, pairs and folds come as arrays;
+// conjugate-gradient solver's settings, --interval cv+ (settings rows,
+// cols and both) and the pairwise kernels (--pair-kernel,
+// --pair-kernel-weights). The objects, pairs and folds come as arrays;
 // --validation-pairs and --outer-folds are not taken yet.
 var acceptedPairFlags = map[string]bool{
 	"learner": true, "kernel": true, "gamma": true, "bias": true, "coef0": true, "degree": true,
@@ -36,6 +37,7 @@ var acceptedPairFlags = map[string]bool{
 	"col-kernel": true, "col-gamma": true, "col-bias": true, "col-coef0": true, "col-degree": true, "col-gamma-grid": true,
 	"col-lambda": true, "col-lambda-grid": true, "cv": true, "measure": true, "seed": true, "standardize": true,
 	"symmetry": true, "solver": true, "tol": true, "max-iter": true, "interval": true,
+	"pair-kernel": true, "pair-kernel-weights": true,
 }
 
 // The names the arrays of rlskit_fit_pairs take in messages, where rlskit
@@ -103,7 +105,7 @@ func rlskit_fit_pairs(h C.uintptr_t, settings *C.char, rows *C.double, m, d, rst
 func (s *session) fitPairs(settings string, rp *C.double, m, d, rstride C.int64_t, cp *C.double, q, e, cstride C.int64_t,
 	prow, pcol *C.int64_t, n C.int64_t, yp *C.double, rf, cf *C.int64_t) error {
 	start := time.Now()
-	s.pred, s.pairPred, s.result, s.cvPred = nil, nil, nil, nil
+	s.pred, s.pairPred, s.pairKernel, s.result, s.cvPred = nil, nil, nil, nil, nil
 	f, given, err := parseSettingsFor(settings, acceptedPairFlags, "rlskit_fit_pairs")
 	if err != nil {
 		return err
@@ -207,6 +209,10 @@ func (s *session) fitPairs(settings string, rp *C.double, m, d, rstride C.int64_
 			return fmt.Errorf("--interval %s (--cv %s): %w", f.Interval, pp.CVSpec, err)
 		}
 	}
+	if fit.PairKernel != nil { // --pair-kernel: its own model (no interval: plan.New refused one)
+		s.pairKernel = fit.PairKernel
+		return nil
+	}
 	s.pairPred = fit.Model.PairModel()
 	s.pairPred.Interval = iv
 	return nil
@@ -224,6 +230,9 @@ func (s *session) fitPairs(settings string, rp *C.double, m, d, rstride C.int64_
 func rlskit_predict_pairs(h C.uintptr_t, rows *C.double, m, d, rstride C.int64_t, cols *C.double, q, e, cstride C.int64_t,
 	prow, pcol *C.int64_t, n C.int64_t, out *C.double) C.int {
 	return call(h, func(s *session) error {
+		if s.pairKernel != nil {
+			return s.predictPairKernel(rows, m, d, rstride, cols, q, e, cstride, prow, pcol, n, out)
+		}
 		pm, rx, cx, ri, ci, err := s.pairQuery(rows, m, d, rstride, cols, q, e, cstride, prow, pcol, n, out)
 		if err != nil || n == 0 {
 			return err
@@ -253,6 +262,9 @@ func rlskit_predict_pairs(h C.uintptr_t, rows *C.double, m, d, rstride C.int64_t
 func rlskit_predict_pairs_interval(h C.uintptr_t, rows *C.double, m, d, rstride C.int64_t, cols *C.double, q, e, cstride C.int64_t,
 	prow, pcol *C.int64_t, n C.int64_t, coverage C.double, pred, lo, hi *C.double) C.int {
 	return call(h, func(s *session) error {
+		if s.pairKernel != nil {
+			return fmt.Errorf("--coverage %g: the model of --pair-kernel %s records no prediction interval", float64(coverage), s.pairKernel.Kind)
+		}
 		pm, rx, cx, ri, ci, err := s.pairQuery(rows, m, d, rstride, cols, q, e, cstride, prow, pcol, n, pred)
 		if err != nil {
 			return err
