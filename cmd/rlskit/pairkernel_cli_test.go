@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -211,6 +212,53 @@ func TestPairKernelCLIErrors(t *testing.T) {
 		_, stderr, err := run(t, "", c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v (%s), want an error containing %q", c.name, err, stderr, c.want)
+		}
+	}
+}
+
+// TestPairKernelDocExample: the numbers docs/pairkernel.md quotes for its
+// worked example — the sum kernel's 86 iterations, and the c-indices of the
+// unseen pairs and of the new drugs for sum, kronecker and cartesian, to
+// the three decimals quoted.
+func TestPairKernelDocExample(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		flags        []string
+		unseen, news float64
+		iterations   int
+	}{
+		{[]string{"--pair-kernel", "sum", "--pair-kernel-weights", "1,0.5", "--kernel", "gaussian", "--gamma-grid", "0.015625,0.0625"}, 0.905, 0.812, 86},
+		{[]string{"--pair-kernel", "kronecker", "--kernel", "gaussian", "--gamma", "0.015625"}, 0.892, 0.830, 0},
+		{[]string{"--pair-kernel", "cartesian", "--kernel", "gaussian", "--gamma", "0.015625"}, 0.907, 0.716, 0},
+	} {
+		model := filepath.Join(dir, c.flags[1]+".json")
+		args := append([]string{"fit", "--learner", "kronrls", "--rows", dti("dti-drugs.csv"), "--cols", dti("dti-targets.csv"),
+			"--pairs", dti("dti-pairs-train.txt"), "--col-kernel", "gaussian", "--col-gamma", "0.05", "--lambda", "1", "--model", model, "--quiet"}, c.flags...)
+		out, stderr, err := run(t, "", args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", c.flags, err, stderr)
+		}
+		if s := decodePairFit(t, out); c.iterations > 0 && s.CG.Iterations != c.iterations {
+			t.Errorf("%s: %d iterations, the doc says %d", c.flags[1], s.CG.Iterations, c.iterations)
+		}
+		for _, p := range []struct {
+			args []string
+			want float64
+		}{
+			{[]string{"--pairs", dti("dti-pairs-unseen.txt")}, c.unseen},
+			{[]string{"--rows", dti("dti-drugs-new.csv"), "--pairs", dti("dti-pairs-new.txt")}, c.news},
+		} {
+			out, stderr, err := run(t, "", append([]string{"predict", "--model", model, "--measure", "cindex", "--out", filepath.Join(dir, "p.txt")}, p.args...)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			var score struct{ Value float64 }
+			if err := json.Unmarshal([]byte(out), &score); err != nil {
+				t.Fatalf("%v: %q", err, out)
+			}
+			if got := math.Round(score.Value*1000) / 1000; got != p.want {
+				t.Errorf("%s %v: c-index %v (%.3f), the doc says %.3f", c.flags[1], p.args, score.Value, got, p.want)
+			}
 		}
 	}
 }
