@@ -204,9 +204,9 @@ func denseRows(a *mat.Dense) [][]float64 {
 }
 
 // Load reads a model Save wrote, checking everything a prediction relies
-// on: the kind, weights and kernel specs, rectangular finite features,
-// terms equal to the kind's, pair indices within the objects, one finite
-// coefficient per pair, λ > 0. Allocation is proportional to the file's
+// on: one JSON object with nothing after it, the kind, weights and kernel
+// specs, rectangular finite features, terms equal to the kind's, pair
+// indices within the objects, one finite coefficient per pair, λ > 0. Allocation is proportional to the file's
 // size. Errors wrap ErrCorrupt (or name the JSON offset of a syntax error).
 func Load(r io.Reader) (*Predictor, error) {
 	var f predictorFile
@@ -214,6 +214,9 @@ func Load(r io.Reader) (*Predictor, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the model (%v, %v): one model per file", ErrCorrupt, tok, err)
 	}
 	if f.Format != Format {
 		return nil, fmt.Errorf("%w: format %q, want %q", ErrCorrupt, f.Format, Format)

@@ -1,8 +1,8 @@
 package pairfit
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -71,28 +71,23 @@ type Model struct {
 	Kernel *pairkernel.Predictor
 }
 
-// LoadModel reads a model of pairs, choosing its reader by the file's
-// format tag (its "format" field): pairkernel.Load for "rlskit-pairkernel",
-// model.LoadPairwise for anything else (whose errors name what is wrong,
-// a model of rows included). Each reader checks every field; memory is
-// proportional to the file's size (the file is held once as raw JSON).
+// LoadModel reads a model of pairs, choosing its reader by the format tag
+// at the file's start (the first 512 bytes, where both writers put the
+// "format" field): pairkernel.Load for "rlskit-pairkernel", model.LoadPairwise
+// for anything else (whose errors name what is wrong, a model of rows
+// included). Each reader checks every field and refuses data after the
+// model; the file is read once, through a 512-byte buffer, so memory is
+// each reader's own (proportional to the file's size).
 func LoadModel(r io.Reader) (Model, error) {
-	var raw json.RawMessage
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&raw); err != nil {
-		return Model{}, fmt.Errorf("%w: %w", model.ErrCorrupt, err)
+	if r == nil {
+		return Model{}, fmt.Errorf("%w: no reader", model.ErrCorrupt)
 	}
-	if tok, err := dec.Token(); err != io.EOF {
-		return Model{}, fmt.Errorf("%w: data after the model (%v, %v): one model per file", model.ErrCorrupt, tok, err)
-	}
-	var head struct {
-		Format string `json:"format"`
-	}
-	_ = json.Unmarshal(raw, &head) // not an object: model.LoadPairwise says so
-	if head.Format == pairkernel.Format {
-		pk, err := pairkernel.Load(bytes.NewReader(raw))
+	br := bufio.NewReaderSize(r, 512)
+	head, _ := br.Peek(512) // shorter at the end of a short file: the readers say what is wrong
+	if bytes.Contains(head, []byte(`"`+pairkernel.Format+`"`)) {
+		pk, err := pairkernel.Load(br)
 		return Model{Kernel: pk}, err
 	}
-	pm, err := model.LoadPairwise(bytes.NewReader(raw))
+	pm, err := model.LoadPairwise(br)
 	return Model{Pair: pm}, err
 }
