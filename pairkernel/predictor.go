@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -89,7 +90,10 @@ func (p *Predictor) check() error {
 }
 
 // base builds the kernel list of the terms between the objects rowX (colX)
-// — the training objects when nil — and the training objects.
+// — the training objects when nil — and the training objects. A kernel
+// several of a sum's terms share (an equal spec on one side) is formed
+// once and shared: a sum of w terms with one column kernel holds one q×q
+// column matrix, not w.
 func (p *Predictor) base(rowX, colX *mat.Dense) ([]*mat.Dense, error) {
 	block := func(specs []kernel.Spec, x, train *mat.Dense, what string) ([]*mat.Dense, error) {
 		if x == nil {
@@ -100,6 +104,10 @@ func (p *Predictor) base(rowX, colX *mat.Dense) ([]*mat.Dense, error) {
 		}
 		out := make([]*mat.Dense, len(specs))
 		for i, s := range specs {
+			if j := slices.Index(specs[:i], s); j >= 0 { // a kernel a sum's terms share is formed once
+				out[i] = out[j]
+				continue
+			}
 			k, err := kernel.New(s)
 			if err != nil {
 				return nil, fmt.Errorf("pairkernel: %w", err)

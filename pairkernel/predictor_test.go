@@ -197,3 +197,46 @@ func TestLoadCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedKernel: a sum whose later terms share a column kernel (equal specs)
+// forms that kernel once — the kernel list holds one matrix for both terms
+// — and still predicts the formula Σ_p α_p Σ_i w_i k_i(u,d_p) g(v,t_p) on new
+// objects to 1e-12 relative.
+func TestSharedKernel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 10))
+	rs := []kernel.Spec{{Name: "gaussian", Gamma: 0.2}, {Name: "gaussian", Gamma: 0.6}, {Name: "gaussian", Gamma: 1}}
+	g := kernel.Spec{Name: "gaussian", Gamma: 0.4}
+	cs := []kernel.Spec{{Name: "gaussian", Gamma: 0.9}, g, g}
+	rows, cols := randPoints(rng, 9, 3), randPoints(rng, 7, 2)
+	p, err := Train(Sum, []float64{0.7, 0.3, 0.5}, rs, cs, rows, cols, randPairs(rng, 50, 9, 7), randVec(rng, 50), 0.5, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := p.base(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base[3] != base[5] || base[1] == base[3] || base[0] == base[2] {
+		t.Fatalf("kernel list: the shared column kernel is not one matrix (or the row kernels are)")
+	}
+	u, v := randPoints(rng, 4, 3), randPoints(rng, 5, 2)
+	ks := []*mat.Dense{gauss(u, rows, 0.2), gauss(u, rows, 0.6), gauss(u, rows, 1)}
+	gv := gauss(v, cols, 0.4)
+	test := randPairs(rng, 12, 4, 5)
+	got, err := p.Predict(u, v, test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	never := func(i, j int) bool { return false }
+	for k := range got {
+		want, scale := 0.0, 1.0
+		for r, a := range p.Model.Coef {
+			x := a * pairKernel(Sum, p.Weights, ks, []*mat.Dense{gauss(v, cols, 0.9), gv, gv}, never, never, test.Rows[k], test.Cols[k], p.Model.Train.Rows[r], p.Model.Train.Cols[r])
+			want += x
+			scale += math.Abs(x)
+		}
+		if !(math.Abs(got[k]-want) <= 1e-12*scale) {
+			t.Fatalf("pair %d: %v, formula %v", k, got[k], want)
+		}
+	}
+}

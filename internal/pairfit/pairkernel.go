@@ -31,7 +31,7 @@ func fitPairKernel(p *plan.PairPlan, d Data, o Options, rows, cols mat.Matrix, r
 		return fmt.Errorf("--pairs %s: %w", d.PairsName, err)
 	}
 	r.Summary.Complete = complete
-	rx := mat.DenseCopyOf(rows) // the model keeps the training objects' features
+	rx := denseOf(rows) // the model keeps the training objects' features
 	var (
 		cx *mat.Dense
 		pk *pairkernel.Predictor
@@ -39,7 +39,7 @@ func fitPairKernel(p *plan.PairPlan, d Data, o Options, rows, cols mat.Matrix, r
 	if !p.PairKernel.Homogeneous() {
 		cx = rx
 		if !p.Homogeneous {
-			cx = mat.DenseCopyOf(cols)
+			cx = denseOf(cols)
 		}
 	}
 	train := pairkernel.Pairs{Rows: make([]int, len(d.Pairs)), Cols: make([]int, len(d.Pairs))}
@@ -60,6 +60,15 @@ func fitPairKernel(p *plan.PairPlan, d Data, o Options, rows, cols mat.Matrix, r
 	s.CG = &summary.PairCG{Iterations: pk.Model.Iterations, Converged: pk.Model.Converged, Residual: pk.Model.Residual}
 	r.PairKernel = pk
 	return nil
+}
+
+// denseOf returns x itself when it is dense (not copied: the model shares
+// it), else a dense copy (O(m·d)).
+func denseOf(x mat.Matrix) *mat.Dense {
+	if d, ok := x.(*mat.Dense); ok {
+		return d
+	}
+	return mat.DenseCopyOf(x)
 }
 
 // Model is a model of pairs read from its file: Pair, a model.PairPredictor
