@@ -196,7 +196,8 @@ func randVec(rng *rand.Rand, n int) []float64 {
 // to 1e-12 relative to the sum of the absolute terms (the rounding of a
 // sum of n products of O(1) numbers is below n·2⁻⁵³ of it), for the
 // training operator (square) and for prediction operators (new objects),
-// the latter shaped to take each of the two orderings of the product.
+// the latter shaped to take each of the two orderings of the product (the
+// terms of one kernel pair sharing one intermediate matrix).
 func TestMulVecEqualsDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 3))
 	shapes := []struct{ n, m, q, nt, m2, q2 int }{

@@ -217,7 +217,8 @@ func TestPairKernelCLIErrors(t *testing.T) {
 }
 
 // TestPairKernelDocExample: the numbers docs/pairkernel.md quotes for its
-// worked example — the sum kernel's 86 iterations, and the c-indices of the
+// worked example — the sum kernel's 83–89 iterations (86 with OpenBLAS, 85
+// in pure Go: the count moves with the rounding), and the c-indices of the
 // unseen pairs and of the new drugs for sum, kronecker and cartesian, to
 // the three decimals quoted.
 func TestPairKernelDocExample(t *testing.T) {
@@ -238,8 +239,8 @@ func TestPairKernelDocExample(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", c.flags, err, stderr)
 		}
-		if s := decodePairFit(t, out); c.iterations > 0 && s.CG.Iterations != c.iterations {
-			t.Errorf("%s: %d iterations, the doc says %d", c.flags[1], s.CG.Iterations, c.iterations)
+		if s := decodePairFit(t, out); c.iterations > 0 && (s.CG.Iterations < c.iterations-3 || s.CG.Iterations > c.iterations+3) {
+			t.Errorf("%s: %d iterations, the doc says %d–%d", c.flags[1], s.CG.Iterations, c.iterations-3, c.iterations+3)
 		}
 		for _, p := range []struct {
 			args []string
