@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlskit/rlskit/factor"
 	"github.com/rlskit/rlskit/internal/linalg"
+	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/matrix"
 	"github.com/rlskit/rlskit/model"
@@ -318,3 +319,31 @@ func newMethod(in *learn.Input) (learn.Method, error) {
 }
 
 var _ learn.Learner = (*Learner)(nil)
+
+// Run trains the registered learner le (one that takes learn.ParamClusters:
+// mmc, interactive) on the input at one kernel setting and λ — what every
+// front end does for it: the descriptor's method, then the learner at λ.
+// Errors name the learner (and λ). Cost: the learner's (Fit, then Solve).
+func Run(le *learn.Descriptor, in *learn.Input, spec kernel.Spec, lambda float64) (*Solution, error) {
+	k, err := kernel.New(spec)
+	if err != nil {
+		return nil, fmt.Errorf("--kernel %s: %w", spec, err)
+	}
+	method, err := le.New(in)
+	if err != nil {
+		return nil, fmt.Errorf("--learner %s: %w", le.Name, err)
+	}
+	l, err := method(learn.Setting{Kernel: k})
+	if err != nil {
+		return nil, fmt.Errorf("--learner %s: %w", le.Name, err)
+	}
+	s, err := l.At(lambda)
+	if err != nil {
+		return nil, fmt.Errorf("--learner %s --lambda %g: %w", le.Name, lambda, err)
+	}
+	sol, ok := s.(*Solution)
+	if !ok {
+		return nil, fmt.Errorf("--learner %s: its solution is not a labelling of the rows", le.Name)
+	}
+	return sol, nil
+}

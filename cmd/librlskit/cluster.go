@@ -13,36 +13,18 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/mmc"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/summary"
 )
 
-// clusterSummary is the summary of a clustering fit: the JSON rlskit fit
-// --learner mmc prints (objective J of the labelling kept, cluster sizes,
-// every start, one label per row).
-type clusterSummary struct {
-	Learner   string         `json:"learner"`
-	Kernel    string         `json:"kernel"`
-	Lambda    float64        `json:"lambda"`
-	NTrain    int            `json:"n_train"`
-	Clusters  int            `json:"clusters"`
-	Objective float64        `json:"objective"`
-	Counts    []int          `json:"counts"`
-	Best      *int           `json:"best_start,omitempty"`
-	Starts    []mmc.Start    `json:"starts,omitempty"`
-	Labels    []int          `json:"labels"`
-	Timing    summary.Timing `json:"timing"`
-}
-
 // clusterResult is the JSON document of rlskit_result after a clustering
 // fit: the summary, and the model's shape (one output per cluster).
 type clusterResult struct {
-	Summary  *clusterSummary `json:"summary"`
-	NOutputs int             `json:"n_outputs"`
-	Width    int             `json:"width"`
+	Summary  *summary.Cluster `json:"summary"`
+	NOutputs int              `json:"n_outputs"`
+	Width    int              `json:"width"`
 	// Clustering says the fit labelled unlabelled rows (no search, no CV).
 	Clustering bool `json:"clustering"`
 }
@@ -110,34 +92,13 @@ func (s *session) fitCluster(f *plan.Flags, given map[string]bool, x mat.Matrix,
 	}
 	in := &learn.Input{X: x, Clusters: f.Clusters, Restarts: f.Restarts, Seed: f.Seed, Standardize: f.Standardize,
 		Init: init, Observe: s.observer()}
-	k, err := kernel.New(p.Kernels[0])
+	cs, err := mmc.Run(le, in, p.Kernels[0], p.Lambdas[0])
 	if err != nil {
-		return fmt.Errorf("--kernel %s: %w", p.Kernels[0], err)
-	}
-	method, err := le.New(in)
-	if err != nil {
-		return fmt.Errorf("--learner %s: %w", le.Name, err)
-	}
-	l, err := method(learn.Setting{Kernel: k})
-	if err != nil {
-		return fmt.Errorf("--learner %s: %w", le.Name, err)
-	}
-	lambda := p.Lambdas[0]
-	sol, err := l.At(lambda)
-	if err != nil {
-		return fmt.Errorf("--learner %s --lambda %g: %w", le.Name, lambda, err)
-	}
-	cs, ok := sol.(*mmc.Solution)
-	if !ok {
-		return fmt.Errorf("--learner %s: its solution is not a labelling of the rows", le.Name)
+		return err
 	}
 	pred := cs.Predictor()
 	ownPoints(pred, caller)
-	out := &clusterSummary{Learner: string(le.Name), Kernel: p.Kernels[0].String(), Lambda: lambda, NTrain: m,
-		Clusters: len(cs.Counts), Objective: cs.Objective, Counts: cs.Counts, Starts: cs.Starts, Labels: cs.Labels}
-	if cs.Starts != nil {
-		out.Best = &cs.Best
-	}
+	out := summary.Clustering(string(le.Name), p.Kernels[0], p.Lambdas[0], m, cs)
 	out.Timing = summary.Timing{Train: time.Since(start).Seconds(), Total: time.Since(start).Seconds()}
 	doc := clusterResult{Summary: out, NOutputs: len(cs.Counts), Width: width, Clustering: true}
 	if s.result, err = json.Marshal(doc); err != nil {

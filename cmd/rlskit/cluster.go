@@ -10,29 +10,12 @@ import (
 	"time"
 
 	"github.com/rlskit/rlskit/dataset"
-	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/mmc"
 	"github.com/rlskit/rlskit/model"
 	"github.com/rlskit/rlskit/plan"
 	"github.com/rlskit/rlskit/summary"
 )
-
-// clusterSummary is the JSON of fit --learner mmc.
-type clusterSummary struct {
-	Learner   string           `json:"learner"`
-	Kernel    string           `json:"kernel"`
-	Lambda    float64          `json:"lambda"`
-	NTrain    int              `json:"n_train"`
-	Clusters  int              `json:"clusters"`
-	Objective float64          `json:"objective"`
-	Counts    []int            `json:"counts"`
-	Best      *int             `json:"best_start,omitempty"`
-	Starts    []mmc.Start      `json:"starts,omitempty"`
-	Steps     []mmc.StepResult `json:"steps,omitempty"`
-	Labels    []int            `json:"labels"`
-	Timing    summary.Timing   `json:"timing"`
-}
 
 // runCluster is fit for a learner that clusters the rows (one that takes
 // learn.ParamClusters: mmc): read the rows (no labels) → the registered
@@ -80,41 +63,19 @@ func runCluster(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 	if in.Basis, err = chooseBasis(f, d, m); err != nil {
 		return err
 	}
-	k, err := kernel.New(p.Kernels[0])
-	if err != nil {
-		return fmt.Errorf("--kernel %s: %w", p.Kernels[0], err)
-	}
 	loaded := time.Now()
 	prog := newProgress(e.stderr, f.Quiet)
 	defer prog.done()
 	if !f.Quiet {
 		in.Observe = prog.observe
 	}
-	name := p.Learner.Name
-	method, err := p.Learner.New(in)
+	sol, err := mmc.Run(p.Learner, in, p.Kernels[0], p.Lambdas[0])
 	if err != nil {
-		return fmt.Errorf("--learner %s: %w", name, err)
-	}
-	l, err := method(learn.Setting{Kernel: k})
-	if err != nil {
-		return fmt.Errorf("--learner %s: %w", name, err)
-	}
-	lambda := p.Lambdas[0]
-	s, err := l.At(lambda)
-	if err != nil {
-		return fmt.Errorf("--learner %s --lambda %g: %w", name, lambda, err)
-	}
-	sol, ok := s.(*mmc.Solution)
-	if !ok {
-		return fmt.Errorf("--learner %s: its solution is not a labelling of the rows", name)
+		return err
 	}
 	pred = sol.Predictor()
 	pred.Features, pred.FeatureColumns, pred.ZeroBased = d.FeatureNames, arrayColumns(d), d.ZeroBased
-	out := clusterSummary{Learner: string(name), Kernel: p.Kernels[0].String(), Lambda: lambda, NTrain: m, Clusters: len(sol.Counts),
-		Objective: sol.Objective, Counts: sol.Counts, Starts: sol.Starts, Steps: sol.Trace, Labels: sol.Labels}
-	if sol.Starts != nil {
-		out.Best = &sol.Best
-	}
+	out := summary.Clustering(string(p.Learner.Name), p.Kernels[0], p.Lambdas[0], m, sol)
 	out.Timing = summary.Timing{Load: loaded.Sub(start).Seconds(), Train: time.Since(loaded).Seconds(), Total: time.Since(start).Seconds()}
 	return finish(e, f, &outs, prog, out)
 }

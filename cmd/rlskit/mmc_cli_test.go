@@ -16,6 +16,7 @@ import (
 	"github.com/rlskit/rlskit/kernel"
 	"github.com/rlskit/rlskit/learn"
 	"github.com/rlskit/rlskit/mmc"
+	"github.com/rlskit/rlskit/summary"
 )
 
 // TestFitMMC: fit --learner mmc prints the library's clustering — the same
@@ -42,7 +43,7 @@ func TestFitMMC(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var got clusterSummary
+	var got summary.Cluster
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&got); err != nil {
@@ -169,7 +170,7 @@ func TestFitInteractive(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var got clusterSummary
+	var got summary.Cluster
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&got); err != nil {
