@@ -208,52 +208,34 @@ func (o *Operator) MulVec(dst, v []float64) {
 // both phases run on contiguous rows (gonum's vectorized axpy and dot),
 // with one transpose between them.
 func sampledKron(a, b, at, bt *mat.Dense, outA, outB []int, in Pairs, terms []Term, useT bool, v []float64, dst, work []float64) {
-	ra, ca := a.Dims()
-	rb, cb := b.Dims()
-	if useT {
-		// T (ca×rb): T[k, :] = Σ_s w_s Σ_{r: inA_r = k} v_r Bᵀ[inB_r, :]; then
-		// dst_p += A[outA_p, :]·T[:, outB_p], by rows of Tᵀ.
-		t, tt := work[:ca*rb], work[ca*rb:2*ca*rb]
-		clear(t)
-		for _, term := range terms {
-			inA, inB := in.Rows, in.Cols
-			if term.Swapped {
-				inA, inB = in.Cols, in.Rows
-			}
-			for r, x := range v {
-				if x != 0 && term.Weight != 0 {
-					k := inA[r]
-					floats.AddScaled(t[k*rb:(k+1)*rb], term.Weight*x, bt.RawRowView(inB[r]))
-				}
-			}
-		}
-		transpose(tt, t, ca, rb)
-		for p, i := range outA {
-			j := outB[p]
-			dst[p] += floats.Dot(a.RawRowView(i), tt[j*ca:(j+1)*ca])
-		}
-		return
+	// The S = A V route is the T route with the roles of the two kernels
+	// (and of each pair's two objects) exchanged: Sᵀ = V ᵀ Aᵀ.
+	exchange := !useT
+	if exchange {
+		a, b, at, bt, outA, outB = b, a, bt, at, outB, outA
 	}
-	// Sᵀ (cb×ra): Sᵀ[l, :] = Σ_s w_s Σ_{r: inB_r = l} v_r Aᵀ[inA_r, :]; then
-	// dst_p += S[outA_p, :]·B[outB_p, :].
-	st, s := work[:cb*ra], work[cb*ra:2*cb*ra]
-	clear(st)
+	_, ca := a.Dims()
+	rb, _ := b.Dims()
+	// T (ca×rb): T[k, :] = Σ_s w_s Σ_{r: inA_r = k} v_r Bᵀ[inB_r, :]; then
+	// dst_p += A[outA_p, :]·T[:, outB_p], by rows of Tᵀ.
+	t, tt := work[:ca*rb], work[ca*rb:2*ca*rb]
+	clear(t)
 	for _, term := range terms {
 		inA, inB := in.Rows, in.Cols
-		if term.Swapped {
+		if term.Swapped != exchange {
 			inA, inB = in.Cols, in.Rows
 		}
 		for r, x := range v {
 			if x != 0 && term.Weight != 0 {
-				l := inB[r]
-				floats.AddScaled(st[l*ra:(l+1)*ra], term.Weight*x, at.RawRowView(inA[r]))
+				k := inA[r]
+				floats.AddScaled(t[k*rb:(k+1)*rb], term.Weight*x, bt.RawRowView(inB[r]))
 			}
 		}
 	}
-	transpose(s, st, cb, ra)
+	transpose(tt, t, ca, rb)
 	for p, i := range outA {
 		j := outB[p]
-		dst[p] += floats.Dot(s[i*cb:(i+1)*cb], b.RawRowView(j))
+		dst[p] += floats.Dot(a.RawRowView(i), tt[j*ca:(j+1)*ca])
 	}
 }
 
