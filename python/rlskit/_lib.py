@@ -264,27 +264,7 @@ class Model:
                 self._h, i.ctypes.data_as(_c_int64_p), j.ctypes.data_as(_c_int64_p),
                 None if mag is None else mag.ctypes.data_as(_c_double_p),
                 None if w is None else w.ctypes.data_as(_c_double_p), len(i)))
-        out = {}
-        done = threading.Event()  # (an interrupted Thread.join can lose track of its thread)
-
-        def run():
-            try:
-                out["status"] = fit(*args)
-            finally:
-                done.set()
-
-        threading.Thread(target=run, name="rlskit-fit", daemon=True).start()
-        try:
-            while not done.wait(0.1):
-                pass
-        except KeyboardInterrupt:
-            self._lib.rlskit_cancel(self._h)
-            while not done.wait(0.1):  # the arrays (keep, Y, g, f) must outlive the call
-                pass
-            if out.get("status") == _STATUS_OK:
-                raise
-        self._check(out["status"])
-        return json.loads(_take_string(self._lib, self._lib.rlskit_result(self._h)))
+        return self._run(fit, args, (keep, Y, g, f, text))
 
     def _run(self, fit, args, keep):
         """Run fit(*args) in a worker thread (the GIL released); Ctrl-C in
