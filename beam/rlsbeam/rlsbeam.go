@@ -48,6 +48,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -657,7 +658,17 @@ func formatPiece(key string, b []byte) string {
 	return key + "\t" + base64.StdEncoding.EncodeToString(b)
 }
 
+// prismMu serializes job submissions to the in-process Prism runner: its
+// artifact service (Beam v2.77.0, jobservices ReverseArtifactRetrievalService)
+// writes a map without a lock, so two jobs submitted at once — two Fits in
+// one process — crash the process with "concurrent map writes".
+var prismMu sync.Mutex
+
+// runPrism runs the pipeline on the in-process Prism runner, one job at a
+// time (prismMu).
 func runPrism(ctx context.Context, p *beam.Pipeline) error {
+	prismMu.Lock()
+	defer prismMu.Unlock()
 	_, err := prism.Execute(ctx, p)
 	return err
 }
