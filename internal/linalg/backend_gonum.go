@@ -19,6 +19,22 @@ func eigSym(a blas64.General, w []float64) error {
 	return eigSymGonum(a, w)
 }
 
+// tridiag reduces t.refl by the loaded library's dsytrd, or gonum's
+// (which forms Q).
+func tridiag(t *Tridiagonal) error {
+	if l := load(); l != nil {
+		return tridiagDyn(l, t)
+	}
+	notice(t.n)
+	return tridiagGonum(t)
+}
+
+// mulQ applies the library's reflectors (tridiagDyn's; gonum's Q is formed
+// and MulQ multiplies by it itself).
+func mulQ(t *Tridiagonal, m blas64.General, trans bool) error {
+	return mulQDyn(load(), t, m, trans)
+}
+
 func svdThin(a blas64.General, s []float64, u, vt blas64.General) error {
 	if l := load(); l != nil {
 		return svdThinDyn(l, a, s, u, vt)

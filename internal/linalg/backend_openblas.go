@@ -170,3 +170,35 @@ func SerialSection() (end func()) {
 
 // blasThreads is OpenBLAS's current thread count.
 func blasThreads() int { return int(C.openblas_get_num_threads()) }
+
+// tridiag: LAPACKE dsytrd on the upper triangle (row-major).
+func tridiag(t *Tridiagonal) error {
+	a, n := t.refl, t.n
+	work := []float64{0}
+	if !lapacke.Dsytrd('U', n, a.Data, a.Stride, t.D, t.E, t.tau, work, -1) {
+		return ErrNoConvergence
+	}
+	work = make([]float64, max(int(work[0]), 1))
+	if !lapacke.Dsytrd('U', n, a.Data, a.Stride, t.D, t.E, t.tau, work, len(work)) {
+		return ErrNoConvergence
+	}
+	return nil
+}
+
+// mulQ: LAPACKE dormtr from the right (row-major m·Q, or m·Qᵀ).
+func mulQ(t *Tridiagonal, m blas64.General, trans bool) error {
+	op := byte('N')
+	if trans {
+		op = 'T'
+	}
+	a, n := t.refl, t.n
+	work := []float64{0}
+	if !lapacke.Dormtr('R', 'U', op, m.Rows, n, a.Data, a.Stride, t.tau, m.Data, m.Stride, work, -1) {
+		return ErrNoConvergence
+	}
+	work = make([]float64, max(int(work[0]), 1))
+	if !lapacke.Dormtr('R', 'U', op, m.Rows, n, a.Data, a.Stride, t.tau, m.Data, m.Stride, work, len(work)) {
+		return ErrNoConvergence
+	}
+	return nil
+}

@@ -213,3 +213,48 @@ func (d dynBLAS) Dsymm(s blas.Side, ul blas.Uplo, m, n int, alpha float64, a []f
 	}
 	d.lib.dsymm(flipSide(s), flipUplo(ul), i32(n), i32(m), f64(alpha), &a[0], i32(lda), &b[0], i32(ldb), f64(beta), &c[0], i32(ldc), 1, 1)
 }
+
+// tridiagDyn reduces t.refl (row-major n×n symmetric, the column-major view
+// of the same matrix) by dsytrd, uplo 'U' in the column-major view; the
+// reflectors stay in that layout for mulQDyn. Workspace queried.
+func tridiagDyn(l *dynLib, t *Tridiagonal) error {
+	a, n := t.refl, t.n
+	var info int32
+	wq := []float64{0}
+	l.dsytrd(ch('U'), i32(n), &a.Data[0], i32(a.Stride), &t.D[0], f64ptr(t.E), f64ptr(t.tau), &wq[0], i32(-1), &info, 1)
+	if info != 0 {
+		return ErrNoConvergence
+	}
+	work := make([]float64, max(int(wq[0]), 1))
+	l.dsytrd(ch('U'), i32(n), &a.Data[0], i32(a.Stride), &t.D[0], f64ptr(t.E), f64ptr(t.tau), &work[0], i32(len(work)), &info, 1)
+	return boolErr(info == 0)
+}
+
+// mulQDyn overwrites the row-major k×n m with m·Q (m·Qᵀ when trans): its
+// column-major view is mᵀ, and (m·Q)ᵀ = Qᵀ·mᵀ is dormtr from the left
+// with 'T' ('N' for m·Qᵀ).
+func mulQDyn(l *dynLib, t *Tridiagonal, m blas64.General, trans bool) error {
+	op := byte('T')
+	if trans {
+		op = 'N'
+	}
+	a, n, k := t.refl, t.n, m.Rows
+	var info int32
+	wq := []float64{0}
+	l.dormtr(ch('L'), ch('U'), ch(op), i32(n), i32(k), &a.Data[0], i32(a.Stride), f64ptr(t.tau), &m.Data[0], i32(m.Stride), &wq[0], i32(-1), &info, 1, 1, 1)
+	if info != 0 {
+		return ErrNoConvergence
+	}
+	work := make([]float64, max(int(wq[0]), 1))
+	l.dormtr(ch('L'), ch('U'), ch(op), i32(n), i32(k), &a.Data[0], i32(a.Stride), f64ptr(t.tau), &m.Data[0], i32(m.Stride), &work[0], i32(len(work)), &info, 1, 1, 1)
+	return boolErr(info == 0)
+}
+
+// f64ptr is &s[0], or a pointer to a dummy for an empty slice (n = 1's
+// off-diagonal and reflector scalars), which LAPACK does not touch.
+func f64ptr(s []float64) *float64 {
+	if len(s) == 0 {
+		return new(float64)
+	}
+	return &s[0]
+}

@@ -45,3 +45,19 @@ func svdThinGonum(a blas64.General, s []float64, u, vt blas64.General) error {
 func potrfLowerGonum(a blas64.General) bool {
 	return native.Dpotrf(blas.Lower, a.Rows, a.Data, a.Stride)
 }
+
+// tridiagGonum reduces t.refl by gonum's Dsytrd and forms Q in its place
+// (Dorgtr): gonum has no routine applying the reflectors.
+func tridiagGonum(t *Tridiagonal) error {
+	a, n := t.refl, t.n
+	work := []float64{0}
+	native.Dsytrd(blas.Upper, n, a.Data, a.Stride, t.D, t.E, t.tau, work, -1)
+	work = make([]float64, max(int(work[0]), 1))
+	native.Dsytrd(blas.Upper, n, a.Data, a.Stride, t.D, t.E, t.tau, work, len(work))
+	work = []float64{0}
+	native.Dorgtr(blas.Upper, n, a.Data, a.Stride, t.tau, work, -1)
+	work = make([]float64, max(int(work[0]), 1))
+	native.Dorgtr(blas.Upper, n, a.Data, a.Stride, t.tau, work, len(work))
+	t.formed = true
+	return nil
+}

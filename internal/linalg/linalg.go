@@ -1,5 +1,6 @@
 // Package linalg is rlskit's numerical layer: every O(n³) step of the learners
-// (symmetric eigendecomposition, thin SVD, Cholesky, gemm, syrk, triangular solves)
+// (symmetric eigendecomposition and tridiagonal reduction, thin SVD, Cholesky, gemm,
+// syrk, triangular solves)
 // goes through it, so that one build tag switches the whole library to a fast backend.
 //
 // Two builds share this API:
