@@ -25,6 +25,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/internal/linalg"
 )
 
 // ErrShape is wrapped by every error about mismatched sizes or indices.
@@ -82,6 +84,10 @@ type group struct {
 	row, col int
 	terms    []Term
 	viaT     bool
+	// t is the intermediate T (over the operator's work); vd is set when
+	// the first phase is one dense product T = V·Bᵀ (V scattered into it),
+	// u when the second is one dense product U = A·T (dense)
+	t, vd, u *mat.Dense
 }
 
 // NewOperator checks the terms, the kernels' sizes and every pair index
@@ -155,6 +161,29 @@ func NewOperator(kernels []*mat.Dense, terms []Term, out, in Pairs) (*Operator, 
 		}
 	}
 	o.work = make([]float64, 2*size)
+	var vdSize, uSize int
+	for i := range o.groups {
+		g := &o.groups[i]
+		ra, ca, rb, cb := phaseDims(kernels[g.row], kernels[g.col], g.viaT)
+		g.t = mat.NewDense(ca, rb, o.work[:ca*rb])
+		if dense(ca*cb, len(g.terms)*in.Len()) {
+			vdSize = max(vdSize, ca*cb)
+		}
+		if dense(ra*rb, out.Len()) {
+			uSize = max(uSize, ra*rb)
+		}
+	}
+	vdBuf, uBuf := make([]float64, vdSize), make([]float64, uSize)
+	for i := range o.groups {
+		g := &o.groups[i]
+		ra, ca, rb, cb := phaseDims(kernels[g.row], kernels[g.col], g.viaT)
+		if dense(ca*cb, len(g.terms)*in.Len()) {
+			g.vd = mat.NewDense(ca, cb, vdBuf[:ca*cb])
+		}
+		if dense(ra*rb, out.Len()) {
+			g.u = mat.NewDense(ra, rb, uBuf[:ra*rb])
+		}
+	}
 	return o, nil
 }
 
@@ -184,9 +213,16 @@ func (o *Operator) Dims() (int, int) { return o.out.Len(), o.in.Len() }
 // O(n·(m + q)) per term for n pairs of m row and q column objects, against
 // O(n²) for the dense product, plus O(b·c) (or O(a·e)) for one transpose
 // of the intermediate matrix, so that both phases are contiguous row
-// operations (axpy, dot). Memory: the intermediate matrix and its
-// transpose (the largest chosen, 2·b·c or 2·a·e), reused; no allocation
-// per product. Not safe for concurrent use.
+// operations (axpy, dot). Where the pairs are many against the objects
+// (dense: n_in·s > b·e/4, n_out > a·c/4 for the T route) a phase is
+// one gemm instead — T = V·Bᵀ with V dense (b·e·c multiply-adds), and
+// the whole A·T (a·b·c) whose output pairs' entries are read — which the
+// BLAS runs several times faster per multiply-add: at n = 4000 pairs of
+// 100 objects, 0.09 ms against 0.34 ms the sparse phases took. Memory:
+// the intermediate matrix and its transpose (the largest chosen, 2·b·c or
+// 2·a·e), plus the dense V and A·T where chosen, reused; no allocation
+// per product beyond the few scalar cells a run-time BLAS call passes by
+// reference (under a kilobyte per product). Not safe for concurrent use.
 func (o *Operator) MulVec(dst, v []float64) {
 	if len(dst) != o.out.Len() || len(v) != o.in.Len() {
 		panic(fmt.Sprintf("pairkernel: MulVec of a %d×%d operator with vectors of lengths %d and %d", o.out.Len(), o.in.Len(), len(dst), len(v)))
@@ -195,48 +231,78 @@ func (o *Operator) MulVec(dst, v []float64) {
 	for i := range o.groups {
 		g := &o.groups[i]
 		a, b := o.kernels[g.row], o.kernels[g.col]
-		sampledKron(a, b, o.trans[g.row], o.trans[g.col], o.out.Rows, o.out.Cols, o.in, g.terms, g.viaT, v, dst, o.work)
+		sampledKron(a, b, o.trans[g.row], o.trans[g.col], o.out.Rows, o.out.Cols, o.in, g, v, dst, o.work)
 	}
 }
 
 // sampledKron adds Σ_s w_s·(A ⊗ B)[S_out, S_in^s] v to dst for the terms of
-// one kernel pair, where output pair p is (outA[p], outB[p]) and input pair
-// r of a plain term is (in.Rows[r], in.Cols[r]) — (in.Cols[r], in.Rows[r])
-// of a swapped one: dst_p += Σ_s w_s Σ_r A[outA_p, inA_r] B[outB_p, inB_r] v_r.
-// at and bt are Aᵀ and Bᵀ (the same matrices when symmetric). The terms
-// share one intermediate matrix (their weights scale its first phase), and
-// both phases run on contiguous rows (gonum's vectorized axpy and dot),
-// with one transpose between them.
-func sampledKron(a, b, at, bt *mat.Dense, outA, outB []int, in Pairs, terms []Term, useT bool, v []float64, dst, work []float64) {
+// one kernel pair (group g), where output pair p is (outA[p], outB[p]) and
+// input pair r of a plain term is (in.Rows[r], in.Cols[r]) —
+// (in.Cols[r], in.Rows[r]) of a swapped one:
+// dst_p += Σ_s w_s Σ_r A[outA_p, inA_r] B[outB_p, inB_r] v_r. at and bt are
+// Aᵀ and Bᵀ (the same matrices when symmetric). The terms share one
+// intermediate matrix T = V·Bᵀ, V the sparse matrix of Σ_s w_s v_r at
+// (inA_r, inB_r), and dst_p = (A·T)[outA_p, outB_p]. Each of the two phases
+// runs sparse — a row update of T per input pair and term (gonum's
+// vectorized axpy) and a dot product per output pair, on Tᵀ's contiguous
+// rows — or, where the group's dense matrix is small against the pairs
+// (dense: g.vd, g.u), as one gemm through the BLAS: V scattered into a
+// dense matrix (its repeated cells summed) times Bᵀ, and the whole A·T of
+// which the output pairs' entries are read.
+func sampledKron(a, b, at, bt *mat.Dense, outA, outB []int, in Pairs, g *group, v []float64, dst, work []float64) {
 	// The S = A V route is the T route with the roles of the two kernels
 	// (and of each pair's two objects) exchanged: Sᵀ = V ᵀ Aᵀ.
-	exchange := !useT
+	exchange := !g.viaT
 	if exchange {
 		a, b, at, bt, outA, outB = b, a, bt, at, outB, outA
 	}
-	_, ca := a.Dims()
-	rb, _ := b.Dims()
-	// T (ca×rb): T[k, :] = Σ_s w_s Σ_{r: inA_r = k} v_r Bᵀ[inB_r, :]; then
-	// dst_p += A[outA_p, :]·T[:, outB_p], by rows of Tᵀ.
-	t, tt := work[:ca*rb], work[ca*rb:2*ca*rb]
-	clear(t)
-	for _, term := range terms {
-		inA, inB := in.Rows, in.Cols
-		if term.Swapped != exchange {
-			inA, inB = in.Cols, in.Rows
+	ca, rb := g.t.Dims()
+	t := g.t.RawMatrix().Data
+	if g.vd != nil {
+		vd := g.vd.RawMatrix().Data
+		clear(vd)
+		_, cb := g.vd.Dims()
+		for _, term := range g.terms {
+			inA, inB := termPairs(in, term, exchange)
+			for r, x := range v {
+				vd[inA[r]*cb+inB[r]] += term.Weight * x
+			}
 		}
-		for r, x := range v {
-			if x != 0 && term.Weight != 0 {
-				k := inA[r]
-				floats.AddScaled(t[k*rb:(k+1)*rb], term.Weight*x, bt.RawRowView(inB[r]))
+		linalg.Gemm(false, false, 1, g.vd, bt, 0, g.t)
+	} else {
+		clear(t)
+		for _, term := range g.terms {
+			inA, inB := termPairs(in, term, exchange)
+			for r, x := range v {
+				if x != 0 && term.Weight != 0 {
+					k := inA[r]
+					floats.AddScaled(t[k*rb:(k+1)*rb], term.Weight*x, bt.RawRowView(inB[r]))
+				}
 			}
 		}
 	}
+	if g.u != nil {
+		linalg.Gemm(false, false, 1, a, g.t, 0, g.u)
+		for p, i := range outA {
+			dst[p] += g.u.At(i, outB[p])
+		}
+		return
+	}
+	tt := work[ca*rb : 2*ca*rb]
 	transpose(tt, t, ca, rb)
 	for p, i := range outA {
 		j := outB[p]
 		dst[p] += floats.Dot(a.RawRowView(i), tt[j*ca:(j+1)*ca])
 	}
+}
+
+// termPairs returns the input pairs' objects as the term sees them (the
+// swapped term's exchanged), exchanged again for the S route.
+func termPairs(in Pairs, term Term, exchange bool) (inA, inB []int) {
+	if term.Swapped != exchange {
+		return in.Cols, in.Rows
+	}
+	return in.Rows, in.Cols
 }
 
 // transpose sets dst (c×r) to src (r×c)ᵀ, both row-major.
@@ -264,6 +330,36 @@ func transposeOf(k *mat.Dense) *mat.Dense {
 	t.Copy(k.T())
 	return t
 }
+
+// phaseDims returns the phases' sizes for the kernels A (row, ra×ca) and
+// B (column, rb×cb) of a group — the exchanged kernels' when not viaT: T is
+// ca×rb, V ca×cb and U = A·T ra×rb.
+func phaseDims(a, b *mat.Dense, viaT bool) (ra, ca, rb, cb int) {
+	if !viaT {
+		a, b = b, a
+	}
+	ra, ca = a.Dims()
+	rb, cb = b.Dims()
+	return ra, ca, rb, cb
+}
+
+// dense reports whether a phase is cheaper as one gemm with a dense
+// matrix of size cells (the common dimension k the same either way) than
+// as its sparse form over nnz pairs: the sparse phases run row by row on
+// gonum's two-wide vectorized loops, the gemm blocked on the BLAS's
+// kernels, measured about four times faster per multiply-add at these sizes
+// (n = 4000 pairs of 100 objects: 1.0·10⁶ multiply-adds of gemm in 0.24 of
+// the time 0.4·10⁶ of dot products took).
+func dense(cells, nnz int) bool {
+	if forceRoute != 0 {
+		return forceRoute > 0
+	}
+	return cells < 4*nnz
+}
+
+// forceRoute overrides dense for the tests: 1 every phase dense, −1 every
+// phase sparse, 0 the cost rule.
+var forceRoute int
 
 // viaT reports whether the product by A (ra×ca) ⊗ B (rb×cb) on nIn input
 // and nOut output pairs is cheaper through T = V Bᵀ (nIn·rb + nOut·ca

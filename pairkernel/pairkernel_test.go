@@ -197,7 +197,9 @@ func randVec(rng *rand.Rand, n int) []float64 {
 // sum of n products of O(1) numbers is below n·2⁻⁵³ of it), for the
 // training operator (square) and for prediction operators (new objects),
 // the latter shaped to take each of the two orderings of the product (the
-// terms of one kernel pair sharing one intermediate matrix).
+// terms of one kernel pair sharing one intermediate matrix) — each through
+// the routes the cost rule picks, then with every phase forced sparse
+// (row updates and dot products) and forced dense (the two gemms).
 func TestMulVecEqualsDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 3))
 	shapes := []struct{ n, m, q, nt, m2, q2 int }{
@@ -207,39 +209,43 @@ func TestMulVecEqualsDense(t *testing.T) {
 		{30, 6, 5, 20, 6, 5},    // square cross kernels that are not symmetric
 		{90, 33, 34, 10, 3, 40}, // more objects than the transpose's 32-block
 	}
-	for _, kind := range Kinds() {
-		for si, sh := range shapes {
-			t.Run(fmt.Sprintf("%s/%d", kind, si), func(t *testing.T) {
-				pr := newProblem(rng, kind, sh.n, sh.m, sh.q, sh.nt, sh.m2, sh.q2)
-				terms := pr.terms(t)
-				for _, cross := range []bool{false, true} {
-					out := pr.train
-					if cross {
-						out = pr.test
-					}
-					op, err := NewOperator(pr.base(t, cross), terms, out, pr.train)
-					if err != nil {
-						t.Fatal(err)
-					}
-					d := pr.dense(out, pr.train, cross)
-					v := randVec(rng, pr.train.Len())
-					got := make([]float64, out.Len())
-					for i := range got {
-						got[i] = math.NaN() // MulVec must overwrite
-					}
-					op.MulVec(got, v)
-					for p := range got {
-						want, scale := 0.0, 1.0
-						for r, x := range v {
-							want += d.At(p, r) * x
-							scale += math.Abs(d.At(p, r) * x)
+	defer func() { forceRoute = 0 }()
+	for _, route := range []int{0, 1, -1} {
+		for _, kind := range Kinds() {
+			for si, sh := range shapes {
+				t.Run(fmt.Sprintf("%s/%d/route%d", kind, si, route), func(t *testing.T) {
+					forceRoute = route
+					pr := newProblem(rng, kind, sh.n, sh.m, sh.q, sh.nt, sh.m2, sh.q2)
+					terms := pr.terms(t)
+					for _, cross := range []bool{false, true} {
+						out := pr.train
+						if cross {
+							out = pr.test
 						}
-						if !(math.Abs(got[p]-want) <= 1e-12*scale) {
-							t.Fatalf("cross=%v pair %d: vec trick %v, dense %v (diff %.3g, scale %.3g)", cross, p, got[p], want, got[p]-want, scale)
+						op, err := NewOperator(pr.base(t, cross), terms, out, pr.train)
+						if err != nil {
+							t.Fatal(err)
+						}
+						d := pr.dense(out, pr.train, cross)
+						v := randVec(rng, pr.train.Len())
+						got := make([]float64, out.Len())
+						for i := range got {
+							got[i] = math.NaN() // MulVec must overwrite
+						}
+						op.MulVec(got, v)
+						for p := range got {
+							want, scale := 0.0, 1.0
+							for r, x := range v {
+								want += d.At(p, r) * x
+								scale += math.Abs(d.At(p, r) * x)
+							}
+							if !(math.Abs(got[p]-want) <= 1e-12*scale) {
+								t.Fatalf("cross=%v pair %d: vec trick %v, dense %v (diff %.3g, scale %.3g)", cross, p, got[p], want, got[p]-want, scale)
+							}
 						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }

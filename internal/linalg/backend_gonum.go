@@ -11,6 +11,12 @@ import (
 
 var serialMu sync.Mutex
 
+// useBackend loads the run-time library, if not yet done, before a Level 3
+// call through gonum's blas64 (which the load registers it as): without it
+// a program whose first numerical step is a product would run that and
+// every later product in pure Go until something else loaded it.
+func useBackend() { load() }
+
 func eigSym(a blas64.General, w []float64) error {
 	if l := load(); l != nil {
 		return eigSymDyn(l, a, w)

@@ -119,6 +119,9 @@ func potrfLower(a blas64.General) bool {
 
 var serialMu sync.Mutex
 
+// useBackend: nothing to do — init registered OpenBLAS.
+func useBackend() {}
+
 // SerialBLAS runs f with OpenBLAS limited to one thread, for callers that run
 // many small BLAS calls in goroutines of their own (one thread per core already):
 // OpenBLAS's own threads would then only contend for the same cores. Other BLAS

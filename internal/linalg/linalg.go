@@ -1,7 +1,7 @@
 // Package linalg is rlskit's numerical layer: every O(n³) step of the learners
 // (symmetric eigendecomposition and tridiagonal reduction, thin SVD, Cholesky, gemm,
-// syrk, triangular solves)
-// goes through it, so that one build tag switches the whole library to a fast backend.
+// syrk, triangular solves) goes through it, so that one build tag switches the whole
+// library to a fast backend.
 //
 // Two builds share this API:
 //   - default (pure Go, CGO_ENABLED=0 works): gonum's BLAS and LAPACK;
@@ -144,6 +144,7 @@ func trsm(side blas.Side, l *mat.Dense, trans bool, b *mat.Dense) {
 		t = blas.Trans
 	}
 	r := l.RawMatrix()
+	useBackend()
 	blas64.Trsm(side, t, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: r.Stride, Data: r.Data}, b.RawMatrix())
 }
 
@@ -176,6 +177,7 @@ func Gemm(transA, transB bool, alpha float64, a, b *mat.Dense, beta float64, c *
 		c.Scale(beta, c)
 		return
 	}
+	useBackend()
 	blas64.Gemm(ta, tb, alpha, a.RawMatrix(), b.RawMatrix(), beta, c.RawMatrix())
 }
 
@@ -208,6 +210,7 @@ func Syrk(trans bool, a *mat.Dense) *mat.Dense {
 		return out
 	}
 	r := out.RawMatrix()
+	useBackend()
 	blas64.Syrk(t, 1, a.RawMatrix(), 0, blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: r.Stride, Data: r.Data})
 	for i := 0; i < n; i++ {
 		for j := 0; j < i; j++ {
