@@ -54,6 +54,47 @@ func Train(kind Kind, weights []float64, rowSpecs, colSpecs []kernel.Spec, rows,
 	return p, nil
 }
 
+// TrainSearch chooses the sum kernel's weights from grid by
+// cross-validation (SearchWeights: the model refitted on the other pairs
+// of each fold, exact up to the fits' tolerance) and trains the model on
+// every pair with the best weight vector (the first with the lowest mean
+// squared error). The object kernels are formed once, for every fit
+// (O(m²·d + q²·e)); the search costs len(grid) × len(folds) fits, the
+// final model one more. rowSpecs and colSpecs hold one kernel per term,
+// as Train takes them. It returns the model, every grid point's scores
+// and the best one's index.
+func TrainSearch(grid [][]float64, rowSpecs, colSpecs []kernel.Spec, rows, cols *mat.Dense, train Pairs, y []float64, folds [][]int, lambda float64, opt Options) (*Predictor, []WeightScore, int, error) {
+	if len(grid) == 0 {
+		return nil, nil, 0, errors.New("pairkernel: an empty weight grid")
+	}
+	var base []*mat.Dense
+	for g, w := range grid {
+		p := &Predictor{Kind: Sum, Weights: w, RowSpecs: rowSpecs, ColSpecs: colSpecs, Rows: rows, Cols: cols}
+		if err := p.check(); err != nil {
+			return nil, nil, 0, fmt.Errorf("weight grid point %d: %w", g+1, err)
+		}
+		if base == nil {
+			var err error
+			if base, err = p.base(nil, nil); err != nil {
+				return nil, nil, 0, err
+			}
+		}
+	}
+	scores, best, err := SearchWeights(base, grid, train, y, folds, lambda, opt)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	p := &Predictor{Kind: Sum, Weights: grid[best], RowSpecs: rowSpecs, ColSpecs: colSpecs, Rows: rows, Cols: cols}
+	terms, err := Sum.Terms(p.Weights)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if p.Model, err = Fit(base, terms, train, y, lambda, opt); err != nil {
+		return nil, nil, 0, err
+	}
+	return p, scores, best, nil
+}
+
 // check validates the kind, weights, specs and feature matrices.
 func (p *Predictor) check() error {
 	if _, err := ParseKind(string(p.Kind)); err != nil {

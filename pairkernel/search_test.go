@@ -3,9 +3,13 @@ package pairkernel
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/rlskit/rlskit/kernel"
 )
 
 // TestSearchWeightsEqualsRefits: every grid point's cross-validation
@@ -121,5 +125,63 @@ func TestSearchWeightsBadInput(t *testing.T) {
 	}
 	if _, err := PairFolds(5, 6, 1); err == nil {
 		t.Error("6 folds of 5 pairs: no error")
+	}
+}
+
+// TestTrainSearch: TrainSearch's scores are SearchWeights' on the object
+// kernels Train forms, its choice is the grid point of least error, and its
+// model is Train's with that weight vector — coefficients to 1e-12 (the
+// same conjugate gradients on the same kernels); a weight vector of the
+// wrong length is refused naming its grid point.
+func TestTrainSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 14))
+	rows, cols := randPoints(rng, 9, 3), randPoints(rng, 7, 2)
+	rs := []kernel.Spec{{Name: "gaussian", Gamma: 0.3}, {Name: "linear"}}
+	cs := []kernel.Spec{{Name: "gaussian", Gamma: 0.5}, {Name: "gaussian", Gamma: 0.5}}
+	train, y := randPairs(rng, 50, 9, 7), randVec(rng, 50)
+	grid := [][]float64{{1, 0}, {0.5, 0.5}, {0, 1}, {0.9, 0.1}}
+	folds, err := PairFolds(50, 5, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const lambda = 0.4
+	p, scores, best, err := TrainSearch(grid, rs, cs, rows, cols, train, y, folds, lambda, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := &Predictor{Kind: Sum, Weights: grid[0], RowSpecs: rs, ColSpecs: cs, Rows: rows, Cols: cols}
+	base, err := probe.base(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantBest, err := SearchWeights(base, grid, train, y, folds, lambda, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if best != wantBest {
+		t.Fatalf("best grid point %d, SearchWeights says %d", best, wantBest)
+	}
+	for g := range grid {
+		if scores[g].MSE != want[g].MSE {
+			t.Errorf("grid point %d: error %v, SearchWeights %v", g, scores[g].MSE, want[g].MSE)
+		}
+		if scores[g].MSE < scores[best].MSE {
+			t.Errorf("grid point %d has less error (%v) than the chosen %d (%v)", g, scores[g].MSE, best, scores[best].MSE)
+		}
+	}
+	direct, err := Train(Sum, grid[best], rs, cs, rows, cols, train, y, lambda, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.Weights, grid[best]) {
+		t.Errorf("model weights %v, want %v", p.Weights, grid[best])
+	}
+	for i, a := range direct.Model.Coef {
+		if d := math.Abs(p.Model.Coef[i] - a); d > 1e-12*(1+math.Abs(a)) {
+			t.Fatalf("coefficient %d: %v, Train's %v", i, p.Model.Coef[i], a)
+		}
+	}
+	if _, _, _, err := TrainSearch([][]float64{{1, 0}, {1, 0, 0}}, rs, cs, rows, cols, train, y, folds, lambda, Options{}); err == nil || !strings.Contains(err.Error(), "grid point 2") {
+		t.Errorf("a weight vector of 3 for 2 terms: %v", err)
 	}
 }

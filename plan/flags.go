@@ -245,7 +245,7 @@ func Define(fs FlagSet, f *Flags) {
 	fs.IntVar(&f.Patience, "patience", 30, "iterations without improvement on --validation-pairs before stopping")
 	fs.StringVar(&f.Symmetry, "symmetry", "", "--cols same: symmetric (default) or antisymmetric Kronecker kernel")
 	fs.StringVar(&f.PairKernel, "pair-kernel", "", "kronrls by conjugate gradients with a pairwise kernel: kronecker, cartesian, symmetric, antisymmetric, ranking (these three: --cols same) or sum (one λ, --cv none)")
-	fs.StringVar(&f.PairKernelWeights, "pair-kernel-weights", "", "--pair-kernel sum: weights w1,w2,… ≥ 0 of the terms k_i⊗g_i, the kernels of the --kernel and --col-kernel grids in order (a side with one kernel shares it)")
+	fs.StringVar(&f.PairKernelWeights, "pair-kernel-weights", "", "--pair-kernel sum: weights w1,w2,… ≥ 0 of the terms k_i⊗g_i, the kernels of the --kernel and --col-kernel grids in order (a side with one kernel shares it); several vectors w1,w2,…:w1',w2',… are a grid chosen by --cv rows[:K] or cols[:K]")
 }
 
 // gammaValue is the value of --gamma: its text, a number or scale, checked

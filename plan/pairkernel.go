@@ -21,8 +21,11 @@ import (
 // object set (--cols same); sum takes one weight w_i ≥ 0 per term
 // k_i⊗g_i, k_i the i-th kernel of the --kernel grid and g_i of the
 // --col-kernel grid (the row grid again for --cols same), a side with one
-// kernel sharing it with every term. It sets PairKernel, PairWeights,
-// PairRowKernels and PairColKernels and clears Setting. O(number of flags).
+// kernel sharing it with every term; several weight vectors separated by
+// ':' are a grid chosen from by cross-validation over row or column object
+// folds (planWeightSearch). It sets PairKernel, PairWeights (one vector)
+// or PairWeightGrid, PairRowKernels and PairColKernels, and clears Setting
+// unless a grid is searched. O(number of flags).
 func planPairKernel(f *Flags, p *PairPlan, changed func(string) bool) error {
 	if f.PairKernel == "" {
 		if changed("pair-kernel-weights") {
@@ -45,8 +48,6 @@ func planPairKernel(f *Flags, p *PairPlan, changed func(string) bool) error {
 		return fmt.Errorf("%s compares a pair's row object with the other pair's column object: the rows and columns must be one set of objects (--cols same), not --cols %s", flag, f.Cols)
 	case changed("symmetry"):
 		return fmt.Errorf("--symmetry %s with %s: the pairwise kernel is the symmetry (symmetric, antisymmetric)", f.Symmetry, flag)
-	case p.CVGiven && p.CVSpec != "none":
-		return fmt.Errorf("--cv %s with %s: it trains by conjugate gradients at one λ, without cross-validation (--cv none)", p.CVSpec, flag)
 	case len(p.Lambdas) != 1:
 		return fmt.Errorf("%s fits one model: give one --lambda, not a grid of %d", flag, len(p.Lambdas))
 	case f.ValidationPairs != "":
@@ -54,7 +55,7 @@ func planPairKernel(f *Flags, p *PairPlan, changed func(string) bool) error {
 	case f.Standardize:
 		return fmt.Errorf("--standardize with %s: its model keeps the objects as given; standardize them beforehand", flag)
 	case f.CVPredictions != "":
-		return fmt.Errorf("--cv-predictions with %s: there is no cross-validation", flag)
+		return fmt.Errorf("--cv-predictions with %s: the pairwise kernels write no cross-validation predictions", flag)
 	case f.Interval != "":
 		return fmt.Errorf("--interval %s with %s: there is no cross-validation to build it from", f.Interval, flag)
 	case changed("outer-folds"):
@@ -69,26 +70,19 @@ func planPairKernel(f *Flags, p *PairPlan, changed func(string) bool) error {
 			return fmt.Errorf("--kernel precomputed with %s: its model predicts for new objects from their features; give features and a kernel", flag)
 		}
 	}
-	var weights []float64
+	var grid [][]float64
 	if kind == pairkernel.Sum {
 		if f.PairKernelWeights == "" {
-			return fmt.Errorf("%s needs --pair-kernel-weights w1,w2,…: one weight per term", flag)
+			return fmt.Errorf("%s needs --pair-kernel-weights w1,w2,…: one weight per term (or a grid w1,w2,…:w1',w2',…)", flag)
 		}
-		for i, s := range strings.Split(f.PairKernelWeights, ",") {
-			w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-				return fmt.Errorf("--pair-kernel-weights %s: weight %d (%q) is not a finite number ≥ 0", f.PairKernelWeights, i+1, s)
-			}
-			weights = append(weights, w)
+		var err error
+		if grid, err = parseWeightGrid(f.PairKernelWeights); err != nil {
+			return err
 		}
-		allZero := true
-		for _, w := range weights {
-			allZero = allZero && w == 0
+		if err := planWeightSearch(f, p, len(grid)); err != nil {
+			return err
 		}
-		if allZero {
-			return fmt.Errorf("--pair-kernel-weights %s: every weight is 0 (the kernel would be 0)", f.PairKernelWeights)
-		}
-		n := len(weights)
+		n := len(grid[0])
 		for _, side := range []struct {
 			flag  string
 			specs *[]kernel.Spec
@@ -106,6 +100,9 @@ func planPairKernel(f *Flags, p *PairPlan, changed func(string) bool) error {
 			}
 		}
 	} else {
+		if p.CVGiven && p.CVSpec != "none" {
+			return fmt.Errorf("--cv %s with %s: it trains by conjugate gradients at one λ, without cross-validation (--cv none); only --pair-kernel sum cross-validates, to choose its weights from a grid", p.CVSpec, flag)
+		}
 		if changed("pair-kernel-weights") {
 			return fmt.Errorf("--pair-kernel-weights %s: only --pair-kernel sum takes weights, not %s", f.PairKernelWeights, f.PairKernel)
 		}
@@ -116,8 +113,63 @@ func planPairKernel(f *Flags, p *PairPlan, changed func(string) bool) error {
 			cols = nil
 		}
 	}
-	p.PairKernel, p.PairWeights, p.PairRowKernels, p.PairColKernels = kind, weights, rows, cols
+	p.PairKernel, p.PairRowKernels, p.PairColKernels = kind, rows, cols
+	if len(grid) > 1 {
+		p.PairWeightGrid = grid // the search keeps the setting planCV chose
+		return nil
+	}
+	if len(grid) == 1 {
+		p.PairWeights = grid[0]
+	}
 	p.Setting, p.CVSpec = "", "none"
+	return nil
+}
+
+// parseWeightGrid reads --pair-kernel-weights: one weight vector
+// w1,w2,… (each a finite number ≥ 0, not all 0), or several separated by
+// ':' — a grid to choose from by cross-validation — all of one length.
+func parseWeightGrid(arg string) ([][]float64, error) {
+	var grid [][]float64
+	for g, vec := range strings.Split(arg, ":") {
+		var weights []float64
+		allZero := true
+		for i, s := range strings.Split(vec, ",") {
+			w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+				return nil, fmt.Errorf("--pair-kernel-weights %s: weight %d (%q) of vector %d is not a finite number ≥ 0", arg, i+1, s, g+1)
+			}
+			weights = append(weights, w)
+			allZero = allZero && w == 0
+		}
+		if allZero {
+			return nil, fmt.Errorf("--pair-kernel-weights %s: every weight of vector %d is 0 (the kernel would be 0)", arg, g+1)
+		}
+		if g > 0 && len(weights) != len(grid[0]) {
+			return nil, fmt.Errorf("--pair-kernel-weights %s: vector %d has %d weights, vector 1 %d", arg, g+1, len(weights), len(grid[0]))
+		}
+		grid = append(grid, weights)
+	}
+	return grid, nil
+}
+
+// planWeightSearch checks the cross-validation of a weight grid of n
+// vectors: a grid needs --cv rows[:K] or cols[:K] (new row or column
+// objects: every model is refitted without the fold's pairs by conjugate
+// gradients — there is no closed-form hold-out — so leave-one-pair-out
+// would refit once per pair, and the settings both and vertices do not
+// split the pairs into folds); one vector takes no cross-validation.
+func planWeightSearch(f *Flags, p *PairPlan, n int) error {
+	name, _, _ := strings.Cut(p.CVSpec, ":")
+	switch {
+	case n == 1 && p.CVGiven && p.CVSpec != "none":
+		return fmt.Errorf("--cv %s with one weight vector (--pair-kernel-weights %s): cross-validation chooses from a grid of them (w1,w2,…:w1',w2',…); one trains without it (--cv none)", p.CVSpec, f.PairKernelWeights)
+	case n == 1:
+		return nil
+	case !p.CVGiven || p.CVSpec == "none":
+		return fmt.Errorf("--pair-kernel-weights %s: a grid of %d weight vectors is chosen from by cross-validation: give --cv rows[:K] or cols[:K]", f.PairKernelWeights, n)
+	case name != "rows" && name != "cols":
+		return fmt.Errorf("--cv %s with a weight grid: the weights are chosen by refitting without each fold of row objects (--cv rows[:K]) or column objects (--cv cols[:K]); %s has no such folds", p.CVSpec, name)
+	}
 	return nil
 }
 

@@ -84,8 +84,12 @@ type PairPlan struct {
 	// conjugate gradients train with (package pairkernel), PairWeights the
 	// sum's weights, PairRowKernels and PairColKernels its object kernels as
 	// pairkernel.Train takes them (see planPairKernel).
-	PairKernel                     pairkernel.Kind
-	PairWeights                    []float64
+	PairKernel  pairkernel.Kind
+	PairWeights []float64
+	// PairWeightGrid is a grid of sum weights (two or more vectors) to
+	// choose from by cross-validation over Setting's object folds; nil
+	// with one vector (PairWeights).
+	PairWeightGrid                 [][]float64
 	PairRowKernels, PairColKernels []kernel.Spec
 
 	flags *Flags

@@ -43,6 +43,27 @@ type PairKernel struct {
 	Weights    []float64     `json:"weights,omitempty"`
 	RowKernels []kernel.Spec `json:"row_kernels"`
 	ColKernels []kernel.Spec `json:"col_kernels,omitempty"`
+	// Search is the weight grid's cross-validation when the weights were
+	// chosen from one (Weights are then the best point's).
+	Search *WeightSearch `json:"weight_search,omitempty"`
+}
+
+// WeightSearch is the cross-validation of a sum kernel's weight grid:
+// Strategy the folds (the --cv spec), Folds their number, every grid
+// point's mean squared error over the held-out pairs and the best point's
+// index (the first of least error).
+type WeightSearch struct {
+	Strategy string        `json:"strategy"`
+	Folds    int           `json:"folds"`
+	Grid     []WeightPoint `json:"grid"`
+	Best     int           `json:"best"`
+}
+
+// WeightPoint is one weight vector of a search with its cross-validated
+// mean squared error.
+type WeightPoint struct {
+	Weights []float64 `json:"weights"`
+	MSE     float64   `json:"mse"`
 }
 
 // PairCV is the cross-validation of a fit of pairs: every kernel setting's

@@ -183,6 +183,27 @@ func pairCurveTable(p *summary.Pair) *curveTable {
 	return t
 }
 
+// weightSearchTable is the table of a sum kernel's weight search: the
+// weights w1, w2, … of each grid point, its cross-validated mean squared
+// error and whether it is the one chosen.
+func weightSearchTable(s *summary.WeightSearch) *curveTable {
+	var header []string
+	if len(s.Grid) > 0 {
+		for i := range s.Grid[0].Weights {
+			header = append(header, fmt.Sprintf("w%d", i+1))
+		}
+	}
+	t := &curveTable{header: append(header, "mse", "best")}
+	for g, pt := range s.Grid {
+		var row []string
+		for _, w := range pt.Weights {
+			row = append(row, ftoa(w))
+		}
+		t.rows = append(t.rows, append(row, ftoa(pt.MSE), flagCell(g == s.Best)))
+	}
+	return t
+}
+
 // greedyCurveTable is the table of a greedy selection's curve: one row per
 // step of every path — lambda (when a grid was searched), the number of
 // features, the feature added (0-based) and its name, value and

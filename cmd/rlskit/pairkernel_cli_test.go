@@ -263,3 +263,139 @@ func TestPairKernelDocExample(t *testing.T) {
 		}
 	}
 }
+
+// TestPairKernelCLIWeightSearch: --pair-kernel-weights with a grid
+// (vectors separated by ':') and --cv rows or cols chooses the weights by
+// refitting without each fold of objects: the summary's grid of mean
+// squared errors, its best point and the model file equal
+// pairkernel.TrainSearch's with the pair folds built here from the object
+// folds (given by --folds/--col-folds: objects i ≡ k mod 3; and leave one
+// row object out without folds), and --curves lists the grid. A grid
+// without --cv, with --cv pairs or both, unequal vectors and one vector
+// with --cv are refused, naming the flag.
+func TestPairKernelCLIWeightSearch(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(27, 3))
+	rowsPath, rows := pkObjects(t, dir, "rows.csv", 12, 3, rng)
+	colsPath, cols := pkObjects(t, dir, "cols.csv", 9, 2, rng)
+	pairsPath, train, y := pkPairs(t, dir, "pairs.txt", 70, 12, 9, true, rng)
+	modFolds := func(name string, n int) (string, [][]int) {
+		var b strings.Builder
+		var folds [][]int
+		for k := 0; k < 3; k++ {
+			var f []int
+			for i := k; i < n; i += 3 {
+				f = append(f, i)
+				fmt.Fprintf(&b, "%d ", i)
+			}
+			b.WriteString("\n")
+			folds = append(folds, f)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path, folds
+	}
+	rowFoldsPath, rowFolds := modFolds("rf.txt", 12)
+	colFoldsPath, colFolds := modFolds("cf.txt", 9)
+	var looRows [][]int
+	for i := 0; i < 12; i++ {
+		looRows = append(looRows, []int{i})
+	}
+	// pairFolds holds out, per object fold, the pairs of its objects
+	pairFolds := func(objFolds [][]int, of []int) [][]int {
+		var out [][]int
+		for _, f := range objFolds {
+			var pf []int
+			for p, i := range of {
+				for _, j := range f {
+					if i == j {
+						pf = append(pf, p)
+					}
+				}
+			}
+			if len(pf) > 0 {
+				out = append(out, pf)
+			}
+		}
+		return out
+	}
+	g := func(gamma float64) kernel.Spec { return kernel.Spec{Name: "gaussian", Gamma: gamma} }
+	rs := []kernel.Spec{g(0.5), g(2)}
+	cs := []kernel.Spec{g(0.7), g(0.7)}
+	grid := [][]float64{{1, 0}, {0.25, 1}, {0, 1}, {1, 0.5}} // the best in the middle
+	base := []string{"fit", "--learner", "kronrls", "--rows", rowsPath, "--cols", colsPath, "--pairs", pairsPath, "--lambda", "0.3",
+		"--pair-kernel", "sum", "--kernel", "gaussian", "--gamma-grid", "0.5,2", "--col-kernel", "gaussian", "--col-gamma", "0.7"}
+	for _, c := range []struct {
+		name  string
+		args  []string
+		folds [][]int
+	}{
+		{"rows folds", []string{"--cv", "rows", "--folds", rowFoldsPath}, pairFolds(rowFolds, train.Rows)},
+		{"cols folds", []string{"--cv", "cols", "--col-folds", colFoldsPath}, pairFolds(colFolds, train.Cols)},
+		{"rows loo", []string{"--cv", "rows"}, pairFolds(looRows, train.Rows)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			modelPath, curvesPath := filepath.Join(dir, c.name+".json"), filepath.Join(dir, c.name+".tsv")
+			args := append(append(append([]string(nil), base...), "--pair-kernel-weights", "1,0:0.25,1:0,1:1,0.5", "--quiet", "--model", modelPath, "--curves", curvesPath), c.args...)
+			out, stderr, err := run(t, "", args...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			want, scores, best, err := pairkernel.TrainSearch(grid, rs, cs, rows, cols, train, y, c.folds, 0.3, pairkernel.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := decodePairFit(t, out)
+			if s.PairKernel == nil || s.PairKernel.Search == nil {
+				t.Fatalf("no weight search in the summary: %s", out)
+			}
+			ws := s.PairKernel.Search
+			if ws.Best != best || ws.Folds != len(c.folds) || len(ws.Grid) != len(grid) {
+				t.Fatalf("search: best %d of %d points over %d folds, want %d of %d over %d", ws.Best, len(ws.Grid), ws.Folds, best, len(grid), len(c.folds))
+			}
+			for i, pt := range ws.Grid {
+				if math.Abs(pt.MSE-scores[i].MSE) > 1e-12*scores[i].MSE {
+					t.Errorf("grid point %d: error %v, TrainSearch %v", i, pt.MSE, scores[i].MSE)
+				}
+			}
+			var buf bytes.Buffer
+			if err := want.Save(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if got := readFileT(t, modelPath); got != buf.String() {
+				t.Errorf("model file differs from pairkernel.TrainSearch's")
+			}
+			curves := readFileT(t, curvesPath)
+			if lines := strings.Split(strings.TrimSpace(curves), "\n"); len(lines) != len(grid)+1 || lines[0] != "w1\tw2\tmse\tbest" || !strings.HasSuffix(lines[best+1], "\t1") {
+				t.Errorf("--curves:\n%s", curves)
+			}
+			t.Logf("best %v of %d points, MSE %.4g", grid[best], len(grid), scores[best].MSE)
+		})
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"grid without cv", []string{"--pair-kernel-weights", "1,0:0,1"}, "give --cv rows[:K] or cols[:K]"},
+		{"grid with pairs", []string{"--pair-kernel-weights", "1,0:0,1", "--cv", "pairs"}, "--cv pairs with a weight grid"},
+		{"grid with both", []string{"--pair-kernel-weights", "1,0:0,1", "--cv", "both:2"}, "--cv both:2 with a weight grid"},
+		{"unequal vectors", []string{"--pair-kernel-weights", "1,0:0,1,1", "--cv", "rows"}, "vector 2 has 3 weights"},
+		{"zero vector", []string{"--pair-kernel-weights", "1,0:0,0", "--cv", "rows"}, "every weight of vector 2 is 0"},
+		{"one vector with cv", []string{"--pair-kernel-weights", "1,0.5", "--cv", "rows"}, "one weight vector"},
+		{"other kind with cv", []string{"--cv", "rows"}, ""},
+	} {
+		args := append(append([]string(nil), base...), c.args...)
+		if c.name == "other kind with cv" {
+			args = []string{"fit", "--learner", "kronrls", "--rows", rowsPath, "--cols", colsPath, "--pairs", pairsPath, "--lambda", "0.3",
+				"--pair-kernel", "kronecker", "--kernel", "gaussian", "--col-kernel", "gaussian", "--cv", "rows"}
+			c.want = "only --pair-kernel sum cross-validates"
+		}
+		_, stderr, err := run(t, "", args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v (%s), want an error containing %q", c.name, err, stderr, c.want)
+		}
+	}
+}

@@ -108,6 +108,9 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 		return lw.flush()
 	})
 	outs.Add("--curves", f.Curves, func(w io.Writer) error {
+		if out.PairKernel != nil && out.PairKernel.Search != nil {
+			return weightSearchTable(out.PairKernel.Search).write(w)
+		}
 		if out.CV == nil {
 			return (*curveTable)(nil).write(w)
 		}

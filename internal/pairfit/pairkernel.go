@@ -12,6 +12,7 @@ import (
 	"github.com/rlskit/rlskit/pairkernel"
 	"github.com/rlskit/rlskit/pairwise"
 	"github.com/rlskit/rlskit/plan"
+	"github.com/rlskit/rlskit/selection"
 	"github.com/rlskit/rlskit/summary"
 )
 
@@ -46,20 +47,84 @@ func fitPairKernel(p *plan.PairPlan, d Data, o Options, rows, cols mat.Matrix, r
 	for i, pr := range d.Pairs {
 		train.Rows[i], train.Cols[i] = pr.Row, pr.Col
 	}
-	pk, err = pairkernel.Train(p.PairKernel, p.PairWeights, p.PairRowKernels, p.PairColKernels, rx, cx, train, d.Labels, p.Lambdas[0],
-		pairkernel.Options{Tol: p.Tol, MaxIter: o.MaxIter})
-	if err != nil {
-		return fmt.Errorf("--pair-kernel %s: %w", p.PairKernel, err)
+	opt := pairkernel.Options{Tol: p.Tol, MaxIter: o.MaxIter}
+	var search *summary.WeightSearch
+	if len(p.PairWeightGrid) > 1 {
+		folds, err := weightFolds(p, o, train, m, q)
+		if err != nil {
+			return err
+		}
+		found, scores, best, err := pairkernel.TrainSearch(p.PairWeightGrid, p.PairRowKernels, p.PairColKernels, rx, cx, train, d.Labels, folds, p.Lambdas[0], opt)
+		if err != nil {
+			return fmt.Errorf("--pair-kernel %s: %w", p.PairKernel, err)
+		}
+		r.PairKernel = found
+		search = &summary.WeightSearch{Strategy: p.CVSpec, Folds: len(folds), Best: best}
+		for _, sc := range scores {
+			search.Grid = append(search.Grid, summary.WeightPoint{Weights: sc.Weights, MSE: sc.MSE})
+		}
+	} else {
+		if r.PairKernel, err = pairkernel.Train(p.PairKernel, p.PairWeights, p.PairRowKernels, p.PairColKernels, rx, cx, train, d.Labels, p.Lambdas[0], opt); err != nil {
+			return fmt.Errorf("--pair-kernel %s: %w", p.PairKernel, err)
+		}
 	}
+	pk = r.PairKernel
 	s := &r.Summary
-	s.Form, s.Kernel, s.Lambda, s.Setting, s.Symmetry = "cg", p.PairRowKernels[0], p.Lambdas[0], summary.Setting(""), ""
+	s.Form, s.Kernel, s.Lambda, s.Setting, s.Symmetry = "cg", p.PairRowKernels[0], p.Lambdas[0], summary.Setting(p.Setting), ""
 	if len(p.PairColKernels) > 0 {
 		s.ColKernel = &p.PairColKernels[0]
 	}
-	s.PairKernel = &summary.PairKernel{Kind: string(p.PairKernel), Weights: p.PairWeights, RowKernels: p.PairRowKernels, ColKernels: p.PairColKernels}
+	s.PairKernel = &summary.PairKernel{Kind: string(p.PairKernel), Weights: pk.Weights, RowKernels: p.PairRowKernels, ColKernels: p.PairColKernels, Search: search}
 	s.CG = &summary.PairCG{Iterations: pk.Model.Iterations, Converged: pk.Model.Converged, Residual: pk.Model.Residual}
-	r.PairKernel = pk
 	return nil
+}
+
+// weightFolds splits the training pairs into the folds of the weight
+// search: the plan's row (--cv rows[:K]) or column (cols[:K]) object folds
+// — drawn with the seed, given by --folds/--col-folds, or one object each
+// without K — each holding the pairs of its objects; folds of objects
+// without pairs are dropped. O(n + m + q).
+func weightFolds(p *plan.PairPlan, o Options, train pairkernel.Pairs, m, q int) ([][]int, error) {
+	so := selection.SchemeOptions{RowObjects: m, ColObjects: q, Seed: o.Seed, FoldsName: o.FoldsName}
+	if o.ObjectFolds != nil {
+		var err error
+		if so.Folds, so.ColFolds, err = o.ObjectFolds(m, q); err != nil {
+			return nil, err
+		}
+	}
+	sc, err := selection.NewScheme(p.CVSpec, so)
+	if err != nil {
+		return nil, fmt.Errorf("--cv %s: %w", p.CVSpec, err)
+	}
+	objFolds, of, n := sc.Design.RowFolds, train.Rows, m
+	if p.Setting == pairwise.Cols {
+		objFolds, of, n = sc.Design.ColFolds, train.Cols, q
+	}
+	if objFolds == nil { // one object per fold
+		for i := 0; i < n; i++ {
+			objFolds = append(objFolds, []int{i})
+		}
+	}
+	foldOf := make([]int, n)
+	for f, objs := range objFolds {
+		for _, i := range objs {
+			foldOf[i] = f
+		}
+	}
+	pairFolds := make([][]int, len(objFolds))
+	for pi, i := range of {
+		pairFolds[foldOf[i]] = append(pairFolds[foldOf[i]], pi)
+	}
+	var out [][]int
+	for _, f := range pairFolds {
+		if len(f) > 0 {
+			out = append(out, f)
+		}
+	}
+	if len(out) < 2 {
+		return nil, fmt.Errorf("--cv %s: the pairs fall in %d fold: a weight search needs two or more", p.CVSpec, len(out))
+	}
+	return out, nil
 }
 
 // denseOf returns x itself when it is dense (not copied: the model shares
