@@ -87,10 +87,14 @@ class _PairBase(RegressorMixin, BaseEstimator):
         _lambda_settings(s, "", self.alphas)
         if self._col_lambda:
             _lambda_settings(s, "col-", getattr(self, "col_alphas", None))  # PairEstimator: in settings
+        cv = self.cv
+        if self.setting is None:  # the learner's default (PairEstimator)
+            if cv is not None:
+                raise ValueError("cv=%r: K folds need a setting (rows, cols, both or vertices)" % (cv,))
+            return self._common_settings(s)
         setting = _SETTINGS.get(self.setting)
         if setting is None:
             raise ValueError("setting=%r: want one of %s" % (self.setting, ", ".join(sorted(_SETTINGS))))
-        cv = self.cv
         if cv is not None and setting in ("rows", "cols", "both", "vertices"):
             if not isinstance(cv, numbers.Integral) or isinstance(cv, bool):
                 raise ValueError("cv=%r: want None (one object per fold, or the folds given to fit) or an integer K" % (cv,))
@@ -98,6 +102,9 @@ class _PairBase(RegressorMixin, BaseEstimator):
         elif cv is not None:
             raise ValueError("cv=%r: K folds apply to the settings rows, cols, both and vertices, not %s" % (cv, setting))
         s["cv"] = setting
+        return self._common_settings(s)
+
+    def _common_settings(self, s):
         if self.measure is not None:
             s["measure"] = self.measure
         if self.standardize:
@@ -283,12 +290,25 @@ class PairEstimator(_PairBase):
     """Any learner of pairs of the Go core's registry (``rlskit.learners()``
     entries with needs_pairs), by name: a learner of pairs registered in Go
     is reachable here with no new Python or C code. settings adds further
-    ``rlskit fit`` flags (e.g. {"col-lambda-grid": "2^-3..2^3"})."""
+    ``rlskit fit`` flags (e.g. {"col-lambda-grid": "2^-3..2^3"}).
+
+    setting=None (the default) is the learner's own default: "pairs", or
+    "rows" for kronrank, and no cross-validation with a pair kernel.
+    pair_kernel ("kronecker", "cartesian", "symmetric", "antisymmetric",
+    "ranking" or "sum"; ``--pair-kernel``) trains Kronecker RLS's loss with
+    that pairwise kernel by conjugate gradients at one λ; for "sum",
+    pair_kernel_weights gives one weight per term (the kernels of the gamma
+    and col_gamma grids in order) — or a 2-D grid of weight vectors, one
+    per row, chosen with setting "rows" or "cols" (cv K folds) by refitting
+    without each fold. After fit, pair_kernel_weights_ are the weights used
+    and weight_search_ the search (strategy, folds, grid of weights and
+    mse, best)."""
 
     def __init__(self, learner="kronrls", kernel="linear", gamma=None, bias=None, degree=None, coef0=None,
                  col_kernel=None, col_gamma=None, col_bias=None, col_degree=None, col_coef0=None,
-                 alphas=None, setting="pairs", cv=None, measure=None, standardize=False, symmetry=None,
-                 solver="direct", tol=None, max_iter=None, seed=1, settings=None):
+                 alphas=None, setting=None, cv=None, measure=None, standardize=False, symmetry=None,
+                 solver="direct", tol=None, max_iter=None, seed=1, pair_kernel=None, pair_kernel_weights=None,
+                 settings=None):
         self.learner = learner
         self.kernel = kernel
         self.gamma = gamma
@@ -310,6 +330,8 @@ class PairEstimator(_PairBase):
         self.tol = tol
         self.max_iter = max_iter
         self.seed = seed
+        self.pair_kernel = pair_kernel
+        self.pair_kernel_weights = pair_kernel_weights
         self.settings = settings
 
     def _settings(self):
@@ -318,9 +340,28 @@ class PairEstimator(_PairBase):
         info = [l for l in learners() if l["name"] == self.learner]
         self._col_lambda = bool(info) and "col-lambda" in info[0]["params"]
         s = super()._settings()
+        if self.pair_kernel is not None:
+            s["pair-kernel"] = self.pair_kernel
+        if self.pair_kernel_weights is not None:
+            w = np.asarray(self.pair_kernel_weights, dtype=np.float64)
+            if w.ndim not in (1, 2) or w.size == 0:
+                raise ValueError("pair_kernel_weights: want one weight per term, or a 2-D grid of them (one row each)")
+            s["pair-kernel-weights"] = ":".join(",".join(repr(float(v)) for v in row) for row in np.atleast_2d(w))
         for k, v in (self.settings or {}).items():
             s[k] = v
         return s
+
+    def fit(self, X_rows, X_cols, pairs, y, row_folds=None, col_folds=None):
+        super().fit(X_rows, X_cols, pairs, y, row_folds, col_folds)
+        for a in ("pair_kernel_weights_", "weight_search_"):
+            if hasattr(self, a):
+                delattr(self, a)
+        pk = self.result_["summary"].get("pair_kernel")
+        if pk is not None:
+            self.pair_kernel_weights_ = pk.get("weights")
+            if pk.get("weight_search") is not None:
+                self.weight_search_ = pk["weight_search"]
+        return self
 
 
 class KronRLS(_PairBase):

@@ -107,3 +107,50 @@ def test_pairkernel_abi_errors():
         m.predict_pairs(P[:3], coverage=0.9)
     with pytest.raises((ValueError, rlskit.RlskitError), match="pairs: .*60"):
         m.predict_pairs(np.array([[60, 0]]))
+
+
+def test_pair_estimator_pair_kernel(rlskit_cli, tmp_path):
+    """rlskit.PairEstimator(pair_kernel=…, pair_kernel_weights=…) equals the
+    command line: one weight vector (no cross-validation: the default
+    setting) and a 2-D grid of them chosen with setting "rows", cv=4 — the
+    summary's weight search, the chosen weights, the model file byte for
+    byte and the predictions of new drugs to 1e-12."""
+    P, y = pairs_file("dti-pairs-train.txt")
+    N, _ = pairs_file("dti-pairs-new.txt")
+    ptrain, pnew = tmp_path / "train.txt", tmp_path / "new.txt"
+    for f, a, lab in ((ptrain, P, y), (pnew, N, None)):
+        with open(f, "w") as fh:
+            for i, (r, c) in enumerate(a):
+                fh.write("%d %d%s\n" % (r, c, "" if lab is None else " " + repr(float(lab[i]))))
+    base = dict(kernel="gaussian", gamma=[0.015625, 0.0625], col_kernel="gaussian", col_gamma=0.05, alphas=1.0,
+                pair_kernel="sum")
+    flags = ["--pair-kernel", "sum", "--kernel", "gaussian", "--gamma-grid", "0.015625,0.0625", "--col-kernel",
+             "gaussian", "--col-gamma", "0.05", "--lambda", "1"]
+    grid = [[1, 0], [0.5, 1], [1, 0.5], [0, 1]]
+    for name, params, extra in (
+            ("one", dict(pair_kernel_weights=[1, 0.5]), ["--pair-kernel-weights", "1,0.5"]),
+            ("grid", dict(pair_kernel_weights=grid, setting="rows", cv=4),
+             ["--pair-kernel-weights", "1,0:0.5,1:1,0.5:0,1", "--cv", "rows:4"])):
+        model = tmp_path / (name + ".json")
+        cmd = [rlskit_cli, "fit", "--learner", "kronrls", "--rows", path("dti-drugs.csv"), "--cols",
+               path("dti-targets.csv"), "--pairs", str(ptrain), "--quiet", "--model", str(model)] + flags + extra
+        out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+        est = rlskit.PairEstimator(**base, **params).fit(DRUGS, TARGETS, P, y)
+        assert est.result_["summary"]["pair_kernel"] == out["pair_kernel"]
+        assert est.pair_kernel_weights_ == out["pair_kernel"]["weights"]
+        assert est.model_json() == open(model).read()
+        cli = np.array(subprocess.run([rlskit_cli, "predict", "--model", str(model), "--pairs", str(pnew), "--rows",
+                                       path("dti-drugs-new.csv")], check=True, capture_output=True, text=True).stdout.split(),
+                       dtype=float)
+        close(est.predict(N, NEW_DRUGS), cli)
+        if name == "grid":
+            ws = est.weight_search_
+            assert ws["strategy"] == "rows:4" and ws["folds"] == 4 and len(ws["grid"]) == 4
+            best = min(range(4), key=lambda g: ws["grid"][g]["mse"])
+            assert ws["best"] == best and est.pair_kernel_weights_ == grid[best]
+        else:
+            assert not hasattr(est, "weight_search_")
+    with pytest.raises(ValueError, match="give --cv rows"):
+        rlskit.PairEstimator(**base, pair_kernel_weights=grid).fit(DRUGS, TARGETS, P, y)
+    with pytest.raises(ValueError, match="K folds need a setting"):
+        rlskit.PairEstimator(**base, pair_kernel_weights=grid, cv=3).fit(DRUGS, TARGETS, P, y)
