@@ -130,19 +130,24 @@ func planPairKernel(f *Flags, p *PairPlan, changed func(string) bool) error {
 // ':' — a grid to choose from by cross-validation — all of one length.
 func parseWeightGrid(arg string) ([][]float64, error) {
 	var grid [][]float64
-	for g, vec := range strings.Split(arg, ":") {
+	vecs := strings.Split(arg, ":")
+	for g, vec := range vecs {
+		of := "" // which vector, in a grid
+		if len(vecs) > 1 {
+			of = fmt.Sprintf(" of vector %d", g+1)
+		}
 		var weights []float64
 		allZero := true
 		for i, s := range strings.Split(vec, ",") {
 			w, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-				return nil, fmt.Errorf("--pair-kernel-weights %s: weight %d (%q) of vector %d is not a finite number ≥ 0", arg, i+1, s, g+1)
+				return nil, fmt.Errorf("--pair-kernel-weights %s: weight %d (%q)%s is not a finite number ≥ 0", arg, i+1, s, of)
 			}
 			weights = append(weights, w)
 			allZero = allZero && w == 0
 		}
 		if allZero {
-			return nil, fmt.Errorf("--pair-kernel-weights %s: every weight of vector %d is 0 (the kernel would be 0)", arg, g+1)
+			return nil, fmt.Errorf("--pair-kernel-weights %s: every weight%s is 0 (the kernel would be 0)", arg, of)
 		}
 		if g > 0 && len(weights) != len(grid[0]) {
 			return nil, fmt.Errorf("--pair-kernel-weights %s: vector %d has %d weights, vector 1 %d", arg, g+1, len(weights), len(grid[0]))
