@@ -81,6 +81,8 @@ type Flags struct {
 	GreedyLambda float64
 	// MaxIter is --max-iter, Tol --tol.
 	MaxIter int
+	// NewtonSteps is --newton-steps (kronsvm's cap on its Newton steps).
+	NewtonSteps int
 	Tol     float64
 	// Model is --model, CVPredictions --cv-predictions.
 	Model, CVPredictions string
@@ -209,6 +211,7 @@ func Define(fs FlagSet, f *Flags) {
 	fs.BoolVar(&f.Standardize, "standardize", false, "standardize features: dense data (CSV, NumPy, Parquet, and svmlight whose rows store at least half of all features) to mean 0 and sd 1 per feature; sparser svmlight data divided by each feature's root mean square, not centred (keeps the zeros); stored in the model (scaler.centered)")
 	fs.StringVar(&f.Solver, "solver", "direct", "direct (factor once: exact λ path and CV) or cg (matrix-free conjugate gradient for the linear kernel on large sparse data; --cv none, one --lambda)")
 	fs.IntVar(&f.MaxIter, "max-iter", 1000, "cg: iteration cap (kronsvm: per Newton step)")
+	fs.IntVar(&f.NewtonSteps, "newton-steps", 100, "kronsvm: the cap on its truncated Newton steps (RLScore's maxiter)")
 	fs.Float64Var(&f.Tol, "tol", 1e-6, "cg: relative residual at which to stop (learners of pairs: default 1e-10; kronsvm: each Newton step's)")
 	fs.IntVar(&f.Permutations, "permutations", 0, "permutation test: learn P label permutations as extra outputs of the same model and cross-validate them in the same pass (seeded by --seed)")
 	fs.BoolVar(&f.OneVsAll, "one-vs-all", false, "multi-class: turn the class-label column (integers, or any names: sorted numerically, or by bytes) into one ±1 output per class, learned together (default measure multiclass-accuracy); at most 50 classes, integers or names (a continuous label is refused)")

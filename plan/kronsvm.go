@@ -14,8 +14,9 @@ import (
 // takes one λ and one kernel setting per side and no cross-validation (a
 // support vector machine has no exact shortcut for it): --cv none only, no
 // --folds, --col-folds, --validation-pairs, --interval, --outer-folds,
-// --cv-predictions, and no homogeneous network (--cols same). It sets
-// CVSpec "none" and leaves Setting empty. O(number of flags).
+// --cv-predictions, and no homogeneous network (--cols same); at most
+// --newton-steps Newton steps (≥ 1). It sets CVSpec "none", NewtonSteps,
+// and leaves Setting empty. O(number of flags).
 func planHinge(f *Flags, p *PairPlan, changed func(string) bool) error {
 	name := p.Learner.Name
 	p.CVSpec, p.CVGiven = "none", f.CV != ""
@@ -46,7 +47,10 @@ func planHinge(f *Flags, p *PairPlan, changed func(string) bool) error {
 		return fmt.Errorf("--cv-predictions %s: --learner %s has no cross-validation", f.CVPredictions, name)
 	case f.Curves != "":
 		return fmt.Errorf("--curves %s: --learner %s has no cross-validation curve", f.Curves, name)
+	case f.NewtonSteps < 1:
+		return fmt.Errorf("--newton-steps %d: --learner %s needs at least 1 Newton step", f.NewtonSteps, name)
 	}
+	p.NewtonSteps = f.NewtonSteps
 	return nil
 }
 

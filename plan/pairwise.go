@@ -16,7 +16,7 @@ import (
 // pairwiseOnly are the flags of the learners of pairs alone.
 var pairwiseOnly = []string{"rows", "cols", "pairs", "col-kernel", "col-gamma", "col-bias", "col-coef0", "col-degree",
 	"col-gamma-grid", "col-lambda", "col-lambda-grid", "col-folds", "validation-pairs", "patience", "symmetry",
-	"pair-kernel", "pair-kernel-weights"}
+	"pair-kernel", "pair-kernel-weights", "newton-steps"}
 
 // noPairwiseFlags refuses the flags of the learners of pairs with another learner.
 func noPairwiseFlags(learner string, changed func(string) bool) error {
@@ -74,6 +74,9 @@ type PairPlan struct {
 	Homogeneous bool
 	// Symmetry is a homogeneous network's symmetry.
 	Symmetry pairwise.Symmetry
+	// NewtonSteps is --newton-steps, the support vector machine's cap on
+	// its Newton steps (0 for the other learners).
+	NewtonSteps int
 	// ForceCG says --solver cg: conjugate gradients even on complete data.
 	ForceCG bool
 	// Tol is the conjugate gradients' relative residual (--tol, default 1e-10).
@@ -167,6 +170,8 @@ func planPairwise(f *Flags, le *learn.Descriptor, changed func(string) bool) (*P
 		if err := planHinge(f, p, changed); err != nil {
 			return nil, err
 		}
+	} else if changed("newton-steps") {
+		return nil, fmt.Errorf("--newton-steps %d: only --learner kronsvm trains by Newton steps, not %s", f.NewtonSteps, le.Name)
 	} else if err := p.planCV(f); err != nil {
 		return nil, err
 	}

@@ -153,4 +153,28 @@ func TestKronSVMCLI(t *testing.T) {
 	if _, _, err := run(t, "", append(args, "--cv", "pairs")...); err == nil || !strings.Contains(err.Error(), "--cv pairs: --learner kronsvm trains one model without cross-validation") {
 		t.Errorf("--cv pairs: %v", err)
 	}
+	// --newton-steps caps the Newton steps (RLScore's maxiter): 2 steps end
+	// where the library's 2 do, unconverged, with a warning naming the cap
+	short, err := k.Solve(0.1, pairwise.SVMOptions{Tol: 1e-10, MaxIter: 1000, NewtonSteps: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, err := run(t, "", append(args, "--newton-steps", "2")...); err != nil {
+		t.Errorf("--newton-steps 2: %v %s", err, stderr)
+	} else if s := decodePairFit(t, out).SVM; s == nil || s.Converged || s.NewtonSteps != 2 || s.Objective != short.Objective ||
+		!strings.Contains(stderr, "stopped after 2 Newton steps (at most 2)") {
+		t.Errorf("--newton-steps 2: summary %+v (library objective %v), stderr %q", s, short.Objective, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(append([]string(nil), args...), "--newton-steps", "0"), "--newton-steps 0: --learner kronsvm needs at least 1 Newton step"},
+		{[]string{"fit", "--learner", "kronrls", "--rows", dti("dti-drugs.csv"), "--cols", dti("dti-targets.csv"), "--pairs", train, "--lambda", "1", "--newton-steps", "3"},
+			"--newton-steps 3: only --learner kronsvm trains by Newton steps"},
+	} {
+		if _, _, err := run(t, "", c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args[len(c.args)-2:], err, c.want)
+		}
+	}
 }

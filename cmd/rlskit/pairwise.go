@@ -209,7 +209,7 @@ func runPairwise(e *env, f *fitFlags, p *plan.PairPlan, start time.Time) error {
 		best = &namedModel{pairSolution: res, rows: rows, cols: cols}
 		if !res.Converged {
 			fmt.Fprintf(e.stderr, "rlskit: warning: the support vector machine stopped after %d Newton steps (at most %d) at relative optimality residual %.3g (--tol %g, --max-iter %d per step)\n",
-				res.NewtonSteps, pairwise.DefaultNewtonSteps, res.Residual, p.Tol, f.MaxIter)
+				res.NewtonSteps, f.NewtonSteps, res.Residual, p.Tol, f.MaxIter)
 		}
 	} else {
 		sol, err := runComplete(e, f, p, fit, rows, cols, prog, &out)

@@ -16,7 +16,8 @@ import (
 // kernel setting: the two sides (standardized with o.Standardize),
 // pairwise.FitKronSVM, then Solve with the plan's --tol for each Newton
 // step's conjugate gradients, o.MaxIter as their per-step cap and
-// pairwise.DefaultNewtonSteps Newton steps at most. A label other than −1
+// the plan's --newton-steps Newton steps at most (pairwise.DefaultNewtonSteps
+// when unset). A label other than −1
 // or +1 is refused naming its pair. Cost: each Newton step's
 // conjugate-gradient iterations, O(|S|·(m + q) + m·q) each for |S| pairs
 // inside the margin (pairwise.KronSVM).
@@ -43,7 +44,7 @@ func fitSVM(p *plan.PairPlan, d Data, o Options, rows, cols mat.Matrix, r *Resul
 	if err != nil {
 		return fmt.Errorf("--pairs %s: %w", d.PairsName, err)
 	}
-	res, err := k.Solve(p.Lambdas[0], pairwise.SVMOptions{Tol: p.Tol, MaxIter: o.MaxIter, Progress: o.Progress})
+	res, err := k.Solve(p.Lambdas[0], pairwise.SVMOptions{Tol: p.Tol, MaxIter: o.MaxIter, NewtonSteps: p.NewtonSteps, Progress: o.Progress})
 	if err != nil {
 		return fmt.Errorf("--learner %s: %w", p.Learner.Name, err)
 	}
