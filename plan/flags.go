@@ -83,7 +83,7 @@ type Flags struct {
 	MaxIter int
 	// NewtonSteps is --newton-steps (kronsvm's cap on its Newton steps).
 	NewtonSteps int
-	Tol     float64
+	Tol         float64
 	// Model is --model, CVPredictions --cv-predictions.
 	Model, CVPredictions string
 	// Curves is --curves: the CV curve as a table.
