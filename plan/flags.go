@@ -81,9 +81,9 @@ type Flags struct {
 	GreedyLambda float64
 	// MaxIter is --max-iter, Tol --tol.
 	MaxIter int
+	Tol     float64
 	// NewtonSteps is --newton-steps (kronsvm's cap on its Newton steps).
 	NewtonSteps int
-	Tol         float64
 	// Model is --model, CVPredictions --cv-predictions.
 	Model, CVPredictions string
 	// Curves is --curves: the CV curve as a table.
