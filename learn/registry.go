@@ -225,6 +225,9 @@ type Input struct {
 	Clusters, Restarts int
 	Seed               uint64
 	Init               []int
+	// Fixed lists the rows whose cluster of Init the search never changes
+	// (ParamClusters; mmc).
+	Fixed []int
 	// Steps are the steps of an interactive labelling (ParamSteps).
 	Steps []Step
 	// Standardize asks a learner that standardizes its own inputs (one whose

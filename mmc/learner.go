@@ -277,6 +277,9 @@ func InteractiveDescriptor() learn.Descriptor {
 			if in != nil && in.Restarts != 0 {
 				return nil, fmt.Errorf("mmc: the interactive classifier runs its steps from one labelling: %d restarts", in.Restarts)
 			}
+			if in != nil && in.Fixed != nil {
+				return nil, errors.New("mmc: the interactive classifier takes no fixed rows: its working sets say which rows may change")
+			}
 			method, err := newMethod(in)
 			if err != nil {
 				return nil, err
@@ -307,7 +310,7 @@ func newMethod(in *learn.Input) (learn.Method, error) {
 	if in.Form == learn.Iterative {
 		return nil, errors.New("mmc: the search needs a factor of the kernel matrix (dual, linear or sparse form), not the conjugate-gradient form")
 	}
-	opt := Options{Clusters: in.Clusters, Restarts: in.Restarts, Seed: in.Seed, Init: in.Init, Lambda: 1}
+	opt := Options{Clusters: in.Clusters, Restarts: in.Restarts, Seed: in.Seed, Init: in.Init, Fixed: in.Fixed, Lambda: 1}
 	if _, err := opt.Normalize(in.Rows()); err != nil {
 		return nil, err
 	}

@@ -89,6 +89,10 @@ type Options struct {
 	// Init, when not nil, is the first start: a cluster index in [0, c)
 	// per row.
 	Init []int
+	// Fixed lists rows (distinct, in [0, m)) whose cluster of Init no
+	// start changes (RLScore's fixed_indices): they keep it in the random
+	// starts too, and no claim moves them. Needs Init.
+	Fixed []int
 	// Restarts is the number of starts from seeded random balanced
 	// labellings (each an independent stream of Seed), run after the Init
 	// start when given; without Init, 0 means 1.
@@ -158,6 +162,18 @@ func (o Options) Normalize(m int) (Options, error) {
 		}
 	} else if o.Restarts == 0 {
 		o.Restarts = 1
+	}
+	if o.Fixed != nil {
+		if o.Init == nil {
+			return o, fmt.Errorf("%w: %d fixed rows without an initial labelling to fix them at", ErrInit, len(o.Fixed))
+		}
+		seen := make([]bool, m)
+		for _, i := range o.Fixed {
+			if i < 0 || i >= m || seen[i] {
+				return o, fmt.Errorf("%w: fixed row %d is outside 0 … %d or given twice", ErrInit, i, m-1)
+			}
+			seen[i] = true
+		}
 	}
 	return o, nil
 }
@@ -277,11 +293,23 @@ func search(u *mat.Dense, g []float64, rmat *mat.Dense, opt Options) *Result {
 		starts = append(starts, opt.Init)
 	}
 	for s := 0; s < opt.Restarts; s++ {
-		starts = append(starts, RandomLabels(m, opt.Clusters, opt.Seed, uint64(s)))
+		y := RandomLabels(m, opt.Clusters, opt.Seed, uint64(s))
+		for _, i := range opt.Fixed {
+			y[i] = opt.Init[i]
+		}
+		starts = append(starts, y)
+	}
+	var locked []bool
+	if len(opt.Fixed) > 0 {
+		locked = make([]bool, m)
+		for _, i := range opt.Fixed {
+			locked[i] = true
+		}
 	}
 	res := &Result{Best: -1}
 	for s, init := range starts {
 		st := newState(u, g, rmat, init, opt.Clusters)
+		st.locked = locked
 		j0 := st.objective()
 		st.rotate(opt.Rounds)
 		// J afresh from the labels, not from the RY the moves updated: equal
@@ -342,6 +370,10 @@ type state struct {
 	// RLScore's interactive classifier works so).
 	lazy bool
 	w    []float64
+	// locked marks the rows no claim moves (Options.Fixed; the search's
+	// stored-R and U states, not the lazy one, which only the interactive
+	// classifier uses and which takes no fixed rows); nil: none
+	locked []bool
 }
 
 // newLazyState sets up W = UᵀY and diag R for the labelling (copied):
@@ -532,9 +564,9 @@ func (st *state) claim(b int) (int, bool) {
 			}
 		}
 	} else { // delta inlined: the search's inner loop
-		c, ry, rd := st.c, st.ry, st.rdiag
+		c, ry, rd, locked := st.c, st.ry, st.rdiag, st.locked
 		for i, a := range st.y {
-			if a == b {
+			if a == b || locked != nil && locked[i] {
 				continue
 			}
 			row := ry[i*c : i*c+c]

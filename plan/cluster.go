@@ -11,7 +11,7 @@ import (
 
 // clusterFlags are the flags of a learner that clusters (one that takes
 // learn.ParamClusters).
-var clusterFlags = []string{"clusters", "restarts", "init"}
+var clusterFlags = []string{"clusters", "restarts", "init", "fixed"}
 
 // notForClusters are the flags of a supervised fit that a clustering has
 // no use for: it has no labels, no cross-validation and one (kernel, λ).
@@ -53,6 +53,12 @@ func planCluster(f *Flags, le *learn.Descriptor, changed func(string) bool) (*Pl
 			strings.Join(learnerNames(func(d *learn.Descriptor) bool { return d.Takes(learn.ParamSteps) }), ", "), le.Name)
 	case steps && changed("restarts"):
 		return nil, fmt.Errorf("--restarts does not apply to --learner %s: its steps run from one labelling (--init)", le.Name)
+	case steps && changed("fixed"):
+		return nil, fmt.Errorf("--fixed does not apply to --learner %s: its working sets (ws in --steps) say which rows may change", le.Name)
+	case changed("fixed") && f.Init == "":
+		return nil, fmt.Errorf("--fixed %s: the fixed rows keep their clusters of --init FILE: give it", f.Fixed)
+	case changed("fixed") && f.Fixed == "":
+		return nil, errors.New("--fixed \"\": give a file")
 	}
 	switch {
 	case f.Stream: // rlskit-beam sets it without the flag

@@ -111,6 +111,8 @@ type Flags struct {
 	Init               string
 	// Steps is --steps (interactive: plan/cluster.go).
 	Steps string
+	// Fixed is --fixed (mmc: rows whose --init cluster never changes).
+	Fixed string
 	// OuterFoldsArg is --outer-folds as given: an integer K ≥ 2 — New
 	// sets OuterFolds to it — or a file of folds, one per line as --folds
 	// (OuterFoldsFile; not for greedy).
@@ -223,6 +225,7 @@ func Define(fs FlagSet, f *Flags) {
 	fs.IntVar(&f.Clusters, "clusters", 2, "mmc: the number K of clusters, 2 ≤ K ≤ rows")
 	fs.IntVar(&f.Restarts, "restarts", 0, "mmc: the number of starts from random balanced labellings seeded by --seed, after the --init start when given (without --init at least 1); the lowest objective is kept")
 	fs.StringVar(&f.Init, "init", "", "mmc: a file of initial cluster indices 0 … K-1, one per row (the first start); interactive: the initial labels (default all 0)")
+	fs.StringVar(&f.Fixed, "fixed", "", "mmc: a file of 0-based rows whose --init cluster the search never changes (RLScore's fixed_indices)")
 	fs.StringVar(&f.Steps, "steps", "", "interactive: a file of steps, one per line — ws ROWS (0-based, commas, ranges a-b, or all), claim N CLASS, all CLASS, descend [LIMIT]; the JSON records the labels after each")
 	fs.StringVar(&f.OuterFoldsArg, "outer-folds", "", "estimate the whole selection by an outer cross-validation: K folds drawn with --seed (whole queries for queryrank), or FILE, one fold per line as --folds (not greedy). "+
 		"rls, globalrank, queryrank, prefrank: nested CV of the kernel × λ search, exact from one factorization per kernel setting (one per outer fold with --standardize or --gamma scale); "+
@@ -417,7 +420,7 @@ func Completions() map[string][]string {
 
 // FileFlags are the flags of a fit (Define) whose values are file names.
 var FileFlags = []string{"data", "labels", "folds", "basis-rows", "preferences", "weights", "model", "cv-predictions", "report", "curves",
-	"rows", "cols", "pairs", "col-folds", "validation-pairs", "outer-folds", "init", "steps"}
+	"rows", "cols", "pairs", "col-folds", "validation-pairs", "outer-folds", "init", "steps", "fixed"}
 
 // learnerHelp is the --learner flag's help: every registered learner's summary.
 func learnerHelp() string {

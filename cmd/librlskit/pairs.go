@@ -37,7 +37,7 @@ var acceptedPairFlags = map[string]bool{
 	"col-kernel": true, "col-gamma": true, "col-bias": true, "col-coef0": true, "col-degree": true, "col-gamma-grid": true,
 	"col-lambda": true, "col-lambda-grid": true, "cv": true, "measure": true, "seed": true, "standardize": true,
 	"symmetry": true, "solver": true, "tol": true, "max-iter": true, "interval": true,
-	"pair-kernel": true, "pair-kernel-weights": true,
+	"pair-kernel": true, "pair-kernel-weights": true, "newton-steps": true,
 }
 
 // The names the arrays of rlskit_fit_pairs take in messages, where rlskit

@@ -52,6 +52,14 @@ func runCluster(e *env, f *fitFlags, p *plan.Plan, start time.Time) error {
 			return err
 		}
 	}
+	if f.Fixed != "" {
+		if in.Fixed, err = readFile(f.Fixed, func(r io.Reader) ([]int, error) { return dataset.ReadIndices(r, f.Fixed, m) }); err != nil {
+			if !strings.HasPrefix(err.Error(), "--fixed ") {
+				err = fmt.Errorf("--fixed %s: %w", f.Fixed, err)
+			}
+			return err
+		}
+	}
 	if f.Steps != "" {
 		if in.Steps, err = readFile(f.Steps, func(r io.Reader) ([]learn.Step, error) { return readSteps(r, f.Steps, m, f.Clusters) }); err != nil {
 			if !strings.HasPrefix(err.Error(), "--steps ") {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,6 +69,37 @@ func TestFitMMC(t *testing.T) {
 	for i := range want.Labels {
 		if got.Labels[i] != want.Labels[i] {
 			t.Fatalf("labels %v, library %v", got.Labels, want.Labels)
+		}
+	}
+	// --fixed FILE: the rows listed keep their --init clusters, as the
+	// library's Options.Fixed
+	fixedPath := filepath.Join(dir, "fixed.txt")
+	if err := os.WriteFile(fixedPath, []byte("# rows kept\n0 5 10\n15 20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fout, stderr, err := run(t, "", "fit", "--data", data, "--ignore", "y,cls", "--learner", "mmc", "--kernel", "gaussian", "--gamma", "0.3",
+		"--lambda", "0.5", "--clusters", "3", "--restarts", "2", "--seed", "5", "--init", initPath, "--fixed", fixedPath, "--standardize", "--quiet")
+	if err != nil {
+		t.Fatalf("--fixed: %v\n%s", err, stderr)
+	}
+	var fixedGot summary.Cluster
+	if err := json.Unmarshal([]byte(fout), &fixedGot); err != nil {
+		t.Fatal(err)
+	}
+	lf, err := mmc.Fit(d.X, learn.Options{Kernel: kernel.Gaussian{Gamma: 0.3}, Standardize: true}, mmc.Options{Clusters: 3, Restarts: 2, Seed: 5, Init: init, Fixed: []int{0, 5, 10, 15, 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFixed, err := lf.Solve(0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixedGot.Objective != wantFixed.Objective || !slices.Equal(fixedGot.Labels, wantFixed.Labels) {
+		t.Errorf("--fixed: labels %v J %v, library %v J %v", fixedGot.Labels, fixedGot.Objective, wantFixed.Labels, wantFixed.Objective)
+	}
+	for _, i := range []int{0, 5, 10, 15, 20} {
+		if fixedGot.Labels[i] != init[i] {
+			t.Errorf("--fixed: row %d moved from %d to %d", i, init[i], fixedGot.Labels[i])
 		}
 	}
 	pout, stderr, err := run(t, "", "predict", "--model", modelPath, "--data", data)
@@ -135,6 +167,9 @@ func TestFitMMCBadInput(t *testing.T) {
 		{[]string{"--permutations", "10"}, "--permutations does not apply"},
 		{[]string{"--one-vs-all"}, "--one-vs-all does not apply"},
 		{[]string{"--solver", "cg"}, "--solver cg"},
+		{[]string{"--fixed", file("f1.txt", "1\n")}, "--fixed " + filepath.Join(dir, "f1.txt") + ": the fixed rows keep their clusters of --init FILE"},
+		{[]string{"--init", file("i.txt", twelve), "--fixed", file("f2.txt", "3\n12\n")}, "f2.txt:2"},
+		{[]string{"--init", file("i2.txt", twelve), "--fixed", file("f3.txt", "3 3\n")}, "f3.txt:1"},
 	}
 	for _, c := range cases {
 		args := append([]string{"fit", "--data", data, "--ignore", "y,cls", "--learner", "mmc", "--kernel", "gaussian", "--quiet"}, c.args...)
@@ -142,6 +177,11 @@ func TestFitMMCBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want it to contain %q", c.args, err, c.want)
 		}
+	}
+	steps := file("steps.txt", "claim 2 1\n")
+	if _, _, err := run(t, "", "fit", "--data", data, "--ignore", "y,cls", "--learner", "interactive", "--steps", steps, "--init", file("i3.txt", twelve),
+		"--fixed", file("f4.txt", "1\n"), "--quiet"); err == nil || !strings.Contains(err.Error(), "--fixed does not apply to --learner interactive") {
+		t.Errorf("--fixed with interactive: error %v", err)
 	}
 	if _, _, err := run(t, "", "fit", "--data", text, "--learner", "mmc", "--quiet"); err == nil || !strings.Contains(err.Error(), "text.csv") {
 		t.Errorf("non-numeric data: error %v, want it to name the file", err)

@@ -175,6 +175,12 @@ def test_every_pair_learner_equals_cli(rlskit_cli, tmp_path, info):
         assert est.alpha_ == out["lambda"] and est.result_["summary"]["svm"] == out["svm"] and out["svm"]["converged"]
         Pn, _ = pairs_file("dti-pairs-new.txt")
         close(est.predict(Pn, X_rows=NEW_DRUGS), cli_predict(rlskit_cli, model, rows="dti-drugs-new.csv"))
+        # --newton-steps reaches the core as a setting: two steps, unconverged, as the CLI
+        out2, _, _ = run_cli(rlskit_cli, tmp_path, ["--learner", info["name"], "--kernel", "gaussian", "--gamma", "0.01",
+                                                    "--col-gamma", "0.01", "--lambda", "1.0", "--newton-steps", "2"], pairs=str(bp))
+        est2 = rlskit.PairEstimator(learner=info["name"], kernel="gaussian", gamma=0.01, alphas=1.0, setting="none",
+                                    settings={"newton-steps": 2}).fit(DRUGS, TARGETS, P, yb)
+        assert est2.result_["summary"]["svm"] == out2["svm"] and out2["svm"]["newton_steps"] == 2
         with pytest.raises(ValueError, match="takes labels −1 and \\+1"):
             rlskit.PairEstimator(learner=info["name"], alphas=1.0, setting="none").fit(DRUGS, TARGETS, P, pkd)
         return
