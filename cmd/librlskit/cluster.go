@@ -56,17 +56,44 @@ func rlskit_init_labels(h C.uintptr_t, labels *C.int64_t, m C.int64_t) C.int {
 	})
 }
 
+// rlskit_fixed_rows stages the rows whose cluster of the staged initial
+// labelling (rlskit_init_labels) the next rlskit_fit keeps — rlskit fit
+// --fixed FILE (mmc): n distinct 0-based row indices, copied (O(n)); that
+// fit checks them against X and consumes them whether it succeeds or not;
+// a failed call unstages the initial labelling too.
+//
+//export rlskit_fixed_rows
+func rlskit_fixed_rows(h C.uintptr_t, rows *C.int64_t, n C.int64_t) C.int {
+	return call(h, func(s *session) error {
+		s.fixed = nil
+		if n < 1 || rows == nil {
+			s.init = nil // a failed staging unstages the labelling it belongs to
+			return fmt.Errorf("fixed: %d rows: want one index or more", n)
+		}
+		s.fixed = make([]int, int(n))
+		for i, v := range unsafe.Slice((*int64)(unsafe.Pointer(rows)), int(n)) {
+			if v < 0 {
+				s.fixed, s.init = nil, nil // a failed staging unstages the labelling it belongs to
+				return fmt.Errorf("fixed: entry %d is row %d: want a 0-based row index", i, v)
+			}
+			s.fixed[i] = int(v)
+		}
+		return nil
+	})
+}
+
 // fitCluster is rlskit_fit for a learner that clusters unlabelled rows (one
 // that takes learn.ParamClusters), as rlskit fit does for it: plan.New
 // checks the settings ("clusters", "restarts", "seed", one kernel and λ;
 // the flags of a supervised fit refused by name), then the registered
 // learner's method runs at the plan's kernel and λ from the seeded random
-// starts and the staged initial labelling (init, or nil). The handle keeps
+// starts and the staged initial labelling (init, or nil) with its fixed
+// rows (fixed, or nil; they need init). The handle keeps
 // the one-versus-all RLS model of the labelling (rlskit_predict: one
 // output per cluster, the cluster the argmax) and the summary. Cost: the
 // learner's (mmc: R from a Cholesky factor, O(m³/1.5) dual, then about
 // 2m–3m moves of O(m) per start).
-func (s *session) fitCluster(f *plan.Flags, given map[string]bool, x mat.Matrix, caller []region, init []int, start time.Time) error {
+func (s *session) fitCluster(f *plan.Flags, given map[string]bool, x mat.Matrix, caller []region, init, fixed []int, start time.Time) error {
 	f.Data = "(X array)" // plan.New asks for a source of rows
 	p, err := plan.New(f, func(name string) bool { return given[name] })
 	if err != nil {
@@ -90,8 +117,11 @@ func (s *session) fitCluster(f *plan.Flags, given map[string]bool, x mat.Matrix,
 			}
 		}
 	}
+	if fixed != nil && init == nil {
+		return fmt.Errorf("fixed: %d fixed rows keep their clusters of an initial labelling: stage one (init)", len(fixed))
+	}
 	in := &learn.Input{X: x, Clusters: f.Clusters, Restarts: f.Restarts, Seed: f.Seed, Standardize: f.Standardize,
-		Init: init, Observe: s.observer()}
+		Init: init, Fixed: fixed, Observe: s.observer()}
 	cs, err := mmc.Run(le, in, p.Kernels[0], p.Lambdas[0])
 	if err != nil {
 		return err

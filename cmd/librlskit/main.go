@@ -143,8 +143,9 @@ type session struct {
 	graph  []learn.Edge
 	staged bool
 	// init is the initial labelling rlskit_init_labels staged for the next
-	// fit of a clustering learner (nil: none); that fit consumes it.
-	init []int
+	// fit of a clustering learner (nil: none), fixed the rows
+	// rlskit_fixed_rows staged to keep in it; that fit consumes them.
+	init, fixed []int
 	// cancelled is set by rlskit_cancel; fitG is the goroutine running the
 	// fit (its id), the one the cancellation unwinds.
 	cancelled atomic.Bool
@@ -515,8 +516,8 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 	yp *C.double, t, ystride C.int64_t, gp, fp *C.int64_t) error {
 	start := time.Now()
 	s.pred, s.pairPred, s.pairKernel, s.result, s.cvPred = nil, nil, nil, nil, nil
-	graph, staged, init := s.graph, s.staged, s.init
-	s.graph, s.staged, s.init = nil, false, nil // staged inputs serve one fit, whatever its outcome
+	graph, staged, init, fixed := s.graph, s.staged, s.init, s.fixed
+	s.graph, s.staged, s.init, s.fixed = nil, false, nil, nil // staged inputs serve one fit, whatever its outcome
 	m64, d64 := x.Dims()
 	m, d := C.int64_t(m64), C.int64_t(d64)
 	f, given, err := parseSettings(settings)
@@ -535,10 +536,10 @@ func (s *session) fit(settings string, x mat.Matrix, caller []region,
 			if yp != nil || gp != nil || fp != nil {
 				return fmt.Errorf("--learner %s clusters unlabelled rows (no cross-validation): pass y, groups and folds NULL", le.Name)
 			}
-			return s.fitCluster(f, given, x, caller, init, start)
+			return s.fitCluster(f, given, x, caller, init, fixed, start)
 		}
-		if init != nil {
-			return fmt.Errorf("init: an initial labelling is for a learner that clusters rows, not --learner %s", le.Name)
+		if init != nil || fixed != nil {
+			return fmt.Errorf("init: an initial labelling (and fixed rows) is for a learner that clusters rows, not --learner %s", le.Name)
 		}
 	}
 	var y *mat.Dense

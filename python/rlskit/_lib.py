@@ -86,6 +86,8 @@ def _load():
         lib.rlskit_preferences.argtypes = [u, _c_int64_p, _c_int64_p, _c_double_p, _c_double_p, i64]
         lib.rlskit_init_labels.restype = ctypes.c_int
         lib.rlskit_init_labels.argtypes = [u, _c_int64_p, i64]
+        lib.rlskit_fixed_rows.restype = ctypes.c_int
+        lib.rlskit_fixed_rows.argtypes = [u, _c_int64_p, i64]
         lib.rlskit_learners.restype = ctypes.c_void_p
         lib.rlskit_learners.argtypes = []
         lib.rlskit_result.restype = ctypes.c_void_p
@@ -218,7 +220,7 @@ class Model:
         exc = _EXCEPTIONS.get(status, RlskitError)
         raise exc(msg)
 
-    def fit(self, settings, X, Y, groups=None, folds=None, preferences=None, init=None):
+    def fit(self, settings, X, Y, groups=None, folds=None, preferences=None, init=None, fixed=None):
         """Fit by the Go core's search (selection.Search through the learner
         registry). settings maps rlskit fit's flag names to values. The call
         runs in a worker thread (the GIL is released); Ctrl-C in the calling
@@ -231,8 +233,9 @@ class Model:
 
         A learner that clusters unlabelled rows (learners() says
         clustering) takes Y None and, optionally, init: an initial cluster
-        index 0 … K−1 per row (rlskit_init_labels); the result's summary
-        holds the labels and the objective."""
+        index 0 … K−1 per row (rlskit_init_labels), and with it fixed: the
+        rows whose init cluster the search keeps (rlskit_fixed_rows; mmc's
+        --fixed); the result's summary holds the labels and the objective."""
         if Y is None:
             Y, ys, t, yp = None, 0, 0, None
         else:
@@ -244,6 +247,8 @@ class Model:
         graph = None if preferences is None else _graph(preferences)
         if init is not None:
             init = np.ascontiguousarray(np.ravel(init), dtype=np.int64)
+        if fixed is not None:
+            fixed = np.ascontiguousarray(np.ravel(fixed), dtype=np.int64)
         tail = (yp, t, ys,
                 None if g is None else g.ctypes.data_as(_c_int64_p),
                 None if f is None else f.ctypes.data_as(_c_int64_p))
@@ -258,6 +263,8 @@ class Model:
             args = (self._h, text, X.ctypes.data_as(_c_double_p), X.shape[0], X.shape[1], xs) + tail
         if init is not None:  # staged last: the fit below consumes it
             self._check(self._lib.rlskit_init_labels(self._h, init.ctypes.data_as(_c_int64_p), len(init)))
+        if fixed is not None:
+            self._check(self._lib.rlskit_fixed_rows(self._h, fixed.ctypes.data_as(_c_int64_p), len(fixed)))
         if graph is not None:  # staged last: the fit below consumes it
             i, j, mag, w = graph
             self._check(self._lib.rlskit_preferences(

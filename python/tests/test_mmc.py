@@ -98,6 +98,23 @@ def test_mmc_equals_cli(rlskit_cli, tmp_path, kernel, k, restarts):
     P = m.predict(X)
     close(P, cli[:, 1:])
     np.testing.assert_array_equal(np.argmax(P, axis=1), cli[:, 0].astype(int))
+    # fixed rows (--fixed FILE; Model.fit fixed=; the shim's fixed_indices): the
+    # same labelling through all three, the rows in their initial clusters
+    fixed = np.arange(0, len(X), 7)
+    fixedf = tmp_path / "fixed.txt"
+    fixedf.write_text(" ".join(str(i) for i in fixed) + "\n")
+    outf = json.loads(subprocess.run(
+        [rlskit_cli, "fit", "--learner", "mmc", "--data", str(data), "--clusters", str(k), "--lambda", "0.5",
+         "--init", str(initf), "--fixed", str(fixedf), "--restarts", str(restarts), "--seed", "4", "--quiet"] + kernel,
+        check=True, capture_output=True, text=True).stdout)
+    gotf = Model().fit(s, X, None, init=init, fixed=fixed)["summary"]
+    assert gotf["labels"] == outf["labels"]
+    np.testing.assert_array_equal(np.array(gotf["labels"])[fixed], init[fixed])
+    if restarts == 0 and kernel[1] == "gaussian":
+        Y0 = -np.ones((len(X), k))
+        Y0[np.arange(len(X)), init] = 1
+        sd = SteepestDescentMMC(X, regparam=0.5, Y=Y0, kernel="GaussianKernel", gamma=0.05, fixed_indices=list(fixed))
+        assert sd.classvec.tolist() == outf["labels"]
 
 
 def test_steepest_descent_mmc_closed_form():
@@ -208,13 +225,15 @@ def test_clustering_refusals_by_declared_params():
         Model().fit({"learner": "mmc", "clusters": 2}, X, None, init=np.full(len(X), 2))
     with pytest.raises(ValueError, match="init: row 1 has cluster -1"):
         Model().fit({"learner": "mmc", "clusters": 2}, X, None, init=[0, -1] + [0] * (len(X) - 2))
-    with pytest.raises(ValueError, match="an initial labelling is for a learner that clusters rows, not --learner rls"):
+    with pytest.raises(ValueError, match="an initial labelling .*is for a learner that clusters rows, not --learner rls"):
         Model().fit({"learner": "rls", "cv": "none", "lambda": 1}, X, np.zeros((len(X), 1)), init=np.zeros(len(X)))
     with pytest.raises(ValueError, match="--cv does not apply to --learner mmc"):
         Model().fit({"learner": "mmc", "cv": "loo"}, X, None)
     with pytest.raises(ValueError, match="--clusters 121"):
         Model().fit({"learner": "mmc", "clusters": 121}, X, None)
-    with pytest.raises(ValueError, match="fixed_indices"):
-        SteepestDescentMMC(X, fixed_indices=[0])
+    with pytest.raises(ValueError, match="fixed: 1 fixed rows keep their clusters of an initial labelling"):
+        Model().fit({"learner": "mmc", "clusters": 2}, X, None, fixed=[3])
+    with pytest.raises(ValueError, match="fixed row 500 is outside"):
+        Model().fit({"learner": "mmc", "clusters": 2}, X, None, init=np.zeros(len(X)), fixed=[500])
     with pytest.raises(ValueError, match="callback"):
         SteepestDescentMMC(X, callback=object())

@@ -76,6 +76,8 @@ class SteepestDescentMMC:
     SteepestDescentMMC(X, regparam=1.0, number_of_clusters=2,
     kernel='LinearKernel', basis_vectors=None, Y=None, fixed_indices=None,
     callback=None, bias=1.0 | gamma=1.0 | gamma, coef0, degree).
+    fixed_indices: rows whose cluster of the initial labelling the search
+    keeps, as documented (RLScore's own search ignores them).
     Attributes: Y (the final labelling, ±1: a vector, +1 for cluster 0, with
     two clusters and no matrix Y given; else m×K), classvec (a cluster per
     row), classcounts, labelcount, size, regparam, results
@@ -86,8 +88,6 @@ class SteepestDescentMMC:
                  fixed_indices=None, callback=None, **kwargs):
         if basis_vectors is not None:
             raise ValueError("SteepestDescentMMC: basis_vectors (an explicit reduced set) is not supported by rlskit.rlscore")
-        if fixed_indices is not None and len(fixed_indices):
-            raise ValueError("SteepestDescentMMC: fixed_indices: the core's search fixes no rows")
         if callback is not None:
             raise ValueError("SteepestDescentMMC: callback: the core reports no per-round state to Python")
         self._X = _rows(X)
@@ -101,6 +101,10 @@ class SteepestDescentMMC:
                 raise ValueError("SteepestDescentMMC: number_of_clusters=%r: want 2 … %d" % (number_of_clusters, self.size))
             init = _rlscore_start(self.size, self.labelcount)
         self._init = init
+        # RLScore documents fixed_indices for this learner but its search never
+        # reads them (only its MMC honours them); the core keeps those rows
+        self._fixed = None if fixed_indices is None or not len(fixed_indices) else \
+            np.asarray(fixed_indices, dtype=np.int64)
         self._kernel_name = kernel
         self._kernel_args = dict(kwargs)
         self._ks = _kernel_settings(kernel, kwargs, "SteepestDescentMMC")
@@ -112,7 +116,7 @@ class SteepestDescentMMC:
         s = {"learner": "mmc", "lambda": repr(float(regparam)), "clusters": int(self.labelcount)}
         s.update(self._ks)
         model = Model()
-        res = model.fit(s, self._X, None, init=self._init)["summary"]
+        res = model.fit(s, self._X, None, init=self._init, fixed=self._fixed)["summary"]
         self.regparam = regparam
         self._model = model
         self.classvec = np.array(res["labels"], dtype=np.int32)
