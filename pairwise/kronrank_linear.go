@@ -149,7 +149,7 @@ func FitKronRankLinear(x1, x2, y *mat.Dense) (*LinearKronRank, error) {
 // H the last q − 1 columns of the Householder reflection P = I − u uᵀ/β,
 // u = 1 + √q e₁, β = √q (√q + 1), which maps 1 to −√q e₁: H Hᵀ = C, and
 // row i ≥ 1 of P X₂ is X₂'s row i minus c = uᵀX₂/β (column j ≥ 1 of Y P is
-// Y's column j minus Y u/β). O((m + q)·(q + e)).
+// Y's column j minus Y u/β). O(q·e + m·q).
 func householderCenter(x2, y *mat.Dense) (z, yh *mat.Dense) {
 	q, e := x2.Dims()
 	m, _ := y.Dims()
