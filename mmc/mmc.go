@@ -564,13 +564,18 @@ func (st *state) claim(b int) (int, bool) {
 			}
 		}
 	} else { // delta inlined: the search's inner loop
-		c, ry, rd, locked := st.c, st.ry, st.rdiag, st.locked
-		for i, a := range st.y {
+		c, ry, rd, y, locked := st.c, st.ry, st.rdiag, st.y, st.locked
+		rd = rd[:len(y)]
+		ry = ry[:len(y)*c]
+		if locked != nil {
+			locked = locked[:len(y)]
+		}
+		for i, a := range y {
 			if a == b || locked != nil && locked[i] {
 				continue
 			}
-			row := ry[i*c : i*c+c]
-			if d := row[a] - row[b] - 2*rd[i]; d < best || bi < 0 {
+			base := i * c
+			if d := ry[base+a] - ry[base+b] - 2*rd[i]; d < best || bi < 0 {
 				best, bi = d, i
 			}
 		}
