@@ -248,35 +248,30 @@ func FactorR(f *factor.Factor, g []float64) *mat.Dense {
 }
 
 // KernelR returns R = K(K+λI)⁻¹ = I − λ(K+λI)⁻¹ for the symmetric m×m
-// kernel matrix K: Cholesky K + λI = LLᵀ (O(m³/3)), X = L⁻¹ (invLower,
-// O(m³/2)) and (K+λI)⁻¹ = XᵀX (lowerGram, O(m³/2)) in L's storage — m³/1.5
-// flops in all, against about 9m³ for an eigendecomposition and its
-// product. Memory: two m×m matrices besides K. It fails, naming λ, when
-// K + λI is not positive definite (an indefinite precomputed kernel).
+// kernel matrix K: (K+λI)⁻¹ in place of a copy of K + λI by its Cholesky
+// factor and LAPACK's dpotri (linalg.InverseSPDInPlace: m³ flops in all,
+// against about 9m³ for an eigendecomposition and its product), then
+// R = I − λ·(K+λI)⁻¹. Memory: one m×m matrix besides K. It fails, naming
+// λ, when K + λI is not positive definite (an indefinite precomputed
+// kernel).
 func KernelR(k *mat.Dense, lambda float64) (*mat.Dense, error) {
 	m, _ := k.Dims()
-	a := mat.DenseCopyOf(k)
+	r := mat.DenseCopyOf(k)
+	raw := r.RawMatrix()
 	for i := 0; i < m; i++ {
-		a.Set(i, i, a.At(i, i)+lambda)
+		raw.Data[i*raw.Stride+i] += lambda
 	}
-	l, err := linalg.Cholesky(a)
-	if err != nil {
+	if err := linalg.InverseSPDInPlace(r); err != nil {
 		return nil, fmt.Errorf("mmc: %w (λ = %g): %w", learn.ErrIndefinite, lambda, err)
 	}
-	a = nil
-	invLower(l)
-	lowerGram(l)
-	for i := 0; i < m; i++ { // R = I − λ·(K+λI)⁻¹ from the lower triangle, both triangles filled
-		row := l.RawRowView(i)
-		for j := 0; j < i; j++ {
+	for i := 0; i < m; i++ { // R = I − λ·(K+λI)⁻¹
+		row := raw.Data[i*raw.Stride : i*raw.Stride+m]
+		for j := range row {
 			row[j] *= -lambda
 		}
-		row[i] = 1 - lambda*row[i]
-		for j := 0; j < i; j++ {
-			l.Set(j, i, row[j])
-		}
+		row[i]++
 	}
-	return l, nil
+	return r, nil
 }
 
 // search runs every start with R stored (rmat) or from (u, g), and keeps
@@ -309,7 +304,7 @@ func search(u *mat.Dense, g []float64, rmat *mat.Dense, opt Options) *Result {
 	res := &Result{Best: -1}
 	for s, init := range starts {
 		st := newState(u, g, rmat, init, opt.Clusters)
-		st.locked = locked
+		st.listMembers(locked)
 		j0 := st.objective()
 		st.rotate(opt.Rounds)
 		// J afresh from the labels, not from the RY the moves updated: equal
@@ -370,10 +365,11 @@ type state struct {
 	// RLScore's interactive classifier works so).
 	lazy bool
 	w    []float64
-	// locked marks the rows no claim moves (Options.Fixed; the search's
-	// stored-R and U states, not the lazy one, which only the interactive
-	// classifier uses and which takes no fixed rows); nil: none
-	locked []bool
+	// members lists each cluster's rows a claim may move (listMembers; the
+	// search's states: all but the rows of Options.Fixed), pos each row's
+	// place in its list (−1: fixed); nil: claims scan every row
+	members [][]int
+	pos     []int
 }
 
 // newLazyState sets up W = UᵀY and diag R for the labelling (copied):
@@ -547,6 +543,29 @@ func (st *state) move(i, b int) {
 	st.counts[a]--
 	st.counts[b]++
 	st.moves++
+	if st.members != nil && st.pos[i] >= 0 { // out of a's list (the last takes its place), into b's
+		la := st.members[a]
+		last := la[len(la)-1]
+		la[st.pos[i]], st.pos[last] = last, st.pos[i]
+		st.members[a] = la[:len(la)-1]
+		st.pos[i] = len(st.members[b])
+		st.members[b] = append(st.members[b], i)
+	}
+}
+
+// listMembers sets up the rows of each cluster that a claim may move
+// (all but the locked ones), so that a claim scans the other clusters'
+// lists with no test of each row's cluster. O(m).
+func (st *state) listMembers(locked []bool) {
+	st.members, st.pos = make([][]int, st.c), make([]int, st.m)
+	for i, a := range st.y {
+		if locked != nil && locked[i] {
+			st.pos[i] = -1
+			continue
+		}
+		st.pos[i] = len(st.members[a])
+		st.members[a] = append(st.members[a], i)
+	}
 }
 
 // claim moves into cluster b the row outside b whose move changes
@@ -563,15 +582,26 @@ func (st *state) claim(b int) (int, bool) {
 				best, bi = d, i
 			}
 		}
-	} else { // delta inlined: the search's inner loop
-		c, ry, rd, y, locked := st.c, st.ry, st.rdiag, st.y, st.locked
+	} else if st.members != nil { // delta inlined over the other clusters' lists: the search's inner loop
+		c, ry, rd := st.c, st.ry, st.rdiag
+		for a, list := range st.members {
+			if a == b {
+				continue
+			}
+			for _, i := range list {
+				base := i * c
+				// the lowest d, and of equal ones the lowest index (the lists are unordered)
+				if d := ry[base+a] - ry[base+b] - 2*rd[i]; d < best || bi < 0 || d == best && i < bi {
+					best, bi = d, i
+				}
+			}
+		}
+	} else {
+		c, ry, rd, y := st.c, st.ry, st.rdiag, st.y
 		rd = rd[:len(y)]
 		ry = ry[:len(y)*c]
-		if locked != nil {
-			locked = locked[:len(y)]
-		}
 		for i, a := range y {
-			if a == b || locked != nil && locked[i] {
+			if a == b {
 				continue
 			}
 			base := i * c

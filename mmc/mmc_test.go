@@ -311,7 +311,9 @@ func TestPredictorIsRLS(t *testing.T) {
 
 // TestClaimTiesGoToLowerIndex: with R = ½·11ᵀ (exact in binary) every row
 // of a cluster has the same gain (2) to the bit, and a claim takes the
-// lowest row index, as RLScore's strict comparison does.
+// lowest row index, as RLScore's strict comparison does — scanning every
+// row, and scanning the clusters' member lists (the search's way; the
+// lists are reordered by the moves), the same rows.
 func TestClaimTiesGoToLowerIndex(t *testing.T) {
 	const m = 8
 	r := mat.NewDense(m, m, nil)
@@ -321,23 +323,30 @@ func TestClaimTiesGoToLowerIndex(t *testing.T) {
 		}
 	}
 	labels := []int{1, 1, 0, 0, 1, 0, 0, 1}
-	st := newState(nil, nil, r, labels, 2)
-	for _, want := range []int{2, 3, 5} {
-		if got, ok := st.claim(1); !ok || got != want {
-			t.Fatalf("claim took row %d (%v), want %d: labels %v", got, ok, want, st.y)
+	for _, lists := range []bool{false, true} {
+		st := newState(nil, nil, r, labels, 2)
+		if lists {
+			st.listMembers(nil)
 		}
-	}
-	if got, ok := st.claim(0); !ok || got != 0 {
-		t.Fatalf("claim into 0 took row %d, want 0", got)
+		for _, want := range []int{2, 3, 5} {
+			if got, ok := st.claim(1); !ok || got != want {
+				t.Fatalf("lists %v: claim took row %d (%v), want %d: labels %v", lists, got, ok, want, st.y)
+			}
+		}
+		for _, want := range []int{0, 1} {
+			if got, ok := st.claim(0); !ok || got != want {
+				t.Fatalf("lists %v: claim into 0 took row %d, want %d", lists, got, want)
+			}
+		}
 	}
 }
 
-// TestKernelRBlocks: KernelR's blocked triangular inverse and product give
-// R = K(K+λI)⁻¹ — checked as R(K+λI) = K, which holds to rounding, and
-// symmetry — at sizes below, at and across several levels of the block
-// recursion (odd splits included).
+// TestKernelRBlocks: KernelR gives R = K(K+λI)⁻¹ — checked as R(K+λI) = K,
+// which holds to rounding, and symmetry — at sizes from 1 to above the
+// blocks of LAPACK's blocked routines (64 in OpenBLAS's dpotri; odd sizes
+// included).
 func TestKernelRBlocks(t *testing.T) {
-	for _, m := range []int{1, 5, triBlock, triBlock + 1, 2*triBlock + 3, 4*triBlock + 7} {
+	for _, m := range []int{1, 5, 96, 97, 195, 391} {
 		x := randData(m, 3, 3, uint64(m))
 		k, err := kernel.Gaussian{Gamma: 0.1}.Block(x, x)
 		if err != nil {

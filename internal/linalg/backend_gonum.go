@@ -3,6 +3,7 @@
 package linalg
 
 import (
+	"gonum.org/v1/gonum/blas"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -79,6 +80,14 @@ func potrfLower(a blas64.General) bool {
 	}
 	notice(a.Rows)
 	return potrfLowerGonum(a)
+}
+
+// potriLower: the loaded library's dpotri, or gonum's.
+func potriLower(a blas64.General) bool {
+	if l := load(); l != nil {
+		return potriLowerDyn(l, a)
+	}
+	return native.Dpotri(blas.Lower, a.Rows, a.Data, a.Stride)
 }
 
 // SerialBLAS runs f with the loaded library limited to one thread, for callers

@@ -117,6 +117,14 @@ func potrfLower(a blas64.General) bool {
 	return lapacke.Dpotrf('L', a.Rows, a.Data, a.Stride)
 }
 
+// potriLower: LAPACKE dpotri on the lower triangle.
+func potriLower(a blas64.General) bool {
+	if a.Rows == 0 {
+		return true
+	}
+	return lapacke.Dpotri('L', a.Rows, a.Data, a.Stride)
+}
+
 var serialMu sync.Mutex
 
 // useBackend: nothing to do — init registered OpenBLAS.

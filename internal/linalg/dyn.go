@@ -25,7 +25,7 @@ import (
 //	libmkl_rt.so                   Intel MKL's single dynamic library
 //	Accelerate                     on macOS
 //
-// and calls the Fortran-ABI symbols (dsyevd_, dgesdd_, dpotrf_, dsytrd_, dormtr_,
+// and calls the Fortran-ABI symbols (dsyevd_, dgesdd_, dpotrf_, dpotri_, dsytrd_, dormtr_,
 // dgemm_, dsyrk_, dtrsm_, dsymm_) so any of them works without LAPACKE. When none loads, the
 // pure-Go gonum routines run, correctly and slowly; SetNotice names a writer
 // that is told so once, the first time a large problem (n ≥ NoticeSize) is
@@ -41,6 +41,7 @@ type (
 	fDsyrk  func(uplo, trans *byte, n, k *int32, alpha, a *float64, lda *int32, beta, c *float64, ldc *int32, l1, l2 uintptr)
 	fDtrsm  func(side, uplo, transa, diag *byte, m, n *int32, alpha, a *float64, lda *int32, b *float64, ldb *int32, l1, l2, l3, l4 uintptr)
 	fDsymm  func(side, uplo *byte, m, n *int32, alpha, a *float64, lda *int32, b *float64, ldb *int32, beta, c *float64, ldc *int32, l1, l2 uintptr)
+	fDpotri func(uplo *byte, n *int32, a *float64, lda, info *int32, l1 uintptr)
 	fDsytrd func(uplo *byte, n *int32, a *float64, lda *int32, d, e, tau, work *float64, lwork, info *int32, l1 uintptr)
 	fDormtr func(side, uplo, trans *byte, m, n *int32, a *float64, lda *int32, tau, c *float64, ldc *int32, work *float64, lwork, info *int32, l1, l2, l3 uintptr)
 )
@@ -56,6 +57,7 @@ type dynLib struct {
 	dtrsm      fDtrsm
 	dsymm      fDsymm
 	dsytrd     fDsytrd
+	dpotri     fDpotri
 	dormtr     fDormtr
 	setThreads func(int32) // nil when the library has no thread control
 	getThreads func() int32
@@ -218,7 +220,7 @@ func open(lapackPath, blasPath, name string) (l *dynLib, err error) {
 	for _, sym := range []struct {
 		h    uintptr
 		name string
-	}{{hl, "dsyevd_"}, {hl, "dgesdd_"}, {hl, "dpotrf_"}, {hb, "dgemm_"}, {hb, "dsyrk_"}, {hb, "dtrsm_"}, {hb, "dsymm_"}, {hl, "dsytrd_"}, {hl, "dormtr_"}} {
+	}{{hl, "dsyevd_"}, {hl, "dgesdd_"}, {hl, "dpotrf_"}, {hb, "dgemm_"}, {hb, "dsyrk_"}, {hb, "dtrsm_"}, {hb, "dsymm_"}, {hl, "dsytrd_"}, {hl, "dormtr_"}, {hl, "dpotri_"}} {
 		if _, err := purego.Dlsym(sym.h, sym.name); err != nil {
 			return nil, fmt.Errorf("no symbol %s: %w", sym.name, err)
 		}
@@ -232,6 +234,7 @@ func open(lapackPath, blasPath, name string) (l *dynLib, err error) {
 	purego.RegisterLibFunc(&l.dtrsm, hb, "dtrsm_")
 	purego.RegisterLibFunc(&l.dsymm, hb, "dsymm_")
 	purego.RegisterLibFunc(&l.dsytrd, hl, "dsytrd_")
+	purego.RegisterLibFunc(&l.dpotri, hl, "dpotri_")
 	purego.RegisterLibFunc(&l.dormtr, hl, "dormtr_")
 	if blasPath != lapackPath {
 		l.info.Path = lapackPath + " + " + blasPath

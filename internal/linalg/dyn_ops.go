@@ -120,6 +120,18 @@ func potrfLowerDyn(l *dynLib, a blas64.General) bool {
 	return info == 0
 }
 
+// potriLowerDyn overwrites the row-major lower triangle of a, holding the
+// factor L of a = L Lᵀ (potrfLowerDyn's), with the lower triangle of a⁻¹:
+// dpotri on the column-major upper triangle of the same array.
+func potriLowerDyn(l *dynLib, a blas64.General) bool {
+	if a.Rows == 0 {
+		return true
+	}
+	var info int32
+	l.dpotri(ch('U'), i32(a.Rows), &a.Data[0], i32(a.Stride), &info, 1)
+	return info == 0
+}
+
 func boolErr(ok bool) error {
 	if ok {
 		return nil

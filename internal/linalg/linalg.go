@@ -127,6 +127,35 @@ func Cholesky(a *mat.Dense) (*mat.Dense, error) {
 	return l, nil
 }
 
+// InverseSPDInPlace overwrites the symmetric positive definite n×n matrix
+// a (both triangles hold it; the lower is read) with a⁻¹, both triangles
+// filled, from its Cholesky factor (LAPACK dpotrf, then dpotri: the
+// triangular inverse and L⁻ᵀL⁻¹ in place): n³ flops in all, no copy. It
+// returns ErrNotPosDef, a partly overwritten, when a is not positive
+// definite, and ErrNoConvergence when the factor is singular.
+func InverseSPDInPlace(a *mat.Dense) error {
+	n, c := a.Dims()
+	if n != c {
+		return fmt.Errorf("%w: inverse of a %d×%d matrix", ErrShape, n, c)
+	}
+	if n == 0 {
+		return nil
+	}
+	raw := a.RawMatrix()
+	if !potrfLower(raw) {
+		return ErrNotPosDef
+	}
+	if !potriLower(raw) {
+		return ErrNoConvergence
+	}
+	for i := 0; i < n; i++ { // the upper triangle from the lower
+		for j := 0; j < i; j++ {
+			raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
+		}
+	}
+	return nil
+}
+
 // SolveLower solves op(L) X = B in place (B becomes X) for lower-triangular L,
 // op(L) = Lᵀ when trans. O(n²·t) for B n×t.
 func SolveLower(l *mat.Dense, trans bool, b *mat.Dense) { trsm(blas.Left, l, trans, b) }
