@@ -219,9 +219,9 @@ func Cluster(f *factor.Factor, opt Options) (*Result, error) {
 
 // ClusterKernel runs the search on the m×m kernel matrix K (not modified)
 // without eigendecomposing it: R = K(K+λI)⁻¹ = I − λ(K+λI)⁻¹ from the
-// Cholesky factor K + λI = LLᵀ, (K+λI)⁻¹ = L⁻ᵀL⁻¹ (KernelR: about m³/1.5
-// flops, a sixth of an eigendecomposition's and its product's) plus the
-// search's O(m) per claim. Memory: two m×m matrices besides K.
+// Cholesky factor K + λI = LLᵀ, (K+λI)⁻¹ = L⁻ᵀL⁻¹ (KernelR: about m³
+// flops, a ninth of an eigendecomposition's and its product's) plus the
+// search's O(m) per claim. Memory: one m×m matrix besides K.
 func ClusterKernel(k *mat.Dense, opt Options) (*Result, error) {
 	if k == nil || k.IsEmpty() {
 		return nil, errors.New("mmc: no kernel matrix")

@@ -91,7 +91,7 @@ func rlskit_fixed_rows(h C.uintptr_t, rows *C.int64_t, n C.int64_t) C.int {
 // rows (fixed, or nil; they need init). The handle keeps
 // the one-versus-all RLS model of the labelling (rlskit_predict: one
 // output per cluster, the cluster the argmax) and the summary. Cost: the
-// learner's (mmc: R from a Cholesky factor, O(m³/1.5) dual, then about
+// learner's (mmc: R from a Cholesky factor and dpotri, O(m³) dual, then about
 // 2m–3m moves of O(m) per start).
 func (s *session) fitCluster(f *plan.Flags, given map[string]bool, x mat.Matrix, caller []region, init, fixed []int, start time.Time) error {
 	f.Data = "(X array)" // plan.New asks for a source of rows

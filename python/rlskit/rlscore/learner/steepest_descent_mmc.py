@@ -70,7 +70,7 @@ class SteepestDescentMMC:
     """Maximum margin clustering by RLS (Pahikkala et al. 2012): the core's
     learner "mmc" at one kernel and regparam from one initial labelling —
     Y's when given, else RLScore's seeded default. Cost: R from a Cholesky
-    factor of K + λI (about m³/1.5 flops, m² numbers kept), then about
+    factor of K + λI and its inverse (about m³ flops, m² numbers kept), then about
     2m–3m moves of O(m).
 
     SteepestDescentMMC(X, regparam=1.0, number_of_clusters=2,
