@@ -3,6 +3,7 @@ package pairwise
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -38,11 +39,15 @@ import (
 // the null space of G_c (s_l at rounding level, see nullSpace) predict 0
 // for every pair and are left out of A: A equals the dual solution above
 // up to them, its scores equal the dual solution's. Fitting costs the
-// row side's eigendecomposition (Side.Eigen, shared), one O(q³)
-// eigendecomposition of G_c and O(m·q·(m + q)) for UᵀYCV; Solve costs
-// O(m·q·(m + q)) per λ. Memory: the sides' kernel matrices and the row
-// side's eigenvectors (and U∘U), q² for V, m·q for UᵀYCV; Solve adds two
-// m×q matrices, CrossValidate q² for G V and a few m×q per λ. Only two sets
+// row side's eigendecomposition (Side.Eigen, shared); the column side's
+// O(q³) step comes on first need (centered): G_c's eigendecomposition and
+// O(m·q·(m + q)) for UᵀYCV when cross-validating (or for the twin), or,
+// for Solve before any of those, the tridiagonal reduction of G_c on 1^⊥
+// (a third of the flops; see Solve). Solve costs O(m·q·(m + q)) per λ.
+// Memory: the sides' kernel matrices and the row side's eigenvectors (and
+// U∘U), q² for V or for the reduction's reflectors, m·q for UᵀYCV or
+// UᵀYHQ; Solve adds two m×q matrices, CrossValidate q² for G V and a few
+// m×q per λ. Only two sets
 // of objects (no homogeneous network) and complete data are taken. It implements learn.Learner with the labels
 // in the order of the pairs given.
 type KronRank struct {
@@ -51,17 +56,40 @@ type KronRank struct {
 
 	u, u2 *mat.Dense // row eigenvectors U and U∘U (the row side's, shared)
 	e     []float64  // row eigenvalues
-	v     *mat.Dense // eigenvectors of G_c = CGC
-	s     []float64  // eigenvalues of G_c
-	null  []bool     // s_l at rounding level: the component is left out (see nullSpace)
-	yt    *mat.Dense // Uᵀ Y C V, m×q
+	c     *centered  // the column side's G_c, its forms computed on first need
+
+	mu *sync.Mutex // guards sp and mq (a pointer: the twin copies the struct)
+	sp *rankSpectral
+	mq *mat.Dense // Uᵀ Y H Q, m×(q−1), for the tridiagonal route
 }
 
-// centered is the eigendecomposition G_c = C G C = V diag(s) Vᵀ of a
-// column side's centered kernel matrix.
+// rankSpectral is what the eigen route needs: G_c = V diag(s) Vᵀ, the null
+// components (see nullSpace) and UᵀYCV (m×q).
+type rankSpectral struct {
+	v    *mat.Dense
+	s    []float64
+	null []bool
+	yt   *mat.Dense
+}
+
+// centered holds a column side's centered kernel matrix G_c = C G C in the
+// two forms KronRank uses, each computed once on first need and shared by
+// every learner on the side: its eigendecomposition V diag(s) Vᵀ (O(q³),
+// for cross-validation and the twin) and the tridiagonal reduction
+// HᵀGH = Q T Qᵀ of its restriction to 1^⊥ (H as in LinearKronRank; a
+// third of the eigendecomposition's cost, for Solve at single λ values).
 type centered struct {
-	v *mat.Dense
-	s []float64
+	g *mat.Dense // G (the side's, shared)
+
+	mu      sync.Mutex
+	v       *mat.Dense
+	s       []float64
+	eigErr  error
+	eigDone bool
+	tri     *linalg.Tridiagonal
+	triOK   bool // HᵀGH numerically nonsingular: the tridiagonal route applies
+	triErr  error
+	triDone bool
 }
 
 // centerKernel returns C G C for C = I − 11ᵀ/q: each entry minus its row
@@ -106,15 +134,103 @@ func centerKernel(g *mat.Dense) *mat.Dense {
 	return out
 }
 
-// newCentered eigendecomposes the column side's centered kernel matrix
-// C G C: O(q³).
+// newCentered returns the column side's centered kernel matrix holder;
+// nothing is computed yet. O(1).
 func newCentered(cols *Side) (*centered, error) {
-	v := centerKernel(cols.Matrix()) // overwritten by V
-	s, err := linalg.EigSymInPlace(v)
-	if err != nil {
-		return nil, fmt.Errorf("pairwise: eigendecomposition of the centered %d×%d column kernel: %w", cols.Len(), cols.Len(), err)
+	return &centered{g: cols.Matrix()}, nil
+}
+
+// eigen returns G_c = V diag(s) Vᵀ, computing it on the first call:
+// O(q³).
+func (c *centered) eigen() (*mat.Dense, []float64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.eigDone {
+		c.eigDone = true
+		q, _ := c.g.Dims()
+		v := centerKernel(c.g) // overwritten by V
+		s, err := linalg.EigSymInPlace(v)
+		if err != nil {
+			c.eigErr = fmt.Errorf("pairwise: eigendecomposition of the centered %d×%d column kernel: %w", q, q, err)
+		} else {
+			c.v, c.s = v, s
+		}
 	}
-	return &centered{v: v, s: s}, nil
+	return c.v, c.s, c.eigErr
+}
+
+// hasEigen reports whether the eigendecomposition has been computed.
+func (c *centered) hasEigen() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.eigDone && c.eigErr == nil
+}
+
+// tridiagonal returns the reduction HᵀGH = Q T Qᵀ ((q−1)×(q−1)), computing
+// it on the first call (O(q³/3·4)), and whether it is numerically
+// nonsingular — no eigenvalue of T below (q−1)·ε times a bound on the
+// largest (CountBelow, GershgorinMax), so that nullSpace would leave no
+// component of it out; when it is not, Solve takes the eigen route.
+func (c *centered) tridiagonal() (*linalg.Tridiagonal, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.triDone {
+		c.triDone = true
+		gh := householderBoth(c.g)
+		n, _ := gh.Dims()
+		tri, err := linalg.TridiagonalInPlace(gh)
+		if err != nil {
+			c.triErr = fmt.Errorf("pairwise: tridiagonal reduction of the centered %d×%d column kernel: %w", n+1, n+1, err)
+		} else {
+			c.tri = tri
+			c.triOK = tri.CountBelow(float64(n)*2.220446049250313e-16*tri.GershgorinMax()) == 0
+		}
+	}
+	return c.tri, c.triOK, c.triErr
+}
+
+// householderBoth returns HᵀGH ((q−1)×(q−1)) for the symmetric q×q G, H
+// the last q − 1 columns of the reflection P = I − u uᵀ/β (u = 1 + √q e₁,
+// β = √q(√q + 1); householderCenter): the trailing block of
+// P G P = G − u wᵀ − w uᵀ + (uᵀGu/β) u uᵀ/β with w = G u/β, made exactly
+// symmetric. O(q²).
+func householderBoth(g *mat.Dense) *mat.Dense {
+	q, _ := g.Dims()
+	rq := math.Sqrt(float64(q))
+	beta := rq * (rq + 1)
+	u := make([]float64, q)
+	for i := range u {
+		u[i] = 1
+	}
+	u[0] = 1 + rq
+	w := make([]float64, q) // G u / β
+	for i := 0; i < q; i++ {
+		s := 0.0
+		for j, x := range g.RawRowView(i) {
+			s += x * u[j]
+		}
+		w[i] = s / beta
+	}
+	ugu := 0.0 // uᵀ G u / β
+	for i, x := range w {
+		ugu += u[i] * x
+	}
+	ugu /= beta
+	out := mat.NewDense(q-1, q-1, nil)
+	for i := 1; i < q; i++ {
+		src, dst := g.RawRowView(i), out.RawRowView(i-1)
+		for j := 1; j < q; j++ { // u_i = u_j = 1 here
+			dst[j-1] = src[j] - w[j] - w[i] + ugu
+		}
+	}
+	for i := 0; i < q-1; i++ {
+		for j := 0; j < i; j++ {
+			a := (out.At(i, j) + out.At(j, i)) / 2
+			out.Set(i, j, a)
+			out.Set(j, i, a)
+		}
+	}
+	return out
 }
 
 // centerRows returns Y C: each row of Y minus its mean. O(m·q).
@@ -138,8 +254,9 @@ func centerRows(y *mat.Dense) *mat.Dense {
 // FitKronRank trains Kronecker RankRLS for conditional ranking (see
 // KronRank) on the labelled pairs, which must cover every (row, column)
 // pair, of two sets of objects. Cost: the row side's eigendecomposition
-// O(m³) (shared with any other learner on the side), the centered column
-// kernel's O(q³), plus O(m·q·(m + q)).
+// O(m³) (shared with any other learner on the side); the centered column
+// kernel's O(q³) step and O(m·q·(m + q)) come with the first Solve or
+// CrossValidate (see KronRank).
 func FitKronRank(rows, cols *Side, pairs []Pair, y []float64) (*KronRank, error) {
 	if rows == nil || cols == nil {
 		return nil, errSide
@@ -171,8 +288,25 @@ func fitKronRank(rows, cols *Side, lab *labels, c *centered) (*KronRank, error) 
 	if err != nil {
 		return nil, err
 	}
-	yt := linalg.Mul(false, false, linalg.Mul(true, false, u, centerRows(lab.full)), c.v)
-	return &KronRank{rows: rows, cols: cols, lab: lab, u: u, u2: rows.u2, e: e, v: c.v, s: c.s, null: nullSpace(c.s), yt: yt}, nil
+	return &KronRank{rows: rows, cols: cols, lab: lab, u: u, u2: rows.u2, e: e, c: c, mu: new(sync.Mutex)}, nil
+}
+
+// spectral returns the eigen route's quantities, computing them on the
+// first call: the column side's eigendecomposition (shared) and UᵀYCV,
+// O(m·q·(m + q)).
+func (k *KronRank) spectral() (*rankSpectral, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.sp != nil {
+		return k.sp, nil
+	}
+	v, s, err := k.c.eigen()
+	if err != nil {
+		return nil, err
+	}
+	yt := linalg.Mul(false, false, linalg.Mul(true, false, k.u, centerRows(k.lab.full)), v)
+	k.sp = &rankSpectral{v: v, s: s, null: nullSpace(s), yt: yt}
+	return k.sp, nil
 }
 
 // nullSpace marks the eigenvalues of G_c at rounding level, s_l ≤
@@ -258,19 +392,95 @@ func rankFilter2(e, s []float64, rowNull, null []bool, lambda float64) (*mat.Den
 	return f, nil
 }
 
-// Solve returns the model at λ: A = U [(UᵀYCV) ⊘ (e sᵀ + λ)] Vᵀ.
-// O(m·q·(m + q)).
+// Solve returns the model at λ: A = U [(UᵀYCV) ⊘ (e sᵀ + λ)] Vᵀ, by the
+// eigen route once the column side's eigendecomposition exists (after
+// cross-validation, say). Before that — a fit at single λ values — it
+// takes the tridiagonal route when HᵀGH is numerically nonsingular: with
+// G_c = H (HᵀGH) Hᵀ and HᵀGH = Q T Qᵀ, A = U Z Qᵀ Hᵀ where row i of Z
+// solves (e_i T + λI) z_i = (Uᵀ Y H Q)_i, O(q) each — the same A (the
+// direction 1, G_c's one structural null component, is left out exactly)
+// without the O(q³) eigenvectors; the first call reduces HᵀGH (a third of
+// an eigendecomposition's flops) and forms UᵀYHQ. O(m·q·(m + q)) per λ.
 func (k *KronRank) Solve(lambda float64) (*KronRankSolution, error) {
 	if err := learn.CheckLambda(lambda); err != nil {
 		return nil, fmt.Errorf("pairwise: %w", err)
 	}
-	f, err := rankFilter(k.e, k.s, k.null, lambda)
+	if !k.c.hasEigen() {
+		tri, ok, err := k.c.tridiagonal()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return k.solveTri(tri, lambda)
+		}
+	}
+	sp, err := k.spectral()
 	if err != nil {
 		return nil, err
 	}
-	f.MulElem(f, k.yt)
-	a := linalg.Mul(false, true, linalg.Mul(false, false, k.u, f), k.v)
+	f, err := rankFilter(k.e, sp.s, sp.null, lambda)
+	if err != nil {
+		return nil, err
+	}
+	f.MulElem(f, sp.yt)
+	a := linalg.Mul(false, true, linalg.Mul(false, false, k.u, f), sp.v)
 	return &KronRankSolution{Lambda: lambda, k: k, a: a}, nil
+}
+
+// solveTri is Solve's tridiagonal route (see Solve). O(m·q·(m + q)), plus
+// UᵀYHQ on the first call.
+func (k *KronRank) solveTri(tri *linalg.Tridiagonal, lambda float64) (*KronRankSolution, error) {
+	k.mu.Lock()
+	if k.mq == nil {
+		_, yh := householderCenter(k.cols.Matrix(), k.lab.full) // Y H; its Z part unused
+		mq := linalg.Mul(true, false, k.u, yh)
+		if err := tri.MulQ(mq, false); err != nil {
+			k.mu.Unlock()
+			return nil, err
+		}
+		k.mq = mq
+	}
+	mq := k.mq
+	k.mu.Unlock()
+	m, n := mq.Dims()
+	z := mat.NewDense(m, n, nil)
+	work := make([]float64, n)
+	for i, e := range k.e {
+		row := z.RawRowView(i)
+		copy(row, mq.RawRowView(i))
+		if !tri.SolveShifted(e, lambda, row, work) {
+			return nil, fmt.Errorf("pairwise: %w: row eigenvalue %g with λ = %g: the shifted column system is not positive definite", learn.ErrIndefinite, e, lambda)
+		}
+	}
+	uz := linalg.Mul(false, false, k.u, z)
+	if err := tri.MulQ(uz, true); err != nil {
+		return nil, err
+	}
+	return &KronRankSolution{Lambda: lambda, k: k, a: expandH(uz)}, nil
+}
+
+// expandH returns B Hᵀ (m×q) for B m×(q−1), H as in householderCenter:
+// column j ≥ 1 is B's column j − 1 minus σ, column 0 is −(1 + √q)·σ, σ the
+// row sums of B over β. O(m·q).
+func expandH(b *mat.Dense) *mat.Dense {
+	m, n := b.Dims()
+	q := n + 1
+	rq := math.Sqrt(float64(q))
+	beta := rq * (rq + 1)
+	out := mat.NewDense(m, q, nil)
+	for i := 0; i < m; i++ {
+		src, dst := b.RawRowView(i), out.RawRowView(i)
+		sigma := 0.0
+		for _, x := range src {
+			sigma += x
+		}
+		sigma /= beta
+		dst[0] = -(1 + rq) * sigma
+		for j, x := range src {
+			dst[j+1] = x - sigma
+		}
+	}
+	return out
 }
 
 // Coefficients returns the m×q dual coefficients A (shared; do not modify):
@@ -331,17 +541,21 @@ func (k *KronRank) CrossValidate(d Design, grid []float64, visit func(i int, p *
 	if err := checkFolds(d.RowFolds, m, "row"); err != nil {
 		return err
 	}
-	gv := linalg.Mul(false, false, k.cols.Matrix(), k.v) // G V, q×q
+	sp, err := k.spectral()
+	if err != nil {
+		return err
+	}
+	gv := linalg.Mul(false, false, k.cols.Matrix(), sp.v) // G V, q×q
 	for i, lambda := range grid {
 		// the full filter: a null column's M_l = λI is what retraining
 		// solves; its z_l (O(‖Y‖/λ), predicting 0) is dropped below
-		f, err := rankFilter(k.e, k.s, nil, lambda)
+		f, err := rankFilter(k.e, sp.s, nil, lambda)
 		if err != nil {
 			return err
 		}
 		ef := scaleRowsBy(f, k.e) // e_k f_kl
 		b := mat.NewDense(m, q, nil)
-		b.MulElem(f, k.yt)
+		b.MulElem(f, sp.yt)
 		av := linalg.Mul(false, false, k.u, b)                    // A V
 		kav := linalg.Mul(false, false, k.u, scaleRowsBy(b, k.e)) // K A V
 		var p *mat.Dense
@@ -355,7 +569,7 @@ func (k *KronRank) CrossValidate(d Design, grid []float64, visit func(i int, p *
 					zr[l] = kr[l] - g2[l]/g1[l]*ar[l]
 				}
 			}
-			k.dropNull(z)
+			sp.dropNull(z)
 			p = linalg.Mul(false, true, z, gv)
 		} else {
 			p = nanDense(m, q)
@@ -366,7 +580,7 @@ func (k *KronRank) CrossValidate(d Design, grid []float64, visit func(i int, p *
 				}
 				z := rowsOf(kav, fold)
 				z.Sub(z, corr)
-				k.dropNull(z)
+				sp.dropNull(z)
 				pz := linalg.Mul(false, true, z, gv)
 				for a, r := range fold {
 					copy(p.RawRowView(r), pz.RawRowView(a))
@@ -380,13 +594,13 @@ func (k *KronRank) CrossValidate(d Design, grid []float64, visit func(i int, p *
 	return nil
 }
 
-// dropNull zeroes the columns of Z (h×q, in the basis V) that k.null
+// dropNull zeroes the columns of Z (h×q, in the basis V) that sp.null
 // marks. O(h·q).
-func (k *KronRank) dropNull(z *mat.Dense) {
+func (sp *rankSpectral) dropNull(z *mat.Dense) {
 	r, _ := z.Dims()
 	for i := 0; i < r; i++ {
 		row := z.RawRowView(i)
-		for l, n := range k.null {
+		for l, n := range sp.null {
 			if n {
 				row[l] = 0
 			}
@@ -418,12 +632,17 @@ func (k *KronRank) Perturbed(s float64) (learn.Learner, error) {
 	if err := checkScale(s); err != nil {
 		return nil, err
 	}
+	sp, err := k.spectral()
+	if err != nil {
+		return nil, err
+	}
 	tw := *k
+	tw.mu, tw.mq = new(sync.Mutex), nil
 	tw.lab = k.lab.scaled(s)
-	tw.e, tw.s = factor.PerturbUp(k.e), factor.PerturbUp(k.s)
+	tw.e = factor.PerturbUp(k.e)
 	yt := mat.NewDense(k.lab.m, k.lab.q, nil)
-	yt.Scale(s, k.yt)
-	tw.yt = yt
+	yt.Scale(s, sp.yt)
+	tw.sp = &rankSpectral{v: sp.v, s: factor.PerturbUp(sp.s), null: sp.null, yt: yt}
 	return &tw, nil
 }
 

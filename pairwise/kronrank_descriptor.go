@@ -63,15 +63,16 @@ func newRankMethod(in *learn.Input) (learn.Method, error) {
 	return c.fit, nil
 }
 
-// rankCol is a column side with its centered eigendecomposition.
+// rankCol is a column side with its centered kernel matrix (whose
+// eigendecomposition or tridiagonal reduction is computed on first need).
 type rankCol struct {
 	side *Side
 	c    *centered
 }
 
 // rankCache holds the sides a kronrank method has built: the row side of
-// the last row kernel and every column side (with C G C's
-// eigendecomposition), so a kernel grid costs one O(m³) per row kernel and
+// the last row kernel and every column side (with C G C's forms, computed
+// on first need), so a kernel grid costs one O(m³) per row kernel and
 // one O(q³) per column kernel.
 type rankCache struct {
 	pi *pairInput
@@ -123,10 +124,7 @@ func (c *rankCache) fit(s learn.Setting) (learn.Learner, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: column objects with %s: %w", pi.name, s.ColKernel.Spec(), err)
 		}
-		if obs != nil {
-			obs.Report(factor.EigPhase(side.Len()))
-		}
-		cc, err := newCentered(side)
+		cc, err := newCentered(side) // its O(q³) step comes with the first Solve or CrossValidate
 		if err != nil {
 			return nil, fmt.Errorf("%s: column objects with %s: %w", pi.name, s.ColKernel.Spec(), err)
 		}

@@ -421,3 +421,67 @@ func TestKronRankTwin(t *testing.T) {
 		}
 	}
 }
+
+// TestKronRankRoutes: Solve at single λ values before any cross-validation
+// takes the tridiagonal route when the centered column kernel is
+// nonsingular on 1^⊥ (a Gaussian column kernel) and the eigen route when
+// it is not (a linear column kernel of rank 2 < q − 1), and both equal the
+// dense solve (bruteRank) to 1e-9 — the bound of TestKronRankEqualsBruteForce
+// (condition number ≤ 1e4 here); on the nonsingular side the coefficients
+// of the two routes (the eigen route forced by a cross-validation first)
+// agree to 1e-11 for λ from 1e-2 to 1e2, and the first route's fit never
+// computed the eigendecomposition.
+func TestKronRankRoutes(t *testing.T) {
+	ks := rankKernels(t)
+	for _, c := range []struct {
+		name string
+		tri  bool
+	}{{"gaussian×gaussian", true}, {"gaussian×linear", false}} {
+		kk := ks[c.name]
+		p := newRankProblem(t, 77, 6, 9, 3, 2, kk[0], kk[1])
+		first, err := FitKronRank(p.rows, p.cols, p.pairs, p.pairsY)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grid := []float64{1e-2, 1, 100}
+		var tri []*KronRankSolution
+		for _, lambda := range grid {
+			s, err := first.Solve(lambda)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tri = append(tri, s)
+			want := bruteRank(p.rows.Matrix(), p.cols.Matrix(), p.y, lambda)
+			var ag, wg mat.Dense
+			ag.Mul(s.Coefficients(), p.cols.Matrix())
+			wg.Mul(want, p.cols.Matrix())
+			if d := relDiff(&ag, &wg); d > 1e-9 {
+				t.Errorf("%s λ=%g: coefficients (times G) differ from brute force by %.3g", c.name, lambda, d)
+			}
+		}
+		if got := !first.c.hasEigen(); got != c.tri {
+			t.Errorf("%s: tridiagonal route %v, want %v", c.name, got, c.tri)
+		}
+		if !c.tri {
+			continue
+		}
+		// a fresh column side, cross-validated first: the eigen route
+		cols2, _ := NewSide(p.x2, kk[1], false)
+		second, err := FitKronRank(p.rows, cols2, p.pairs, p.pairsY)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := second.CrossValidate(Design{Setting: Rows}, grid[:1], func(int, *mat.Dense) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for i, lambda := range grid {
+			s, err := second.Solve(lambda)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := relDiff(tri[i].Coefficients(), s.Coefficients()); d > 1e-11 {
+				t.Errorf("λ=%g: tridiagonal and eigen routes differ by %.3g", lambda, d)
+			}
+		}
+	}
+}
