@@ -167,7 +167,7 @@ func (c *centered) hasEigen() bool {
 }
 
 // tridiagonal returns the reduction HᵀGH = Q T Qᵀ ((q−1)×(q−1)), computing
-// it on the first call (O(q³/3·4)), and whether it is numerically
+// it on the first call ((4/3)·q³ flops), and whether it is numerically
 // nonsingular — no eigenvalue of T below (q−1)·ε times a bound on the
 // largest (CountBelow, GershgorinMax), so that nullSpace would leave no
 // component of it out; when it is not, Solve takes the eigen route.
